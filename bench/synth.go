@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/store"
+)
+
+// Vocabulary of the synthetic KB: enough variety that BM25 statistics look
+// like a real developer's notes (a long tail of identifiers, a few common
+// technologies), deterministic for a given seed.
+var (
+	synthTech = strings.Fields(`go rust python typescript postgres sqlite redis kafka docker kubernetes nginx
+		grpc graphql oauth jwt webpack vite react terraform ansible bazel cmake gcc clang llvm node npm pnpm
+		pytest jest cargo gradle maven git ssh tls http2 websocket s3 lambda cloudflare systemd cron`)
+	synthVerbs = strings.Fields(`fails breaks hangs panics leaks crashes times-out deadlocks races drops
+		corrupts retries rejects ignores truncates duplicates overflows blocks`)
+	synthNouns = strings.Fields(`cache connection pool migration build test deploy cookie session token
+		config schema index query request response handler worker queue lock socket buffer parser
+		certificate signature timeout retry header payload bundle image volume secret cluster`)
+	synthWords = strings.Fields(`when after before because the a an in on with without during under while
+		only always never unless first then finally also still again instead correctly silently
+		locally remotely value default setting flag option environment variable path file line
+		error message output input version upgrade downgrade change fix workaround root cause
+		reproduce symptom expected actual behaviour user team review commit branch release`)
+	synthIdents = strings.Fields(`SameSite=Lax -fPIC ERR_SSL_PROTOCOL_ERROR ECONNREFUSED context.WithTimeout
+		sync.Mutex http.Client pg_stat_activity max_connections GOFLAGS CGO_ENABLED NODE_OPTIONS
+		useEffect getServerSideProps __init__.py Cargo.lock go.sum package-lock.json tsconfig.json
+		SIGKILL OOMKilled E0502 TS2345 ENOSPC EADDRINUSE x509 sqlite3_busy_timeout WAL fsync O_APPEND`)
+	synthPaths = strings.Fields(`internal/auth/callback.go cmd/server/main.go src/components/Login.tsx
+		db/migrations/0042_add_index.sql .github/workflows/ci.yml Makefile docker-compose.yml
+		pkg/cache/lru.go scripts/deploy.sh config/settings.py lib/parser.rs web/vite.config.ts`)
+)
+
+// Generate writes n synthetic learnings (100–400 words each, with titles,
+// tags, symptoms, code identifiers and paths) into docsDir. The same seed
+// gives the same KB.
+func Generate(docsDir string, n int, seed uint64) error {
+	if err := fsutil.EnsureDir(docsDir); err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	pick := func(words []string) string { return words[r.IntN(len(words))] }
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < n; i++ {
+		tech, noun, verb, ident := pick(synthTech), pick(synthNouns), pick(synthVerbs), pick(synthIdents)
+		title := fmt.Sprintf("%s %s %s when %s is %s (#%d)", tech, noun, verb, pick(synthNouns), pick(synthWords), i)
+		insight := fmt.Sprintf("Set %s in %s: the %s %s otherwise.", ident, pick(synthPaths), noun, verb)
+		words := 100 + r.IntN(301)
+		var body strings.Builder
+		sections := []string{"## Problem\n", "## Solution\n", "## Context\n"}
+		for s, head := range sections {
+			body.WriteString(head)
+			for w := 0; w < words/len(sections); w++ {
+				switch x := r.IntN(20); {
+				case x == 0:
+					body.WriteString("`" + pick(synthIdents) + "`")
+				case x == 1:
+					body.WriteString(pick(synthPaths))
+				case x < 5:
+					body.WriteString(pick(synthTech))
+				case x < 8:
+					body.WriteString(pick(synthNouns))
+				default:
+					body.WriteString(pick(synthWords))
+				}
+				if w%15 == 14 {
+					body.WriteString(".\n")
+				} else {
+					body.WriteByte(' ')
+				}
+			}
+			if s < len(sections)-1 {
+				body.WriteString("\n\n")
+			}
+		}
+		l := &store.Learning{
+			Title:      title,
+			KeyInsight: insight,
+			Confidence: []string{"high", "medium", "low"}[r.IntN(3)],
+			Category:   "debugging",
+			Tags:       []string{tech, noun},
+			Symptoms:   []string{fmt.Sprintf("%s %s", noun, verb)},
+			Scope:      []string{"project", "global"}[r.IntN(2)],
+			Project:    fmt.Sprintf("project-%d", r.IntN(20)),
+			Created:    base.Add(time.Duration(i) * time.Hour),
+			Body:       body.String(),
+		}
+		l.FillDefaults(base)
+		l.Updated = l.Created
+		data, err := l.Marshal()
+		if err != nil {
+			return err
+		}
+		// Bulk generation skips the per-file fsync of store.Write: the KB
+		// is scratch data and 10,000 fsyncs would dominate the run.
+		if err := os.WriteFile(filepath.Join(docsDir, l.ID+".md"), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

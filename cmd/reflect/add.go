@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// AddOptions are the inputs of `reflect add`.
+type AddOptions struct {
+	IO                                       *Streams
+	Source                                   string // file path, "-" for stdin, or "" for flags only
+	Title, Insight, Body, Tags, Confidence   string
+	Category, Project, Scope, Type, Entities string
+	JSON                                     bool
+}
+
+// NewCmdAdd builds `reflect add`.
+func NewCmdAdd(f *Factory) *cobra.Command {
+	opts := &AddOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "add [FILE|-]",
+		Short: "Add a learning from a file, stdin or flags",
+		Long: `Add validates a learning, writes it to documents/<id>.md with its entity
+sidecar, and indexes it at once. FILE (or - for stdin) is a markdown document
+with YAML frontmatter; flags override its fields. Without FILE, --title is
+required. id, created and confidence (medium) are filled in when missing.
+Adding a learning whose id exists updates it and keeps its created time.`,
+		Example: `  reflect add --title "Use SameSite=Lax for OAuth state" --insight "Strict drops the cookie on the IdP redirect" --tags oauth,cookies
+  reflect add learning.md
+  cat learning.md | reflect add - --confidence high`,
+		Args: maxArgs(1, "one FILE or -"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Source = args[0]
+			}
+			l, sc, err := buildLearning(opts, time.Now())
+			if err != nil {
+				return err
+			}
+			ix, err := f.OpenIndex(cmd.Context(), false)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			res, err := ix.Put(cmd.Context(), l, sc, time.Now())
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				return printJSON(f.IO.Out, res)
+			}
+			verb := "Added"
+			if res.Action == "updated" {
+				verb = "Updated"
+			}
+			fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Title, "title", "", "title: the learning in one line")
+	fl.StringVar(&opts.Insight, "insight", "", "key insight: what to remember")
+	fl.StringVar(&opts.Body, "body", "", "markdown body (Problem / Solution / Context)")
+	fl.StringVar(&opts.Tags, "tags", "", "comma-separated tags")
+	fl.StringVar(&opts.Confidence, "confidence", "", "high, medium or low (default medium)")
+	fl.StringVar(&opts.Category, "category", "", "category, e.g. debugging")
+	fl.StringVar(&opts.Project, "project", "", "project the learning belongs to")
+	fl.StringVar(&opts.Scope, "scope", "", "project or global")
+	fl.StringVar(&opts.Type, "type", "", "learning or mini")
+	fl.StringVar(&opts.Entities, "entities", "", "entity sidecar YAML file")
+	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+// buildLearning merges the document (if any) with the flags and validates
+// the result. Errors are usage errors: the input is the caller's.
+func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sidecar, error) {
+	l := &store.Learning{}
+	if opts.Source != "" {
+		data, err := readSource(opts.Source, opts.IO.In)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("---")) && opts.Title != "" {
+			// plain text with --title: the text is the body
+			l.Body = string(data)
+		} else if l, err = store.ParseDraft(data, now); err != nil {
+			return nil, nil, usagef("%s: %v", sourceName(opts.Source), err)
+		}
+	} else if opts.Title == "" {
+		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
+	}
+	derivedID := l.ID == "" || l.ID == store.NewID(l.Title, l.KeyInsight)
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&l.Title, opts.Title)
+	set(&l.KeyInsight, opts.Insight)
+	set(&l.Body, opts.Body)
+	set(&l.Confidence, opts.Confidence)
+	set(&l.Category, opts.Category)
+	set(&l.Project, opts.Project)
+	set(&l.Scope, opts.Scope)
+	set(&l.Type, opts.Type)
+	if opts.Tags != "" {
+		l.Tags = nil
+		for _, t := range strings.Split(opts.Tags, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				l.Tags = append(l.Tags, t)
+			}
+		}
+	}
+	if derivedID {
+		// the id follows title and insight unless the document chose its own
+		l.ID = ""
+	}
+	l.FillDefaults(now)
+	if err := l.Validate(); err != nil {
+		return nil, nil, usagef("invalid learning: %v", err)
+	}
+	var sc *store.Sidecar
+	if opts.Entities != "" {
+		data, err := os.ReadFile(opts.Entities)
+		if err != nil {
+			return nil, nil, usagef("read --entities: %v", err)
+		}
+		if sc, err = store.ParseSidecarFor(data, l.ID); err != nil {
+			return nil, nil, usagef("%s: %v", opts.Entities, err)
+		}
+	}
+	return l, sc, nil
+}
+
+func readSource(src string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	if src == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(src)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, usagef("%s does not exist", src)
+			}
+			return nil, usagef("%v", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, store.MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", sourceName(src), err)
+	}
+	if len(data) > store.MaxDocumentSize {
+		return nil, usagef("%s is larger than %d bytes; a learning should be a few paragraphs", sourceName(src), store.MaxDocumentSize)
+	}
+	return data, nil
+}
+
+func sourceName(src string) string {
+	if src == "-" {
+		return "stdin"
+	}
+	return src
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/doctor"
+)
+
+// NewCmdDoctor builds `reflect doctor`.
+func NewCmdDoctor(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check directories, permissions, index health and documents",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			rep := doctor.Run(cmd.Context(), c)
+			if asJSON {
+				if err := printJSON(f.IO.Out, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, ch := range rep.Checks {
+					fmt.Fprintf(f.IO.Out, "%-4s  %-20s %s\n", ch.Status, ch.Name, ch.Detail)
+					if ch.Fix != "" {
+						fmt.Fprintf(f.IO.Out, "      %-20s → %s\n", "", ch.Fix)
+					}
+				}
+				for _, m := range rep.Malformed {
+					fmt.Fprintf(f.IO.Out, "      malformed: %s: %s\n", m.Path, m.Reason)
+				}
+			}
+			if !rep.Healthy() {
+				return errors.New("doctor found problems (see above)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}

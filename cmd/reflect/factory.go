@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/config"
+)
+
+// Streams is where a command reads and writes; tests substitute buffers.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// OutTTY and ErrTTY say whether stdout/stderr are terminals: progress
+	// bars and colour only go to terminals.
+	OutTTY, ErrTTY bool
+}
+
+// SystemStreams are the process's stdin, stdout and stderr.
+func SystemStreams() *Streams {
+	return &Streams{
+		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+}
+
+// Factory gives commands lazy access to configuration and the index, so a
+// command that needs neither (version, hook no-ops) pays for neither.
+type Factory struct {
+	IO  *Streams
+	cfg *config.Config
+}
+
+// Config loads the configuration once.
+func (f *Factory) Config() (*config.Config, error) {
+	if f.cfg != nil {
+		return f.cfg, nil
+	}
+	c, err := config.Load()
+	if err != nil {
+		return nil, err
+	}
+	f.cfg = c
+	return c, nil
+}
+
+// OpenIndex opens the catalog, tells the user on stderr when it had to be
+// rebuilt, and (when refresh is set) picks up documents changed on disk
+// since the last reindex.
+func (f *Factory) OpenIndex(ctx context.Context, refresh bool) (*index.Index, error) {
+	c, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
+	if err != nil {
+		return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
+	}
+	if ix.Rebuilt != "" {
+		fmt.Fprintf(f.IO.Err, "reflect: index: %s\n", ix.Rebuilt)
+	}
+	if refresh {
+		st, ran, err := ix.Refresh(ctx)
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		if ran && len(st.Problems) > 0 {
+			fmt.Fprintf(f.IO.Err, "reflect: skipped %d malformed document(s); run 'reflect doctor' for details\n", len(st.Problems))
+		}
+	}
+	return ix, nil
+}
+
+// usageError marks errors that are the caller's mistake: exit code 2.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the documented exit codes: 0 success,
+// 1 failure, 2 usage.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+// printJSON writes v as indented JSON, the format of every --json flag.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// oneLine flattens text for single-line terminal output.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs reflect with args and returns the process exit code.
+func Main(args []string, io *Streams) int {
+	f := &Factory{IO: io}
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	err := root.ExecuteContext(context.Background())
+	if err != nil {
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "reflect") {
+			msg = "reflect: " + msg
+		}
+		fmt.Fprintln(io.Err, msg)
+		var ue usageError
+		if errors.As(err, &ue) {
+			if cmd, _, ferr := root.Find(args); ferr == nil && cmd != nil {
+				fmt.Fprintf(io.Err, "run '%s --help' for usage\n", cmd.CommandPath())
+			}
+		}
+	}
+	return exitCode(err)
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "reflect",
+		Short: "Long-term memory for coding agents",
+		Long: `reflect gives Claude Code and Codex a shared, local memory of learnings:
+what failed, what fixed it, what the user corrected. Learnings are markdown
+files under ~/.learnings/documents; the index under ~/.learnings/index is
+derived from them and can be rebuilt at any time.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		NewCmdSearch(f),
+		NewCmdAdd(f),
+		NewCmdList(f),
+		NewCmdShow(f),
+		NewCmdForget(f),
+		NewCmdReindex(f),
+		NewCmdDoctor(f),
+		NewCmdVersion(f),
+		NewCmdBench(f),
+	)
+	return root
+}
+
+// args validators that report the caller's mistake with exit code 2.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("expected %s, got %d argument(s)", what, len(args))
+		}
+		return nil
+	}
+}
+
+func maxArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("expected at most %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,162 @@
+// Package doctor inspects a reflect installation and says, for each thing
+// it checks, whether it is healthy and what to do when it is not. It reads
+// and never repairs: fixing is left to the commands it names.
+package doctor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/config"
+)
+
+// Status of one check.
+const (
+	OK   = "ok"
+	Warn = "warn"
+	Fail = "fail"
+)
+
+// Check is one finding.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+	// Fix says what to do when Status is not OK.
+	Fix string `json:"fix,omitempty"`
+}
+
+// Report is everything doctor found.
+type Report struct {
+	StateDir     string         `json:"state_dir"`
+	LearningsDir string         `json:"learnings_dir"`
+	ConfigFile   string         `json:"config_file"`
+	Settings     map[string]any `json:"settings"`
+	Counts       index.Counts   `json:"counts"`
+	Malformed    []Malformed    `json:"malformed"`
+	Checks       []Check        `json:"checks"`
+}
+
+// Malformed is a document the index had to skip.
+type Malformed struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Healthy reports whether no check failed.
+func (r *Report) Healthy() bool {
+	for _, c := range r.Checks {
+		if c.Status == Fail {
+			return false
+		}
+	}
+	return true
+}
+
+// Run performs every check. It opens the index (which rebuilds it when it
+// is missing or damaged, as any command would) and refreshes it, so the
+// counts and malformed documents are current.
+func Run(ctx context.Context, c *config.Config) *Report {
+	r := &Report{
+		StateDir: c.StateDir, LearningsDir: c.LearningsDir, ConfigFile: c.File,
+		Settings: map[string]any{
+			"embedder":     c.Index.Embedder,
+			"recall.max":   c.Recall.Max,
+			"recall.chars": c.Recall.Chars,
+			"disabled":     c.Disabled,
+			"origin":       c.Origin,
+		},
+		Malformed: []Malformed{},
+	}
+	r.checkDir("state directory", c.StateDir, "it is created by the first hook or drain")
+	r.checkDir("documents directory", c.DocumentsDir(), "it is created by the first 'reflect add' or drain")
+	r.checkDir("index directory", c.IndexDir(), "it is created by any search or reindex")
+	if _, err := os.Stat(c.File); err == nil {
+		r.add(Check{Name: "config", Status: OK, Detail: c.File})
+	} else {
+		r.add(Check{Name: "config", Status: OK, Detail: "no config.toml; defaults and environment variables apply"})
+	}
+	if c.Disabled {
+		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
+	}
+	r.checkIndex(ctx, c)
+	return r
+}
+
+func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }
+
+func (r *Report) checkDir(name, dir, missingHint string) {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.add(Check{Name: name, Status: OK, Detail: dir + " does not exist yet; " + missingHint})
+		return
+	case err != nil:
+		r.add(Check{Name: name, Status: Fail, Detail: err.Error(), Fix: "check the permissions of " + filepath.Dir(dir)})
+		return
+	case !fi.IsDir():
+		r.add(Check{Name: name, Status: Fail, Detail: dir + " is not a directory", Fix: "move it away; reflect needs a directory there"})
+		return
+	}
+	probe, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		r.add(Check{Name: name, Status: Fail, Detail: dir + " is not writable: " + err.Error(), Fix: "chmod u+rwx " + dir})
+		return
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	if fi.Mode().Perm()&0o077 != 0 {
+		r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s is readable by others (mode %v)", dir, fi.Mode().Perm()), Fix: "chmod 700 " + dir})
+		return
+	}
+	r.add(Check{Name: name, Status: OK, Detail: dir})
+}
+
+func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
+	if err != nil {
+		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"})
+		return
+	}
+	defer ix.Close()
+	if ix.Rebuilt != "" {
+		r.add(Check{Name: "index rebuild", Status: Warn, Detail: ix.Rebuilt})
+	}
+	if _, _, err := ix.Refresh(ctx); err != nil {
+		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+	}
+	health, err := ix.Check(ctx)
+	switch {
+	case err != nil:
+		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+	case health != "ok":
+		r.add(Check{Name: "index integrity", Status: Fail, Detail: health, Fix: "run 'reflect reindex --full'"})
+	default:
+		r.add(Check{Name: "index integrity", Status: OK, Detail: ix.Path()})
+	}
+	if r.Counts, err = ix.Count(ctx); err != nil {
+		r.add(Check{Name: "index counts", Status: Fail, Detail: err.Error()})
+		return
+	}
+	problems, err := ix.Problems(ctx)
+	if err != nil {
+		r.add(Check{Name: "malformed documents", Status: Fail, Detail: err.Error()})
+		return
+	}
+	for _, p := range problems {
+		r.Malformed = append(r.Malformed, Malformed{Path: p.Path, Reason: p.Reason})
+	}
+	if len(problems) > 0 {
+		r.add(Check{Name: "malformed documents", Status: Warn,
+			Detail: fmt.Sprintf("%d document(s) skipped by the index", len(problems)),
+			Fix:    "fix or remove them; 'reflect doctor --json' lists each path and reason"})
+	} else {
+		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
+	}
+	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
+}

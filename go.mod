@@ -1,0 +1,24 @@
+module github.com/reflectkb/reflect
+
+go 1.26.8
+
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/gofrs/flock v0.13.1
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/spf13/cobra v1.10.2
+	github.com/yuin/goldmark v1.8.7
+	go.abhg.dev/goldmark/frontmatter v0.2.0
+	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/term v0.47.0
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)

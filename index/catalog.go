@@ -1,0 +1,218 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/store"
+)
+
+// schemaVersion is stored in PRAGMA user_version. A catalog with another
+// version is rebuilt: it is derived data, so rebuilding is always safe.
+const schemaVersion = 1
+
+// Column weights of the BM25F ranking: a word in the title says more about
+// a learning than the same word in its body.
+const (
+	weightTitle   = 4.0
+	weightInsight = 2.0
+	weightTags    = 2.0
+	weightBody    = 1.0
+)
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS docs(
+		n INTEGER PRIMARY KEY,
+		id TEXT NOT NULL UNIQUE,
+		path TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		mtime INTEGER NOT NULL,
+		hash TEXT NOT NULL,
+		title TEXT NOT NULL,
+		key_insight TEXT NOT NULL DEFAULT '',
+		type TEXT NOT NULL DEFAULT 'learning',
+		confidence TEXT NOT NULL,
+		category TEXT NOT NULL DEFAULT '',
+		scope TEXT NOT NULL DEFAULT '',
+		project TEXT NOT NULL DEFAULT '',
+		tags TEXT NOT NULL DEFAULT '',
+		created TEXT NOT NULL,
+		updated TEXT NOT NULL,
+		cites TEXT NOT NULL DEFAULT '[]'
+	)`,
+	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
+	`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`,
+	fmt.Sprintf(`INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(%g, %g, %g, %g)')`, weightTitle, weightInsight, weightTags, weightBody),
+	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
+	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+}
+
+// Index is an open catalog over one documents directory.
+type Index struct {
+	db    *sql.DB
+	store *store.Store
+	path  string
+
+	// Rebuilt is set when Open found the catalog missing, corrupt or of an
+	// older schema and rebuilt it from documents/; commands tell the user.
+	Rebuilt string
+}
+
+// Open opens (creating if needed) the catalog in indexDir for the documents
+// in docsDir. A missing, unreadable or outdated catalog is rebuilt from the
+// documents, and Rebuilt says why.
+func Open(ctx context.Context, docsDir, indexDir string) (*Index, error) {
+	if err := fsutil.EnsureDir(indexDir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(indexDir, "catalog.db")
+	ix := &Index{store: store.Open(docsDir), path: path}
+
+	_, statErr := os.Stat(path)
+	missing := errors.Is(statErr, fs.ErrNotExist)
+	reason := ""
+	err := ix.open(ctx)
+	switch {
+	case err == nil && missing:
+		reason = "catalog.db was missing"
+	case errors.Is(err, errOutdated):
+		reason = "catalog.db had an older format"
+	case isCorrupt(err):
+		reason = "catalog.db was unreadable (" + err.Error() + "); the damaged file was kept as catalog.db.corrupt"
+	case err != nil:
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if reason == "" {
+		return ix, nil
+	}
+	if !missing {
+		ix.Close()
+		if err := ix.moveAside(); err != nil {
+			return nil, err
+		}
+		if err := ix.open(ctx); err != nil {
+			return nil, fmt.Errorf("open index %s: %w", path, err)
+		}
+	}
+	files, err := ix.store.Scan()
+	if err != nil {
+		ix.Close()
+		return nil, err
+	}
+	if len(files) == 0 {
+		return ix, nil // a new, empty knowledge base: nothing to say
+	}
+	st, err := ix.Update(ctx, UpdateOptions{})
+	if err != nil {
+		ix.Close()
+		return nil, fmt.Errorf("rebuild index %s: %w", path, err)
+	}
+	ix.Rebuilt = fmt.Sprintf("%s; rebuilt it from %d documents in %s", reason, st.Indexed, st.Duration.Round(time.Millisecond))
+	return ix, nil
+}
+
+var errOutdated = errors.New("catalog schema is outdated")
+
+func (ix *Index) open(ctx context.Context) error {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_txlock", "immediate")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_foreign_keys", "0")
+	db, err := sql.Open("sqlite3", "file:"+ix.path+"?"+q.Encode())
+	if err != nil {
+		return err
+	}
+	// One connection: a CLI process does one thing at a time, and a single
+	// connection keeps the page cache warm between statements.
+	db.SetMaxOpenConns(1)
+	ix.db = db
+	var version int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	switch version {
+	case schemaVersion:
+		return nil
+	case 0:
+		return ix.createSchema(ctx)
+	default:
+		return errOutdated
+	}
+}
+
+func (ix *Index) createSchema(ctx context.Context) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	// Another process may have created it while we waited for the lock.
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version == schemaVersion {
+		return tx.Commit()
+	}
+	for _, stmt := range schema {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	_ = os.Chmod(ix.path, fsutil.FilePerm)
+	return nil
+}
+
+func isCorrupt(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		return se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt
+	}
+	return err != nil && strings.Contains(err.Error(), "malformed")
+}
+
+// moveAside keeps a damaged catalog for inspection instead of deleting it,
+// and removes its WAL files so the new catalog does not replay them.
+func (ix *Index) moveAside() error {
+	if err := os.Rename(ix.path, ix.path+".corrupt"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("move damaged index aside: %w", err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		_ = os.Remove(ix.path + suffix)
+	}
+	return nil
+}
+
+// Close releases the database.
+func (ix *Index) Close() error {
+	if ix.db == nil {
+		return nil
+	}
+	err := ix.db.Close()
+	ix.db = nil
+	return err
+}
+
+// Path is the catalog file.
+func (ix *Index) Path() string { return ix.path }
+
+// Store is the documents store the index covers.
+func (ix *Index) Store() *store.Store { return ix.store }

@@ -1,0 +1,68 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// PutResult says what Put did.
+type PutResult struct {
+	ID      string `json:"id"`
+	Path    string `json:"path"`
+	Action  string `json:"action"` // "added" or "updated"
+	Sidecar string `json:"sidecar"`
+	// Entities is how many entities the sidecar holds.
+	Entities int `json:"entities"`
+}
+
+// Put writes a learning and its sidecar through the store and indexes them
+// at once. A learning whose id already exists updates that document: its
+// created time and unknown fields are kept and updated is bumped. When sc
+// is nil, entities are extracted heuristically from the text.
+func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+	res := PutResult{ID: l.ID, Action: "added"}
+	old, err := ix.store.Read(l.ID)
+	switch {
+	case err == nil:
+		res.Action = "updated"
+		l.Created = old.Created
+		l.Updated = now
+		l.KeepExtra(old)
+	case errors.Is(err, store.ErrNotFound):
+		if l.Updated.IsZero() {
+			l.Updated = l.Created
+		}
+	default:
+		// The existing file is malformed: replacing it is what the user asked.
+		l.Updated = now
+	}
+	if err := ix.store.Write(l); err != nil {
+		return res, err
+	}
+	res.Path = l.Path
+	if sc == nil {
+		sc = &store.Sidecar{Entities: store.ExtractEntities(l)}
+	}
+	sc.DocumentID = l.ID
+	if err := ix.store.WriteSidecar(sc); err != nil {
+		return res, err
+	}
+	res.Sidecar = ix.store.SidecarPath(l.ID)
+	res.Entities = len(sc.Entities)
+	if _, err := ix.Update(ctx, UpdateOptions{}); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// Forget removes a learning, its sidecar and its index entries.
+func (ix *Index) Forget(ctx context.Context, id string) error {
+	if err := ix.store.Delete(id); err != nil {
+		return err
+	}
+	_, err := ix.Update(ctx, UpdateOptions{})
+	return err
+}

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+)
+
+// maxQueryTerms bounds how many words of a long prompt are searched: past a
+// few dozen, extra OR terms only add noise and time.
+const maxQueryTerms = 48
+
+// stopwords are dropped from queries (not from documents): they match almost
+// every learning and drown the words that carry the meaning.
+var stopwords = toSet(`a about above after again against all also am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is it its itself
+just let like me more most my myself no nor not of off on once only or other our ours ourselves out over
+own same she should so some such than that the their theirs them themselves then there these they this
+those through to too under until up very was we were what when where which while who whom why will with
+would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn get got`)
+
+func toSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// Terms splits text the way FTS5's unicode61 tokenizer does (letters and
+// digits; everything else separates), lowercases, drops stopwords and
+// duplicates, and keeps at most maxQueryTerms. When every word is a
+// stopword, the stopwords are kept: "how to" still finds something.
+func Terms(text string) []string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
+	})
+	var kept, stops []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		if stopwords[w] || (len([]rune(w)) == 1 && !unicode.IsDigit([]rune(w)[0])) {
+			stops = append(stops, w)
+			continue
+		}
+		kept = append(kept, w)
+	}
+	if len(kept) == 0 {
+		kept = stops
+	}
+	if len(kept) > maxQueryTerms {
+		kept = kept[:maxQueryTerms]
+	}
+	return kept
+}
+
+// QuoteQuery turns free text into an FTS5 query: every term in double
+// quotes, joined with OR, so that FTS5 operators, column filters, prefixes
+// and unbalanced quotes in the user's text are only ever words. It returns
+// "" when the text has no searchable words.
+func QuoteQuery(text string) string {
+	return quoteAll(Terms(text))
+}
+
+func quoteAll(terms []string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(t, `"`, `""`))
+		b.WriteByte('"')
+	}
+	return b.String()
+}
+
+// Identifiers returns the tokens of text that look like code: paths,
+// snake_case and CamelCase names, flags, error codes, versions. They are
+// matched as substrings in the trigram table, where word splitting would
+// lose them ("-fPIC", "ERR_SSL_PROTOCOL_ERROR", "callback/cookie.go").
+func Identifiers(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.Fields(text) {
+		tok := strings.Trim(f, "\"'`()[]{}<>,;!?")
+		tok = strings.TrimRight(tok, ".:")
+		if len(tok) < 3 || len(tok) > 128 || !looksLikeIdentifier(tok) {
+			continue
+		}
+		key := strings.ToLower(tok)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, tok)
+		if len(out) == maxQueryTerms {
+			break
+		}
+	}
+	return out
+}
+
+func looksLikeIdentifier(tok string) bool {
+	var letters, digits, upperInside, marks int
+	for i, r := range tok {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+			if i > 0 && unicode.IsUpper(r) {
+				upperInside++
+			}
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("_./:-+#=@", r):
+			marks++
+		default:
+			return false
+		}
+	}
+	if letters == 0 {
+		return false
+	}
+	switch {
+	case marks > 0 && letters+digits >= 2:
+		return true
+	case digits > 0:
+		return true // E1234, sha256, utf8
+	case upperInside > 0:
+		return true // CamelCase, fPIC, SameSite
+	}
+	return false
+}

@@ -1,0 +1,351 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// UpdateOptions tunes a reindex.
+type UpdateOptions struct {
+	// Full drops everything and indexes every document again.
+	Full bool
+	// Progress, when set, is called as documents are examined.
+	Progress func(done, total int)
+}
+
+// Stats reports what a reindex did.
+type Stats struct {
+	Documents int               `json:"documents"` // .md files seen
+	Indexed   int               `json:"indexed"`   // valid documents now in the index
+	Added     int               `json:"added"`
+	Updated   int               `json:"updated"`
+	Removed   int               `json:"removed"`
+	Unchanged int               `json:"unchanged"`
+	Problems  []*store.DocError `json:"-"`
+	Duration  time.Duration     `json:"-"`
+}
+
+type known struct {
+	n     int64
+	size  int64
+	mtime int64
+	hash  string
+}
+
+// Update brings the index in line with documents/: new and changed files are
+// (re)indexed, deleted ones removed, unchanged ones (same size and mtime, or
+// same content hash) cost a stat and nothing more. Malformed documents are
+// reported in Stats.Problems and skipped; they never stop the reindex.
+func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	start := time.Now()
+	var st Stats
+	dirStamp := ix.docsStamp()
+	files, err := ix.store.Scan()
+	if err != nil {
+		return st, err
+	}
+	st.Documents = len(files)
+
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return st, fmt.Errorf("reindex: %w", err)
+	}
+	defer tx.Rollback()
+	if opts.Full {
+		for _, t := range []string{"docs", "fts", "tri", "problems"} {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
+			}
+		}
+	}
+	have, err := loadKnown(ctx, tx)
+	if err != nil {
+		return st, err
+	}
+	bad, err := loadProblems(ctx, tx)
+	if err != nil {
+		return st, err
+	}
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return st, err
+	}
+	defer w.close()
+
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(i, len(files))
+		}
+		k, ok := have[f.ID]
+		delete(have, f.ID)
+		mtime := f.ModTime.UnixNano()
+		if ok && k.size == f.Size && k.mtime == mtime {
+			st.Unchanged++
+			continue
+		}
+		if p, isBad := bad[f.Path]; isBad && p.size == f.Size && p.mtime == mtime {
+			st.Problems = append(st.Problems, &store.DocError{Path: f.Path, Reason: p.reason})
+			if ok {
+				// still malformed: make sure no stale copy stays searchable
+				if err := w.remove(k.n); err != nil {
+					return st, err
+				}
+			}
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				if ok {
+					if err := w.remove(k.n); err != nil {
+						return st, err
+					}
+					st.Removed++
+				}
+				continue // deleted while we scanned
+			}
+			return st, fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		hash := hashOf(data)
+		if ok && k.hash == hash {
+			if _, err := tx.ExecContext(ctx, `UPDATE docs SET mtime=? WHERE n=?`, mtime, k.n); err != nil {
+				return st, err
+			}
+			st.Unchanged++
+			continue
+		}
+		l, err := store.ReadFile(f.Path)
+		if err != nil {
+			var de *store.DocError
+			if !errors.As(err, &de) {
+				return st, err
+			}
+			st.Problems = append(st.Problems, de)
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO problems(path,size,mtime,reason) VALUES(?,?,?,?)`, f.Path, f.Size, mtime, de.Reason); err != nil {
+				return st, err
+			}
+			if ok {
+				if err := w.remove(k.n); err != nil {
+					return st, err
+				}
+				st.Removed++
+			}
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, f.Path); err != nil {
+			return st, err
+		}
+		if ok {
+			if err := w.remove(k.n); err != nil {
+				return st, err
+			}
+			st.Updated++
+		} else {
+			st.Added++
+		}
+		if err := w.insert(l, f.Size, mtime, hash); err != nil {
+			return st, err
+		}
+	}
+	for _, k := range have {
+		if err := w.remove(k.n); err != nil {
+			return st, err
+		}
+		st.Removed++
+	}
+	for path := range bad {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, path); err != nil {
+				return st, err
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('docs_stamp',?)`, dirStamp); err != nil {
+		return st, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&st.Indexed); err != nil {
+		return st, err
+	}
+	w.close()
+	if err := tx.Commit(); err != nil {
+		return st, fmt.Errorf("reindex: commit: %w", err)
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(files), len(files))
+	}
+	st.Duration = time.Since(start)
+	return st, nil
+}
+
+// Refresh runs an incremental Update only when documents/ changed since the
+// last one (its directory stamp moved: a file was added, removed or replaced
+// by an atomic write). It is cheap enough for every search: one stat and
+// one query when nothing changed.
+func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
+	var stored string
+	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return Stats{}, false, err
+	}
+	if stored == ix.docsStamp() {
+		return Stats{}, false, nil
+	}
+	st, err := ix.Update(ctx, UpdateOptions{})
+	return st, true, err
+}
+
+// docsStamp identifies the state of documents/ cheaply: the directory's
+// mtime changes whenever an entry is created, removed or renamed onto.
+func (ix *Index) docsStamp() string {
+	fi, err := os.Stat(ix.store.Dir)
+	if err != nil {
+		return "none"
+	}
+	return fmt.Sprint(fi.ModTime().UnixNano())
+}
+
+func hashOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func loadKnown(ctx context.Context, tx *sql.Tx) (map[string]known, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT n, id, size, mtime, hash FROM docs`)
+	if err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]known{}
+	for rows.Next() {
+		var id string
+		var k known
+		if err := rows.Scan(&k.n, &id, &k.size, &k.mtime, &k.hash); err != nil {
+			return nil, err
+		}
+		out[id] = k
+	}
+	return out, rows.Err()
+}
+
+type problem struct {
+	size, mtime int64
+	reason      string
+}
+
+func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path, size, mtime, reason FROM problems`)
+	if err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]problem{}
+	for rows.Next() {
+		var path string
+		var p problem
+		if err := rows.Scan(&path, &p.size, &p.mtime, &p.reason); err != nil {
+			return nil, err
+		}
+		out[path] = p
+	}
+	return out, rows.Err()
+}
+
+// writer holds the prepared statements of one reindex transaction.
+type writer struct {
+	ctx                                            context.Context
+	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
+}
+
+func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
+	w := &writer{ctx: ctx}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,category,scope,project,tags,created,updated,cites)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insFTS, `INSERT INTO fts(rowid,title,key_insight,tags,body) VALUES(?,?,?,?,?)`},
+		{&w.insTri, `INSERT INTO tri(rowid,ident) VALUES(?,?)`},
+		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
+		{&w.delFTS, `DELETE FROM fts WHERE rowid=?`},
+		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
+	} {
+		s, err := tx.PrepareContext(ctx, p.sql)
+		if err != nil {
+			w.close()
+			return nil, fmt.Errorf("reindex: prepare: %w", err)
+		}
+		*p.dst = s
+	}
+	return w, nil
+}
+
+func (w *writer) close() {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+func (w *writer) remove(n int64) error {
+	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri} {
+		if _, err := s.ExecContext(w.ctx, n); err != nil {
+			return fmt.Errorf("reindex: remove: %w", err)
+		}
+	}
+	return nil
+}
+
+func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error {
+	cites, _ := json.Marshal(l.Cites)
+	if l.Cites == nil {
+		cites = []byte("[]")
+	}
+	updated := l.Updated
+	if updated.IsZero() {
+		updated = l.Created
+	}
+	res, err := w.insDoc.ExecContext(w.ctx, l.ID, l.Path, size, mtime, hash, l.Title, l.KeyInsight,
+		orDefault(l.Type, "learning"), l.Confidence, l.Category, l.Scope, l.Project,
+		strings.Join(l.Tags, ","), l.Created.UTC().Format(time.RFC3339), updated.UTC().Format(time.RFC3339), string(cites))
+	if err != nil {
+		return fmt.Errorf("index %s: %w", l.ID, err)
+	}
+	n, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	body := l.PlainBody()
+	tags := strings.Join(append(append([]string{}, l.Tags...), l.Symptoms...), " ; ")
+	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, tags, body); err != nil {
+		return fmt.Errorf("index %s: %w", l.ID, err)
+	}
+	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
+	if len(idents) > 0 {
+		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {
+			return fmt.Errorf("index %s: %w", l.ID, err)
+		}
+	}
+	return nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

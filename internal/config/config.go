@@ -1,0 +1,219 @@
+// Package config resolves reflect's directories and settings from the
+// environment and $REFLECT_STATE_DIR/config.toml. Environment variables win
+// over the file; the file wins over defaults. It never creates anything.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is every setting reflect reads. Zero values are never used: Load
+// fills defaults.
+type Config struct {
+	StateDir     string // machine-local state: queue, logs, session files
+	LearningsDir string // portable knowledge base: documents/ and index/
+	File         string // path of config.toml (may not exist)
+	Disabled     bool   // REFLECT_DISABLE=1: hooks are no-ops
+
+	Drain  Drain
+	Index  Index
+	Recall Recall
+
+	// Origin says where each non-default setting came from ("env REFLECT_X",
+	// "config.toml"), for `reflect doctor`.
+	Origin map[string]string
+}
+
+// Drain holds the drainer's budgets and writer choice.
+type Drain struct {
+	Writer      string        `toml:"writer"`
+	Command     string        `toml:"command"`
+	MaxPerRun   int           `toml:"max_per_run"`
+	DailyMax    int           `toml:"daily_max"`
+	DailyUSD    float64       `toml:"daily_usd"`
+	Timeout     time.Duration `toml:"-"`
+	TimeoutText string        `toml:"timeout"`
+	MaxAttempts int           `toml:"max_attempts"`
+}
+
+// Index holds retrieval settings.
+type Index struct {
+	Embedder string `toml:"embedder"`
+}
+
+// Recall holds the budgets of injected context.
+type Recall struct {
+	Max   int `toml:"max"`
+	Chars int `toml:"chars"`
+}
+
+type fileConfig struct {
+	Paths struct {
+		LearningsDir string `toml:"learnings_dir"`
+	} `toml:"paths"`
+	Drain  Drain  `toml:"drain"`
+	Index  Index  `toml:"index"`
+	Recall Recall `toml:"recall"`
+}
+
+// Load resolves the configuration. A config.toml that cannot be parsed is an
+// error that names the file, so the user can fix it.
+func Load() (*Config, error) {
+	c := &Config{
+		Drain:  Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
+		Index:  Index{Embedder: "hash"},
+		Recall: Recall{Max: 3, Chars: 1500},
+		Origin: map[string]string{},
+	}
+	home, _ := os.UserHomeDir()
+	c.StateDir = filepath.Join(home, ".reflect")
+	if v := os.Getenv("REFLECT_STATE_DIR"); v != "" {
+		c.StateDir = v
+		c.Origin["state_dir"] = "env REFLECT_STATE_DIR"
+	}
+	c.StateDir = expandHome(c.StateDir, home)
+	c.LearningsDir = filepath.Join(home, ".learnings")
+	c.File = filepath.Join(c.StateDir, "config.toml")
+
+	var fc fileConfig
+	if _, err := toml.DecodeFile(c.File, &fc); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w (fix or remove the file)", c.File, err)
+		}
+	} else {
+		c.applyFile(&fc)
+	}
+	if err := c.applyEnv(home); err != nil {
+		return nil, err
+	}
+	c.LearningsDir = expandHome(c.LearningsDir, home)
+	c.Disabled = os.Getenv("REFLECT_DISABLE") == "1"
+	return c, nil
+}
+
+func (c *Config) applyFile(fc *fileConfig) {
+	const src = "config.toml"
+	setStr := func(key string, dst *string, v string) {
+		if v != "" {
+			*dst = v
+			c.Origin[key] = src
+		}
+	}
+	setInt := func(key string, dst *int, v int) {
+		if v != 0 {
+			*dst = v
+			c.Origin[key] = src
+		}
+	}
+	setStr("learnings_dir", &c.LearningsDir, fc.Paths.LearningsDir)
+	setStr("drain.writer", &c.Drain.Writer, fc.Drain.Writer)
+	setStr("drain.command", &c.Drain.Command, fc.Drain.Command)
+	setInt("drain.max_per_run", &c.Drain.MaxPerRun, fc.Drain.MaxPerRun)
+	setInt("drain.daily_max", &c.Drain.DailyMax, fc.Drain.DailyMax)
+	setInt("drain.max_attempts", &c.Drain.MaxAttempts, fc.Drain.MaxAttempts)
+	if fc.Drain.DailyUSD != 0 {
+		c.Drain.DailyUSD = fc.Drain.DailyUSD
+		c.Origin["drain.daily_usd"] = src
+	}
+	if d, err := parseDuration(fc.Drain.TimeoutText); err == nil && d > 0 {
+		c.Drain.Timeout = d
+		c.Origin["drain.timeout"] = src
+	}
+	setStr("index.embedder", &c.Index.Embedder, fc.Index.Embedder)
+	setInt("recall.max", &c.Recall.Max, fc.Recall.Max)
+	setInt("recall.chars", &c.Recall.Chars, fc.Recall.Chars)
+}
+
+func (c *Config) applyEnv(home string) error {
+	str := func(env, key string, dst *string) {
+		if v := os.Getenv(env); v != "" {
+			*dst = v
+			c.Origin[key] = "env " + env
+		}
+	}
+	num := func(env, key string, dst *int) error {
+		v := os.Getenv(env)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s=%q: want a non-negative whole number", env, v)
+		}
+		*dst = n
+		c.Origin[key] = "env " + env
+		return nil
+	}
+	str("REFLECT_LEARNINGS_DIR", "learnings_dir", &c.LearningsDir)
+	str("REFLECT_WRITER", "drain.writer", &c.Drain.Writer)
+	str("REFLECT_WRITER_COMMAND", "drain.command", &c.Drain.Command)
+	str("REFLECT_EMBEDDER", "index.embedder", &c.Index.Embedder)
+	for _, n := range []struct {
+		env, key string
+		dst      *int
+	}{
+		{"REFLECT_DRAIN_MAX_PER_RUN", "drain.max_per_run", &c.Drain.MaxPerRun},
+		{"REFLECT_DRAIN_DAILY_MAX", "drain.daily_max", &c.Drain.DailyMax},
+		{"REFLECT_DRAIN_MAX_ATTEMPTS", "drain.max_attempts", &c.Drain.MaxAttempts},
+		{"REFLECT_RECALL_MAX", "recall.max", &c.Recall.Max},
+		{"REFLECT_RECALL_CHARS", "recall.chars", &c.Recall.Chars},
+	} {
+		if err := num(n.env, n.key, n.dst); err != nil {
+			return err
+		}
+	}
+	if v := os.Getenv("REFLECT_DRAIN_DAILY_USD"); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("REFLECT_DRAIN_DAILY_USD=%q: want a non-negative number such as 1.50", v)
+		}
+		c.Drain.DailyUSD = f
+		c.Origin["drain.daily_usd"] = "env REFLECT_DRAIN_DAILY_USD"
+	}
+	if v := os.Getenv("REFLECT_DRAIN_TIMEOUT"); v != "" {
+		d, err := parseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("REFLECT_DRAIN_TIMEOUT=%q: want a duration such as 300s or 5m", v)
+		}
+		c.Drain.Timeout = d
+		c.Origin["drain.timeout"] = "env REFLECT_DRAIN_TIMEOUT"
+	}
+	return nil
+}
+
+// parseDuration accepts Go durations ("90s", "5m") and bare seconds ("300").
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, errors.New("empty duration")
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	return time.ParseDuration(s)
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(home, p[2:])
+	}
+	return p
+}
+
+// DocumentsDir is where learning documents and sidecars live.
+func (c *Config) DocumentsDir() string { return filepath.Join(c.LearningsDir, "documents") }
+
+// IndexDir holds derived data that can always be rebuilt from DocumentsDir.
+func (c *Config) IndexDir() string { return filepath.Join(c.LearningsDir, "index") }

@@ -1,0 +1,235 @@
+// Package redact removes secrets and <private> blocks from text before
+// anything reflect writes reaches disk: queue details, armed files, logs,
+// condensed transcripts and learnings (DESIGN.md §7).
+//
+// It owns the list of secret shapes (cloud keys, tokens, JWTs, private key
+// blocks, passwords in URLs, values labelled as secrets) and the placeholder
+// format "[REDACTED:<kind>]". It must never log, store or return an original
+// secret, not even in an error or a debug message, and it must stay cheap
+// enough for hook hot paths: every rule is guarded by a literal marker so
+// text without markers costs a few substring searches.
+//
+// Decisions about ambiguous input:
+//   - Unlabelled random-looking strings (git SHAs, UUIDs, digests, base64
+//     data) are kept: only known token shapes or values labelled as secrets
+//     are redacted.
+//   - A labelled value that is a small number (at most 8 digits, optionally
+//     with a unit such as 30s or 512mb), a boolean or a null word is not a
+//     secret, so TOKEN_LIMIT=4096 and max_tokens: 1024 survive.
+//   - A key whose last word describes metadata (limit, count, type, url,
+//     path, file, name, id, ...) is not a secret label.
+//   - Variable references ($TOKEN, ${{ secrets.X }}, %TOKEN%), placeholders
+//     (<your-token>), URLs, function calls, dotted identifiers and type
+//     annotations (password: string) are code, not secrets.
+//   - Text from <private> to the matching </private> becomes "[private]";
+//     nested blocks are counted, an unclosed block runs to the end of the
+//     text and a stray </private> is left alone.
+package redact
+
+import (
+	"sort"
+	"strings"
+)
+
+// privatePlaceholder replaces each <private> block.
+const privatePlaceholder = "[private]"
+
+const (
+	openTag  = "<private>"
+	closeTag = "</private>"
+)
+
+// placeholder is the text that replaces a secret of the given kind.
+func placeholder(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// String returns s with every secret replaced by a placeholder naming its
+// kind (e.g. "[REDACTED:aws-access-key]") and every <private> block replaced
+// by "[private]". Text around a secret is kept. String is idempotent.
+func String(s string) string {
+	lower := asciiLower(s)
+	if strings.Contains(lower, openTag) {
+		s = stripPrivate(s, lower)
+		lower = asciiLower(s)
+	}
+	spans := find(s, lower)
+	if len(spans) == 0 {
+		return s
+	}
+	return apply(s, spans)
+}
+
+// Bytes is String for byte slices. It returns b itself when nothing needs
+// redacting.
+func Bytes(b []byte) []byte {
+	s := string(b)
+	out := String(s)
+	if out == s {
+		return b
+	}
+	return []byte(out)
+}
+
+// Contains reports whether String would change s, i.e. whether s holds a
+// secret or a <private> block.
+func Contains(s string) bool { return String(s) != s }
+
+// span is a byte range of the text to replace with placeholder(kind).
+// Lower prio wins the kind when spans overlap.
+type span struct {
+	start, end int
+	prio       int
+	kind       string
+}
+
+type addFunc func(start, end int, kind string, prio int)
+
+// Priorities: the more specific the rule, the lower the number.
+const (
+	prioBlock   = iota // private key blocks
+	prioToken          // vendor token shapes
+	prioJWT            // JSON web tokens
+	prioURL            // passwords in URLs
+	prioHeader         // Authorization / Bearer
+	prioLabeled        // KEY=value and friends
+)
+
+func find(s, lower string) []span {
+	var spans []span
+	add := func(start, end int, kind string, prio int) {
+		if start < end {
+			spans = append(spans, span{start, end, prio, kind})
+		}
+	}
+	findPEM(s, lower, add)
+	findPatterns(s, lower, add)
+	findLabelled(s, lower, add)
+	return spans
+}
+
+// apply replaces the spans of s; overlapping spans are merged so no part of
+// a secret survives, and the merged span takes the most specific kind.
+func apply(s string, spans []span) string {
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].prio < spans[j].prio
+	})
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && spans[i].start < cur.end; i++ {
+			if spans[i].end > cur.end {
+				cur.end = spans[i].end
+			}
+			if spans[i].prio < cur.prio {
+				cur.prio, cur.kind = spans[i].prio, spans[i].kind
+			}
+		}
+		b.WriteString(s[last:cur.start])
+		b.WriteString(placeholder(cur.kind))
+		last = cur.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// stripPrivate replaces each top-level <private>…</private> block with
+// privatePlaceholder. lower is asciiLower(s), so indexes are shared.
+func stripPrivate(s, lower string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for {
+		i := strings.Index(lower[last:], openTag)
+		if i < 0 {
+			break
+		}
+		start := last + i
+		end := len(s) // unclosed: everything to the end is private
+		depth, pos := 1, start+len(openTag)
+		for {
+			c := strings.Index(lower[pos:], closeTag)
+			if c < 0 {
+				break
+			}
+			o := strings.Index(lower[pos:], openTag)
+			if o >= 0 && o < c {
+				depth++
+				pos += o + len(openTag)
+				continue
+			}
+			depth--
+			pos += c + len(closeTag)
+			if depth == 0 {
+				end = pos
+				break
+			}
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(privatePlaceholder)
+		last = end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// isPlaceholders reports whether v consists only of placeholders, so that a
+// second pass leaves the output of the first alone.
+func isPlaceholders(v string) bool {
+	if v == "" {
+		return false
+	}
+	for v != "" {
+		switch {
+		case strings.HasPrefix(v, privatePlaceholder):
+			v = v[len(privatePlaceholder):]
+		case strings.HasPrefix(v, "[REDACTED:"):
+			rest := v[len("[REDACTED:"):]
+			j := strings.IndexByte(rest, ']')
+			if j <= 0 {
+				return false
+			}
+			for k := 0; k < j; k++ {
+				if c := rest[k]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+					return false
+				}
+			}
+			v = rest[j+1:]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lowercases ASCII letters only, so byte offsets in the result
+// are valid in s (strings.ToLower may change the length of non-ASCII text).
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// lineAt returns the bounds of the line of s holding byte i.
+func lineAt(s string, i int) (start, end int) {
+	start = strings.LastIndexByte(s[:i], '\n') + 1
+	end = strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		return start, len(s)
+	}
+	return start, i + end
+}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Entity and relationship kinds a sidecar may use.
+var (
+	EntityTypes       = []string{"technology", "library", "tool", "file", "function", "error", "concept", "pattern", "service", "config"}
+	RelationshipTypes = []string{"caused_by", "solves", "requires", "relates_to", "configured_in", "part_of", "uses"}
+)
+
+// Entity is a named thing a learning is about.
+type Entity struct {
+	Name        string `yaml:"name" json:"name"`
+	Type        string `yaml:"type" json:"type"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Extracted is "heuristic" when reflect guessed the entity from the text
+	// rather than a writer or user naming it.
+	Extracted string `yaml:"extracted,omitempty" json:"extracted,omitempty"`
+}
+
+// Relationship links two entities of the same learning.
+type Relationship struct {
+	Source      string  `yaml:"source" json:"source"`
+	Target      string  `yaml:"target" json:"target"`
+	Type        string  `yaml:"type" json:"type"`
+	Description string  `yaml:"description" json:"description"`
+	Strength    float64 `yaml:"strength" json:"strength"`
+}
+
+// Sidecar is the <id>.entities.yaml file beside a learning.
+type Sidecar struct {
+	DocumentID    string         `yaml:"document_id" json:"document_id"`
+	Entities      []Entity       `yaml:"entities" json:"entities"`
+	Relationships []Relationship `yaml:"relationships" json:"relationships"`
+}
+
+// ParseSidecar reads and validates a sidecar.
+func ParseSidecar(data []byte) (*Sidecar, error) {
+	return ParseSidecarFor(data, "")
+}
+
+// ParseSidecarFor reads a sidecar that belongs to the learning id, setting
+// its document_id: a hand-written sidecar need not know the derived id.
+// An empty id keeps the document_id of data.
+func ParseSidecarFor(data []byte, id string) (*Sidecar, error) {
+	if len(data) > MaxDocumentSize {
+		return nil, &DocError{Reason: fmt.Sprintf("sidecar is %d bytes, more than %d", len(data), MaxDocumentSize)}
+	}
+	var sc Sidecar
+	if err := yaml.Unmarshal(data, &sc); err != nil {
+		return nil, &DocError{Reason: "sidecar is not valid YAML: " + yamlReason(err)}
+	}
+	if id != "" {
+		sc.DocumentID = id
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return &sc, nil
+}
+
+// Validate checks that entities have names and known types and that every
+// relationship joins two entities of the sidecar.
+func (sc *Sidecar) Validate() error {
+	var problems []string
+	switch {
+	case sc.DocumentID == "":
+		problems = append(problems, "missing document_id")
+	case !ValidID(sc.DocumentID):
+		// The id names the file the sidecar is written to.
+		problems = append(problems, fmt.Sprintf("document_id %q may only hold letters, digits, '.', '_' and '-' (at most 128)", sc.DocumentID))
+	}
+	names := map[string]bool{}
+	for i, e := range sc.Entities {
+		if strings.TrimSpace(e.Name) == "" {
+			problems = append(problems, fmt.Sprintf("entity %d has no name", i+1))
+		}
+		if !oneOf(e.Type, EntityTypes) {
+			problems = append(problems, fmt.Sprintf("entity %q has type %q; use one of %s", e.Name, e.Type, strings.Join(EntityTypes, ", ")))
+		}
+		names[e.Name] = true
+	}
+	for _, r := range sc.Relationships {
+		if !names[r.Source] || !names[r.Target] {
+			problems = append(problems, fmt.Sprintf("relationship %s -> %s names an entity the sidecar does not list", r.Source, r.Target))
+		}
+		if !oneOf(r.Type, RelationshipTypes) {
+			problems = append(problems, fmt.Sprintf("relationship %s -> %s has type %q; use one of %s", r.Source, r.Target, r.Type, strings.Join(RelationshipTypes, ", ")))
+		}
+		if !(r.Strength >= 0 && r.Strength <= 10) { // also refuses NaN
+			problems = append(problems, fmt.Sprintf("relationship %s -> %s has strength %g; use 0 to 10", r.Source, r.Target, r.Strength))
+		}
+	}
+	if len(problems) > 0 {
+		return &DocError{Reason: strings.Join(problems, "; ")}
+	}
+	return nil
+}
+
+// Marshal renders the sidecar as YAML with one flow-style line per entity
+// and relationship, as in DESIGN §3, so diffs stay readable.
+func (sc *Sidecar) Marshal() ([]byte, error) {
+	var root yaml.Node
+	if err := root.Encode(sc); err != nil {
+		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if v := root.Content[i+1]; v.Kind == yaml.SequenceNode {
+			for _, item := range v.Content {
+				item.Style = yaml.FlowStyle
+			}
+		}
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&root); err != nil {
+		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
+	}
+	return buf.Bytes(), nil
+}

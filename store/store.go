@@ -1,0 +1,219 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+)
+
+// Store is a documents/ directory.
+type Store struct {
+	Dir string
+}
+
+// Open returns the store at dir. The directory is created on first write.
+func Open(dir string) *Store { return &Store{Dir: dir} }
+
+const (
+	docExt     = ".md"
+	sidecarExt = ".entities.yaml"
+)
+
+// Path is where the learning with this id lives.
+func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id+docExt) }
+
+// SidecarPath is where the entity sidecar of this id lives.
+func (s *Store) SidecarPath(id string) string { return filepath.Join(s.Dir, id+sidecarExt) }
+
+// ReadFile reads and parses one learning file. Files over MaxDocumentSize are
+// refused before being read, so a stray 50 MB file costs nothing. Errors are
+// *DocError values naming the path.
+func ReadFile(path string) (*Learning, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Parse(data)
+	if err != nil {
+		var de *DocError
+		if errors.As(err, &de) {
+			de.Path = path
+		}
+		return nil, err
+	}
+	if want := strings.TrimSuffix(filepath.Base(path), docExt); l.ID != want {
+		return nil, &DocError{Path: path, Reason: fmt.Sprintf("id %q does not match the file name; rename the file to %s%s or set id: %s", l.ID, l.ID, docExt, want)}
+	}
+	l.Path = path
+	return l, nil
+}
+
+func readBounded(path string) ([]byte, error) {
+	// Stat before opening: opening a FIFO named like a document would block
+	// the indexer until some writer showed up.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, &DocError{Path: path, Reason: "is a directory"}
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &DocError{Path: path, Reason: "is not a regular file"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxDocumentSize {
+		return nil, &DocError{Path: path, Reason: fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), MaxDocumentSize)}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxDocumentSize {
+		return nil, &DocError{Path: path, Reason: "file grew past the size limit while being read"}
+	}
+	return data, nil
+}
+
+// Read returns the learning with this id, or ErrNotFound.
+func (s *Store) Read(id string) (*Learning, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("%q: %w", id, ErrNotFound)
+	}
+	l, err := ReadFile(s.Path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	return l, err
+}
+
+// Write validates l, fills Type and Updated when empty, and writes it
+// atomically to documents/<id>.md.
+func (s *Store) Write(l *Learning) error {
+	if l.Type == "" {
+		l.Type = "learning"
+	}
+	if l.Updated.IsZero() {
+		l.Updated = l.Created
+	}
+	l.Created = l.Created.UTC().Truncate(time.Second)
+	l.Updated = l.Updated.UTC().Truncate(time.Second)
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	data, err := l.Marshal()
+	if err != nil {
+		return err
+	}
+	path := s.Path(l.ID)
+	if err := fsutil.WriteAtomic(path, data, 0o644); err != nil {
+		return err
+	}
+	l.Path = path
+	return nil
+}
+
+// ReadSidecar returns the sidecar of id; fs.ErrNotExist when there is none.
+func (s *Store) ReadSidecar(id string) (*Sidecar, error) {
+	if !ValidID(id) {
+		return nil, fmt.Errorf("sidecar of %q: %w", id, fs.ErrNotExist)
+	}
+	path := s.SidecarPath(id)
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := ParseSidecar(data)
+	if err != nil {
+		var de *DocError
+		if errors.As(err, &de) {
+			de.Path = path
+		}
+		return nil, err
+	}
+	return sc, nil
+}
+
+// WriteSidecar validates and atomically writes a sidecar.
+func (s *Store) WriteSidecar(sc *Sidecar) error {
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	data, err := sc.Marshal()
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteAtomic(s.SidecarPath(sc.DocumentID), data, 0o644)
+}
+
+// Delete removes a learning and its sidecar. Deleting an id that does not
+// exist returns ErrNotFound.
+func (s *Store) Delete(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("%q: %w", id, ErrNotFound)
+	}
+	if err := os.Remove(s.Path(id)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", id, ErrNotFound)
+		}
+		return fmt.Errorf("forget %s: %w", id, err)
+	}
+	if err := os.Remove(s.SidecarPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("forget %s: remove sidecar: %w", id, err)
+	}
+	return nil
+}
+
+// FileInfo is what a directory scan knows about a document without reading it.
+type FileInfo struct {
+	ID      string
+	Path    string
+	Size    int64
+	ModTime time.Time
+}
+
+// Scan lists the documents under the store's directory, sorted by id,
+// without parsing them. A missing directory is an empty store.
+func (s *Store) Scan() ([]FileInfo, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.Dir, err)
+	}
+	out := make([]FileInfo, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, docExt) || strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // removed while listing
+		}
+		out = append(out, FileInfo{
+			ID:      strings.TrimSuffix(name, docExt),
+			Path:    filepath.Join(s.Dir, name),
+			Size:    info.Size(),
+			ModTime: info.ModTime(),
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
