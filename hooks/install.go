@@ -307,7 +307,7 @@ func installNotes(a agentSpec, path string, changed bool) []string {
 		cfg := filepath.Join(filepath.Dir(path), "config.toml")
 		return []string{
 			"Codex runs new or changed hooks only after you trust them: start codex, open /hooks and trust the reflect entries (it asks again whenever a hook's definition changes).",
-			"Hooks are on by default in current Codex. If " + cfg + " has [features] hooks = false (or the deprecated codex_hooks = false), set it to true; Codex releases from before hooks were enabled by default need [features] hooks = true there.",
+			"Hooks are on by default in current Codex. If " + cfg + " has [features] hooks = false (or the deprecated codex_hooks = false), set it to true. Codex releases from before hooks were on by default need [features] hooks = true there (codex_hooks = true on the oldest).",
 		}
 	case changed:
 		return []string{"Start a new Claude Code session (or review them in /hooks) for the hooks to load."}
@@ -487,7 +487,9 @@ func (m *mutator) uninstall(root *object) error {
 		for _, event := range append([]string(nil), hooks.keys...) {
 			groups, err := hooks.array(event)
 			if err != nil {
-				return err
+				// Not an array, so it holds nothing install wrote: leave
+				// it for the agent to complain about.
+				continue
 			}
 			kept, removed, err := removeOurs(groups, event, m.agent.name)
 			if err != nil {

@@ -20,7 +20,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -30,6 +30,9 @@ const (
 	weightTags    = 2.0
 	weightBody    = 1.0
 )
+
+var bm25SQL = fmt.Sprintf(`SELECT rowid, bm25(fts, %g, %g, %g, %g) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT ?`,
+	weightTitle, weightInsight, weightTags, weightBody)
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS docs(
@@ -53,8 +56,10 @@ var schema = []string{
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`,
-	fmt.Sprintf(`INSERT INTO fts(fts, rank) VALUES('rank', 'bm25(%g, %g, %g, %g)')`, weightTitle, weightInsight, weightTags, weightBody),
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
+	// stats and terms feed the BM25F re-scoring (bm25f.go).
+	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL, tf BLOB NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),

@@ -11,13 +11,7 @@ const maxQueryTerms = 48
 
 // stopwords are dropped from queries (not from documents): they match almost
 // every learning and drown the words that carry the meaning.
-var stopwords = toSet(`a about above after again against all also am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from
-further had has have having he her here hers herself him himself his how i if in into is it its itself
-just let like me more most my myself no nor not of off on once only or other our ours ourselves out over
-own same she should so some such than that the their theirs them themselves then there these they this
-those through to too under until up very was we were what when where which while who whom why will with
-would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn get got`)
+var stopwords = toSet(`a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with i you he she we me my your our its his her them what when where who how which do does did have has had from about`)
 
 func toSet(words string) map[string]bool {
 	m := map[string]bool{}

@@ -88,27 +88,14 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 		return c
 	}
 	if len(terms) > 0 {
-		rows, err := ix.db.QueryContext(ctx,
-			`SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?`, quoteAll(terms), candidates)
+		lexical, err := ix.lexical(ctx, terms)
 		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, err
 		}
-		rank := 0
-		for rows.Next() {
-			var n int64
-			var score float64
-			if err := rows.Scan(&n, &score); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			rank++
-			c := get(n)
-			c.why.LexicalRank = rank
-			c.why.BM25 = -score // FTS5 ranks are negative: lower is better
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+		for i, h := range lexical {
+			c := get(h.n)
+			c.why.LexicalRank = i + 1
+			c.why.BM25 = h.score
 		}
 	}
 	if len(idents) > 0 {
@@ -377,4 +364,77 @@ func (ix *Index) Check(ctx context.Context) (string, error) {
 		fts = "; full-text index: " + err.Error()
 	}
 	return res + fts, nil
+}
+
+type hit struct {
+	n     int64
+	score float64
+}
+
+// lexical finds candidates with FTS5 (porter stemming, weighted bm25) and
+// re-scores them with BM25F (bm25f.go), best first.
+func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
+	rows, err := ix.db.QueryContext(ctx, bm25SQL, quoteAll(terms), candidates)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var ns []any
+	for rows.Next() {
+		var n int64
+		var r float64
+		if err := rows.Scan(&n, &r); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if len(ns) == 0 {
+		return nil, nil
+	}
+	cache := map[string]string{}
+	seen := map[string]bool{}
+	var stems []string
+	for _, t := range terms {
+		for _, s := range analyze(t, cache) {
+			if !seen[s] {
+				seen[s] = true
+				stems = append(stems, s)
+			}
+		}
+	}
+	cs, err := loadCorpusStats(ctx, ix.db, stems)
+	if err != nil {
+		return nil, err
+	}
+	rows, err = ix.db.QueryContext(ctx,
+		`SELECT n, l0, l1, l2, l3, tf FROM stats WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, ns...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	hits := make([]hit, 0, len(ns))
+	for rows.Next() {
+		var h hit
+		var lens [numFields]int
+		var tf []byte
+		if err := rows.Scan(&h.n, &lens[0], &lens[1], &lens[2], &lens[3], &tf); err != nil {
+			return nil, err
+		}
+		h.score = cs.score(lens, tf, stems)
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].n < hits[j].n
+	})
+	return hits, nil
 }

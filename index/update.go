@@ -62,7 +62,7 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	defer tx.Rollback()
 	if opts.Full {
-		for _, t := range []string{"docs", "fts", "tri", "problems"} {
+		for _, t := range []string{"docs", "fts", "tri", "stats", "terms", "problems"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
 			}
@@ -173,6 +173,11 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 		}
 	}
+	if st.Removed+st.Updated > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM terms WHERE df <= 0`); err != nil {
+			return st, err
+		}
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('docs_stamp',?)`, dirStamp); err != nil {
 		return st, err
 	}
@@ -267,10 +272,12 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 type writer struct {
 	ctx                                            context.Context
 	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
+	insStats, getStats, delStats, incDF, decDF     *sql.Stmt
+	stems                                          map[string]string
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{ctx: ctx}
+	w := &writer{ctx: ctx, stems: map[string]string{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -282,6 +289,11 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
 		{&w.delFTS, `DELETE FROM fts WHERE rowid=?`},
 		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
+		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
+		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
+		{&w.delStats, `DELETE FROM stats WHERE n=?`},
+		{&w.incDF, `INSERT INTO terms(term,df) VALUES(?,1) ON CONFLICT(term) DO UPDATE SET df=df+1`},
+		{&w.decDF, `UPDATE terms SET df=df-1 WHERE term=?`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -294,7 +306,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.incDF, w.decDF} {
 		if s != nil {
 			s.Close()
 		}
@@ -302,7 +314,17 @@ func (w *writer) close() {
 }
 
 func (w *writer) remove(n int64) error {
-	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri} {
+	var tf []byte
+	err := w.getStats.QueryRowContext(w.ctx, n).Scan(&tf)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("reindex: remove: %w", err)
+	}
+	for _, t := range termsOf(tf) {
+		if _, err := w.decDF.ExecContext(w.ctx, t); err != nil {
+			return fmt.Errorf("reindex: remove: %w", err)
+		}
+	}
+	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
 		}
@@ -333,6 +355,15 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	tags := strings.Join(append(append([]string{}, l.Tags...), l.Symptoms...), " ; ")
 	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, tags, body); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
+	}
+	st := computeStats([numFields]string{l.Title, l.KeyInsight, tags, body}, w.stems)
+	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
+		return fmt.Errorf("index %s: %w", l.ID, err)
+	}
+	for t := range st.tf {
+		if _, err := w.incDF.ExecContext(w.ctx, t); err != nil {
+			return fmt.Errorf("index %s: %w", l.ID, err)
+		}
 	}
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
 	if len(idents) > 0 {

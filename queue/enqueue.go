@@ -128,8 +128,8 @@ func isPending(data []byte, sessionID, transcriptPath string) bool {
 		return json.Unmarshal(data[start:end], &r) == nil &&
 			((sessionID != "" && r.SessionID == sessionID) || r.TranscriptPath == transcriptPath)
 	}
-	if sessionID != "" && scanLines(data, jsonString(sessionID), match) {
+	if sessionID != "" && scanLines(data, valueNeedle(sessionID), match) {
 		return true
 	}
-	return scanLines(data, jsonString(transcriptPath), match)
+	return scanLines(data, valueNeedle(transcriptPath), match)
 }

@@ -72,7 +72,7 @@ func covers(ledger []byte, path string, size int64, hash func() (string, error))
 		return false, nil
 	}
 	var sums []string
-	scanLines(ledger, jsonString(path), func(start, end int) bool {
+	scanLines(ledger, valueNeedle(path), func(start, end int) bool {
 		var p Processed
 		if json.Unmarshal(ledger[start:end], &p) == nil && p.Path == path && p.Size == size && p.SHA256 != "" {
 			sums = append(sums, p.SHA256)

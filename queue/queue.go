@@ -125,7 +125,7 @@ func (q *Queue) Drop(id string) error {
 	// the lock that every hook waits for, so it must not decode the queue.
 	var out []byte
 	kept, found := 0, false // data[:kept] is settled
-	scanLines(data, jsonString(id), func(start, end int) bool {
+	scanLines(data, valueNeedle(id), func(start, end int) bool {
 		var r Record
 		if json.Unmarshal(data[start:end], &r) == nil && r.ID == id {
 			out = append(out, data[kept:start]...)
@@ -180,15 +180,11 @@ func (q *Queue) lock(exclusive bool) (unlock func(), err error) {
 		return nil, err
 	}
 	fl := flock.New(q.lockPath, flock.SetPermissions(fsutil.FilePerm))
-	take := fl.RLock
+	try, take := fl.TryRLock, fl.RLock
 	if exclusive {
-		take = fl.Lock
+		try, take = fl.TryLock, fl.Lock
 	}
 	// Uncontended, which is nearly always, costs no goroutine or timer.
-	try := fl.TryRLock
-	if exclusive {
-		try = fl.TryLock
-	}
 	if ok, err := try(); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", q.lockPath, err)
 	} else if ok {

@@ -109,3 +109,22 @@ func jsonString(s string) []byte {
 	}
 	return bytes.TrimSuffix(b, []byte("\n"))
 }
+
+// valueNeedle is what every line holding the JSON string value s contains:
+// the end of its encoded form, closing quote included. Lines that contain it
+// are decoded to confirm, so it only has to be selective and fast to find.
+//
+// The opening quote is left out on purpose: JSON has a '"' every few bytes,
+// which pushes bytes.Index off its IndexByte fast path onto a brute-force
+// scan (measured: 6.6 s of 9.7 s of CPU in 8,000 enqueues), while the closing quote
+// keeps a value from matching a key ("session" vs "session_id"). 32 bytes
+// stay within bytes.Index's SIMD needle size and still single out a path by
+// its file name.
+func valueNeedle(s string) []byte {
+	b := jsonString(s)
+	b = b[1:]
+	if len(b) > 32 {
+		b = b[len(b)-32:]
+	}
+	return b
+}

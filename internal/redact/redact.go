@@ -46,12 +46,18 @@ func placeholder(kind string) string { return "[REDACTED:" + kind + "]" }
 // kind (e.g. "[REDACTED:aws-access-key]") and every <private> block replaced
 // by "[private]". Text around a secret is kept. String is idempotent.
 func String(s string) string {
-	lower := asciiLower(s)
-	if strings.Contains(lower, openTag) {
-		s = stripPrivate(s, lower)
-		lower = asciiLower(s)
+	hits := scan(s, nil)
+	if len(hits) == 0 {
+		return s
 	}
-	spans := find(s, lower)
+	for _, h := range hits {
+		if h.id == idPrivateOpen {
+			s = stripPrivate(s, hits)
+			hits = scan(s, hits[:0])
+			break
+		}
+	}
+	spans := find(s, hits)
 	if len(spans) == 0 {
 		return s
 	}
@@ -93,23 +99,48 @@ const (
 	prioLabeled        // KEY=value and friends
 )
 
-func find(s, lower string) []span {
-	var spans []span
+// find runs the rule of each marker hit, in text order.
+func find(s string, hits []hit) []span {
+	f := finder{s: s, pemEnd: -1}
 	add := func(start, end int, kind string, prio int) {
 		if start < end {
-			spans = append(spans, span{start, end, prio, kind})
+			f.spans = append(f.spans, span{start, end, prio, kind})
 		}
 	}
-	findPEM(s, lower, add)
-	findPatterns(s, lower, add)
-	findLabelled(s, lower, add)
-	return spans
+	labelledTo := 0 // end of the last key looked at, to skip repeat hits
+	for _, h := range hits {
+		switch r := markers[h.id].rule; {
+		case r == rulePEM:
+			f.pem(h.pos, add)
+		case r == ruleURL:
+			urlPassword(s, h.pos, add)
+		case r == ruleBearer:
+			bearer(s, h.pos, add)
+		case r == ruleLabel:
+			if h.pos >= labelledTo {
+				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)
+			}
+		case r >= 0:
+			patterns[r].match(s, h.pos, add)
+		}
+	}
+	return f.spans
+}
+
+// finder holds what one String call remembers between hits.
+type finder struct {
+	s     string
+	spans []span
+	// pemEnd is the end of the next "-----END … PRIVATE KEY-----" found;
+	// noPEMEnd is set once there is none.
+	pemEnd   int
+	noPEMEnd bool
 }
 
 // apply replaces the spans of s; overlapping spans are merged so no part of
 // a secret survives, and the merged span takes the most specific kind.
 func apply(s string, spans []span) string {
-	sort.Slice(spans, func(i, j int) bool {
+	sort.SliceStable(spans, func(i, j int) bool {
 		if spans[i].start != spans[j].start {
 			return spans[i].start < spans[j].start
 		}
@@ -137,40 +168,31 @@ func apply(s string, spans []span) string {
 }
 
 // stripPrivate replaces each top-level <private>…</private> block with
-// privatePlaceholder. lower is asciiLower(s), so indexes are shared.
-func stripPrivate(s, lower string) string {
+// privatePlaceholder; hits are the marker hits of s in order. Nested blocks
+// are counted; an unclosed block runs to the end of s.
+func stripPrivate(s string, hits []hit) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	last := 0
-	for {
-		i := strings.Index(lower[last:], openTag)
-		if i < 0 {
-			break
-		}
-		start := last + i
-		end := len(s) // unclosed: everything to the end is private
-		depth, pos := 1, start+len(openTag)
-		for {
-			c := strings.Index(lower[pos:], closeTag)
-			if c < 0 {
-				break
-			}
-			o := strings.Index(lower[pos:], openTag)
-			if o >= 0 && o < c {
-				depth++
-				pos += o + len(openTag)
-				continue
-			}
-			depth--
-			pos += c + len(closeTag)
+	last, depth, start := 0, 0, 0
+	for _, h := range hits {
+		switch {
+		case h.id == idPrivateOpen:
 			if depth == 0 {
-				end = pos
-				break
+				start = h.pos
+			}
+			depth++
+		case h.id == idPrivateClose && depth > 0:
+			if depth--; depth == 0 {
+				b.WriteString(s[last:start])
+				b.WriteString(privatePlaceholder)
+				last = h.pos + len(closeTag)
 			}
 		}
+	}
+	if depth > 0 {
 		b.WriteString(s[last:start])
 		b.WriteString(privatePlaceholder)
-		last = end
+		last = len(s)
 	}
 	b.WriteString(s[last:])
 	return b.String()
@@ -222,14 +244,4 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
-}
-
-// lineAt returns the bounds of the line of s holding byte i.
-func lineAt(s string, i int) (start, end int) {
-	start = strings.LastIndexByte(s[:i], '\n') + 1
-	end = strings.IndexByte(s[i:], '\n')
-	if end < 0 {
-		return start, len(s)
-	}
-	return start, i + end
 }

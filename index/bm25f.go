@@ -1,0 +1,185 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// BM25F parameters. FTS5's built-in bm25() fixes k1=1.2 and b=0.75 and
+// normalises by the length of all columns together; learnings are short and
+// their fields differ in length, so reflect re-scores FTS5's candidates with
+// per-field length normalisation and the k1/b that Lucene/Anserini use.
+const (
+	bm25K1 = 0.9
+	bm25B  = 0.4
+)
+
+// fields are the indexed fields in FTS5 column order, with their BM25F
+// weights: a word in the title says more than the same word in the body.
+var fieldWeights = [numFields]float64{weightTitle, weightInsight, weightTags, weightBody}
+
+const numFields = 4
+
+// analyze splits text into lowercase stemmed tokens (Snowball English),
+// separating on anything that is not a letter or digit as FTS5's unicode61
+// tokenizer does.
+func analyze(text string, cache map[string]string) []string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for i, w := range words {
+		s, ok := cache[w]
+		if !ok {
+			s = english.Stem(w, true)
+			if len(cache) < 200000 {
+				cache[w] = s
+			}
+		}
+		words[i] = s
+	}
+	return words
+}
+
+// fieldStats is what BM25F needs of one document: each field's length in
+// tokens and each term's frequency per field.
+type fieldStats struct {
+	lens [numFields]int
+	tf   map[string]*[numFields]int
+}
+
+func computeStats(fieldTexts [numFields]string, cache map[string]string) fieldStats {
+	st := fieldStats{tf: map[string]*[numFields]int{}}
+	for f, text := range fieldTexts {
+		toks := analyze(text, cache)
+		st.lens[f] = len(toks)
+		for _, t := range toks {
+			c := st.tf[t]
+			if c == nil {
+				c = new([numFields]int)
+				st.tf[t] = c
+			}
+			c[f]++
+		}
+	}
+	return st
+}
+
+// encode stores the term frequencies as text, "\nterm c0 c1 c2 c3" per
+// term, so a query can find its few terms with bytes.Index instead of
+// decoding the whole record.
+func (st fieldStats) encode() []byte {
+	var b bytes.Buffer
+	for t, c := range st.tf {
+		fmt.Fprintf(&b, "\n%s %d %d %d %d", t, c[0], c[1], c[2], c[3])
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// termsOf lists the terms of an encoded record.
+func termsOf(tf []byte) []string {
+	var out []string
+	for _, line := range bytes.Split(tf, []byte("\n")) {
+		if i := bytes.IndexByte(line, ' '); i > 0 {
+			out = append(out, string(line[:i]))
+		}
+	}
+	return out
+}
+
+// lookup returns a term's per-field frequencies in an encoded record.
+func lookup(tf []byte, term string) ([numFields]int, bool) {
+	var c [numFields]int
+	i := bytes.Index(tf, []byte("\n"+term+" "))
+	if i < 0 {
+		return c, false
+	}
+	rest := tf[i+len(term)+2:]
+	if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+		rest = rest[:j]
+	}
+	parts := strings.Fields(string(rest))
+	for f := 0; f < numFields && f < len(parts); f++ {
+		c[f], _ = strconv.Atoi(parts[f])
+	}
+	return c, true
+}
+
+// corpusStats are the collection-wide numbers BM25F needs.
+type corpusStats struct {
+	docs   int
+	avgLen [numFields]float64
+	df     map[string]int
+}
+
+func loadCorpusStats(ctx context.Context, db *sql.DB, stems []string) (corpusStats, error) {
+	cs := corpusStats{df: map[string]int{}}
+	var sums [numFields]sql.NullFloat64
+	err := db.QueryRowContext(ctx, `SELECT count(*), sum(l0), sum(l1), sum(l2), sum(l3) FROM stats`).
+		Scan(&cs.docs, &sums[0], &sums[1], &sums[2], &sums[3])
+	if err != nil {
+		return cs, fmt.Errorf("search: %w", err)
+	}
+	for f := range sums {
+		if cs.docs > 0 {
+			cs.avgLen[f] = sums[f].Float64 / float64(cs.docs)
+		}
+	}
+	if len(stems) == 0 {
+		return cs, nil
+	}
+	args := make([]any, len(stems))
+	for i, s := range stems {
+		args[i] = s
+	}
+	rows, err := db.QueryContext(ctx, `SELECT term, df FROM terms WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
+	if err != nil {
+		return cs, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var df int
+		if err := rows.Scan(&t, &df); err != nil {
+			return cs, err
+		}
+		cs.df[t] = df
+	}
+	return cs, rows.Err()
+}
+
+// score is BM25F (Robertson & Zaragoza): per-field length-normalised term
+// frequencies are weighted and summed before the k1 saturation.
+func (cs corpusStats) score(lens [numFields]int, tf []byte, stems []string) float64 {
+	var total float64
+	for _, t := range stems {
+		c, ok := lookup(tf, t)
+		if !ok {
+			continue
+		}
+		var pseudo float64
+		for f := 0; f < numFields; f++ {
+			if c[f] == 0 {
+				continue
+			}
+			norm := 1.0
+			if cs.avgLen[f] > 0 {
+				norm = 1 - bm25B + bm25B*float64(lens[f])/cs.avgLen[f]
+			}
+			pseudo += fieldWeights[f] * float64(c[f]) / norm
+		}
+		df := float64(cs.df[t])
+		n := float64(cs.docs)
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		total += idf * pseudo / (bm25K1 + pseudo)
+	}
+	return total
+}

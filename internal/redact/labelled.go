@@ -1,0 +1,467 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+)
+
+// labelWords find candidate keys; secretKind decides whether the whole key
+// names a secret. "key" alone is only a marker: api_key, private_key and
+// friends qualify, sort_key does not.
+var labelWords = []string{"secret", "token", "pass", "auth", "credential", "key"}
+
+// labelledAt redacts a value labelled as a secret around the label word
+// found at i (wlen bytes):
+//
+//	KEY=value   export KEY="value"   key: value   "key": "value"   key := "value"
+//	--password value   Authorization: Bearer value   the token is <high-entropy>
+//
+// It returns the end of the key so later hits inside it are skipped.
+func labelledAt(s string, i, wlen int, add addFunc) int {
+	ks, ke := i, i+wlen
+	for ks > 0 && isKeyChar(s[ks-1]) {
+		ks--
+	}
+	for ke < len(s) && isKeyChar(s[ke]) {
+		ke++
+	}
+	labelled(s, ks, ke, add)
+	return ke
+}
+
+func isKeyChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// labelled handles the key s[ks:ke]. The cheap syntax checks come first:
+// most label words in a text are prose, not keys.
+func labelled(s string, ks, ke int, add addFunc) {
+	key := s[ks:ke]
+	p := ke
+	// The closing quote of a quoted key, plain or JSON-escaped.
+	if p < len(s) && isQuote(s[p]) {
+		p++
+	} else if p+1 < len(s) && s[p] == '\\' && isQuote(s[p+1]) {
+		p += 2
+	}
+	q := skipBlank(s, p)
+	sep := separator(s, q)
+	if sep == "" {
+		switch {
+		case q == p || q >= len(s):
+		case strings.HasPrefix(key, "--") && s[q] != '-':
+			// --password value
+			if kind, ok := keyKind(key); ok && kind != "authorization" {
+				labelledValue(s, q, kind, "", false, false, add)
+			}
+		case plainWord(key):
+			// prose: "the token is <value>"; only high-entropy values.
+			w := q
+			for w < len(s) && s[w] >= 'a' && s[w] <= 'z' {
+				w++
+			}
+			if v := s[q:w]; (v == "is" || v == "was") && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
+				a, b := bareValue(s, skipBlank(s, w), false)
+				if v := s[a:b]; len(v) >= 12 && letterAndDigit(v) && !isPlaceholders(v) {
+					if kind, ok := keyKind(key); ok && kind != "authorization" {
+						add(a, b, kind, prioLabeled)
+					}
+				}
+			}
+		}
+		return
+	}
+	if sep == ":" && ks > 0 && s[ks-1] == ':' {
+		return // a segment of a colon-separated name (ARN, URN), not a label
+	}
+	kind, ok := keyKind(key)
+	if !ok {
+		return
+	}
+	q = skipBlank(s, q+len(sep))
+	if kind == "authorization" {
+		authorization(s, q, add)
+		return
+	}
+	// A plain word before a colon may be prose ("Token: it expired"):
+	// only a value alone on its line counts then.
+	inQuery := ks > 0 && (s[ks-1] == '?' || s[ks-1] == '&')
+	labelledValue(s, q, kind, sep, sep == ":" && plainWord(key) && !quotedAt(s, ks), inQuery, add)
+}
+
+// labelledValue redacts the value starting at q unless it is not a secret.
+func labelledValue(s string, q int, kind, sep string, mustEndLine, inQuery bool, add addFunc) {
+	if q >= len(s) {
+		return
+	}
+	a, b, quoted := q, q, false
+	if n := quoteLen(s, q); n > 0 {
+		if c := closingQuote(s, q+n, s[q:q+n]); c >= 0 {
+			a, b, quoted = q+n, c, true
+		} else {
+			a, b = bareValue(s, q+n, inQuery)
+		}
+	} else {
+		a, b = bareValue(s, q, inQuery)
+		// "Bearer xyz" as a value: the credential is the second word.
+		if w := strings.ToLower(s[a:b]); (w == "bearer" || w == "basic" || w == "token") && b < len(s) && (s[b] == ' ' || s[b] == '\t') {
+			if c, d := bareValue(s, skipBlank(s, b), inQuery); d > c {
+				b = d
+			}
+		}
+	}
+	v := s[a:b]
+	if notSecret(v, quoted) {
+		return
+	}
+	if !quoted {
+		if sep == ":" && isTypeName(v) {
+			// token: str = "value"
+			if r := skipBlank(s, b); separator(s, r) == "=" {
+				labelledValue(s, skipBlank(s, r+1), kind, "=", false, false, add)
+			}
+			return
+		}
+		if mustEndLine && !lineEndsAt(s, b) {
+			return
+		}
+	}
+	add(a, b, kind, prioLabeled)
+}
+
+// authorization redacts the credential of an Authorization header whose
+// value starts at q, keeping the scheme.
+func authorization(s string, q int, add addFunc) {
+	if n := quoteLen(s, q); n > 0 {
+		q += n
+	}
+	kind := "authorization"
+	a, b := bareValue(s, q, false)
+	if b < len(s) && (s[b] == ' ' || s[b] == '\t') {
+		switch strings.ToLower(s[a:b]) {
+		case "bearer":
+			kind = "bearer-token"
+		case "basic":
+			kind = "basic-auth"
+		case "token", "digest", "negotiate", "ntlm", "apikey", "sso-key", "aws4-hmac-sha256", "hoba", "mutual":
+		default:
+			return // prose: "Authorization: required for every call"
+		}
+		a, b = bareValue(s, skipBlank(s, b), false)
+	}
+	v := s[a:b]
+	if notSecret(v, false) || len(v) < 3 {
+		return
+	}
+	add(a, b, kind, prioHeader)
+}
+
+// separator returns the assignment operator at s[q:], if any.
+func separator(s string, q int) string {
+	if q >= len(s) {
+		return ""
+	}
+	rest := s[q:]
+	switch {
+	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"):
+		return rest[:2]
+	case rest[0] == '=' && (len(rest) == 1 || rest[1] != '=' && rest[1] != '~'):
+		return "="
+	case rest[0] == ':' && (len(rest) == 1 || rest[1] != ':'):
+		return ":"
+	}
+	return ""
+}
+
+// bareValue returns the unquoted value at q: up to a blank, a quote, an
+// escaped newline or quote (JSON-escaped text), the end of the line, or in
+// a URL query an & or #. Trailing punctuation is left out.
+func bareValue(s string, q int, inQuery bool) (int, int) {
+	e := q
+	for e < len(s) {
+		c := s[e]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || isQuote(c) || inQuery && (c == '&' || c == '#') {
+			break
+		}
+		if c == '\\' && e+1 < len(s) && strings.IndexByte(`nrt"'`, s[e+1]) >= 0 {
+			break
+		}
+		e++
+	}
+	for e > q && strings.IndexByte(".,;)}", s[e-1]) >= 0 {
+		e--
+	}
+	return q, e
+}
+
+func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
+
+// quoteLen is the length of the opening quote at q: 1 for a quote, 2 for a
+// JSON-escaped quote, 0 for none.
+func quoteLen(s string, q int) int {
+	switch {
+	case q < len(s) && isQuote(s[q]):
+		return 1
+	case q+1 < len(s) && s[q] == '\\' && isQuote(s[q+1]):
+		return 2
+	}
+	return 0
+}
+
+// closingQuote finds quote (as opened) on the same line from i, skipping
+// backslash-escaped quotes; -1 if the string is not closed on this line.
+func closingQuote(s string, i int, quote string) int {
+	for ; i < len(s) && s[i] != '\n'; i++ {
+		if strings.HasPrefix(s[i:], quote) {
+			return i
+		}
+		if s[i] == '\\' && len(quote) == 1 {
+			i++
+		}
+	}
+	return -1
+}
+
+func quotedAt(s string, ks int) bool { return ks > 0 && isQuote(s[ks-1]) }
+
+func skipBlank(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// lineEndsAt reports whether only blanks, a comment or the end of a
+// (possibly JSON-escaped) line or string follow i.
+func lineEndsAt(s string, i int) bool {
+	i = skipBlank(s, i)
+	if i >= len(s) {
+		return true
+	}
+	switch s[i] {
+	case '\n', '\r', '#', '"', '\'', '`':
+		return true
+	case '\\':
+		return i+1 < len(s) && strings.IndexByte(`nr"`, s[i+1]) >= 0
+	}
+	return strings.HasPrefix(s[i:], "//")
+}
+
+// plainWord reports whether key is a prose-like word ("token", "Password"):
+// letters only and not all capitals.
+func plainWord(key string) bool {
+	if len(key) < 2 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if !(c >= 'a' && c <= 'z' || i == 0 && c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+const maxKeyWords = 12
+
+// wordBounds splits key into words at punctuation and camelCase
+// boundaries: "AWS_SECRET_ACCESS_KEY" → AWS SECRET ACCESS KEY, "OAuthToken"
+// → O Auth Token, "APIKey" → API Key. Past maxKeyWords, words merge into
+// the last. It returns offsets only, so callers can keep words on the stack.
+func wordBounds(key string) (bounds [maxKeyWords][2]int, n int) {
+	isUp := func(c byte) bool { return c >= 'A' && c <= 'Z' }
+	isLow := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	start := -1
+	for i := 0; i <= len(key); i++ {
+		alnum := i < len(key) && (isUp(key[i]) || isLow(key[i]))
+		camel := alnum && start >= 0 && isUp(key[i]) && (isLow(key[i-1]) || i+1 < len(key) && isLow(key[i+1]) && isUp(key[i-1]))
+		if start >= 0 && (!alnum || camel) {
+			if n == maxKeyWords {
+				n--
+				start = bounds[n][0]
+			}
+			bounds[n] = [2]int{start, i}
+			n++
+			start = -1
+		}
+		if alnum && start < 0 {
+			start = i
+		}
+	}
+	return bounds, n
+}
+
+// metaWords end keys that describe a secret rather than hold one:
+// TOKEN_LIMIT, password_file, secret_name, AWS_ACCESS_KEY_ID.
+var metaWords = map[string]bool{
+	"limit": true, "limits": true, "count": true, "counts": true, "length": true, "len": true,
+	"size": true, "max": true, "min": true, "budget": true, "type": true, "kind": true,
+	"url": true, "uri": true, "endpoint": true, "host": true, "file": true, "path": true,
+	"dir": true, "name": true, "id": true, "ids": true, "arn": true, "expiry": true,
+	"expires": true, "expiration": true, "ttl": true, "timeout": true, "used": true,
+	"usage": true, "field": true, "label": true, "prompt": true, "header": true,
+	"enabled": true, "required": true, "env": true, "var": true, "mode": true,
+	"method": true, "provider": true, "format": true, "helper": true, "policy": true,
+}
+
+// keyKind reports whether key names a secret, and which kind.
+// "authorization" means the key is an Authorization header.
+func keyKind(key string) (string, bool) {
+	for key != "" && (key[0] == '-' || key[0] == '.') {
+		key = key[1:]
+	}
+	var buf [64]byte
+	lower := buf[:0]
+	if len(key) > len(buf) {
+		lower = make([]byte, 0, len(key))
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower = append(lower, c)
+	}
+	bounds, n := wordBounds(key)
+	var wsArr [maxKeyWords][]byte
+	for i, b := range bounds[:n] {
+		wsArr[i] = lower[b[0]:b[1]]
+	}
+	ws := wsArr[:n]
+	if len(ws) == 0 || metaWords[string(ws[len(ws)-1])] {
+		return "", false
+	}
+	if string(ws[len(ws)-1]) == "authorization" {
+		return "authorization", true
+	}
+	var secret, aws, password, token, credential, pass, auth bool
+	for _, w := range ws {
+		secret = secret || bytes.Contains(w, []byte("secret"))
+		aws = aws || string(w) == "aws"
+		password = password || bytes.Contains(w, []byte("password")) || bytes.Contains(w, []byte("passwd")) || bytes.Contains(w, []byte("passphrase"))
+		pass = pass || string(w) == "pass"
+		// "tokens" counts and a "tokenizer" is code.
+		token = token || bytes.Contains(w, []byte("token")) && !bytes.Contains(w, []byte("tokens")) && !bytes.Contains(w, []byte("tokeniz"))
+		credential = credential || bytes.Contains(w, []byte("credential"))
+		auth = auth || bytes.HasSuffix(w, []byte("auth")) || string(w) == "oauth2" || string(w) == "authkey"
+	}
+	// pair reports "<first>key" or "<first> key": api_key, privateKey.
+	pair := func(first string) bool {
+		for i, w := range ws {
+			if len(w) == len(first)+3 && string(w[:len(first)]) == first && string(w[len(first):]) == "key" ||
+				string(w) == first && i+1 < len(ws) && string(ws[i+1]) == "key" {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case secret && (aws || pair("access")):
+		return "aws-secret-key", true
+	case pair("private"):
+		return "private-key", true
+	case pair("api"):
+		return "api-key", true
+	case password || pass:
+		return "password", true
+	case token:
+		return "token", true
+	case credential:
+		return "credential", true
+	case secret || auth || pair("access") || pair("signing") || pair("encryption") || pair("master"):
+		return "secret", true
+	}
+	return "", false
+}
+
+// notSecret reports values that are not secrets even under a secret label.
+func notSecret(v string, quoted bool) bool {
+	if v == "" || isPlaceholders(v) || isReference(v) || isSmallNumber(v) || nullWords[asciiLower(v)] {
+		return true
+	}
+	if strings.Contains(v, "://") || strings.HasPrefix(v, "arn:") ||
+		strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") {
+		return true
+	}
+	if v[0] == '{' || v[0] == '[' && !strings.HasPrefix(v, "[REDACTED:") && !strings.HasPrefix(v, privatePlaceholder) {
+		return true // an object or array literal
+	}
+	if quoted {
+		return false
+	}
+	return len(v) < 3 || strings.Contains(v, "(") || isDottedPath(v) || isGenericType(v)
+}
+
+// nullWords are booleans, nulls and settings that are never secrets.
+var nullWords = map[string]bool{
+	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
+	"null": true, "nil": true, "none": true, "undefined": true, "empty": true, "n/a": true,
+	"required": true, "optional": true, "enabled": true, "disabled": true, "default": true,
+}
+
+// isReference reports variable references and placeholders: $TOKEN,
+// ${{ secrets.X }}, %TOKEN%, {{ .Token }}, <your-token>.
+func isReference(v string) bool {
+	return v != "" && (v[0] == '$' || v[0] == '<' || v[0] == '%' && strings.Count(v, "%") >= 2 ||
+		strings.HasPrefix(v, "{{"))
+}
+
+// isSmallNumber: at most 8 digits, an optional fraction and unit
+// (4096, 0.7, 30s, 512mb, 80%).
+func isSmallNumber(v string) bool {
+	i := 0
+	if i < len(v) && (v[i] == '+' || v[i] == '-') {
+		i++
+	}
+	d := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+		d++
+	}
+	if d == 0 || d > 8 {
+		return false
+	}
+	if i < len(v) && v[i] == '.' {
+		i++
+		for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+			i++
+		}
+	}
+	switch asciiLower(v[i:]) {
+	case "", "%", "x", "s", "ms", "m", "h", "d", "w", "k", "b", "kb", "mb", "gb", "kib", "mib", "gib":
+		return true
+	}
+	return false
+}
+
+// isDottedPath reports code such as self.token or config.Auth.Token.
+func isDottedPath(v string) bool { return strings.Contains(v, ".") && isIdentPath(v) }
+
+// isIdentPath reports an identifier or a dotted path of identifiers.
+func isIdentPath(v string) bool {
+	for _, p := range strings.Split(v, ".") {
+		if p == "" || !(p[0] == '_' || p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z') {
+			return false
+		}
+		for i := 1; i < len(p); i++ {
+			if c := p[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var typeNames = map[string]bool{
+	"string": true, "str": true, "bytes": true, "bool": true, "boolean": true, "number": true,
+	"int": true, "int64": true, "any": true, "object": true, "unknown": true, "text": true,
+	"char": true, "varchar": true, "secretstr": true,
+}
+
+func isTypeName(v string) bool { return typeNames[asciiLower(strings.TrimRight(v, "?|"))] }
+
+// isGenericType reports Optional[str], list[str] and the like.
+func isGenericType(v string) bool {
+	i := strings.IndexByte(v, '[')
+	return i > 0 && strings.HasSuffix(v, "]") && isIdentPath(v[:i]) && isIdentPath(v[i+1:len(v)-1])
+}

@@ -1,0 +1,285 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// pattern is a secret with a recognisable shape that starts with one of its
+// markers (lowercase literals). The regexp is matched at each marker hit,
+// anchored, after a word-boundary check, on a window of at most max bytes
+// (default 512) of the hit's line: that keeps each match cheap. The secret
+// is submatch 1 when the regexp has a group, else the whole match.
+type pattern struct {
+	kind    string
+	prio    int
+	markers []string
+	re      *regexp.Regexp
+	max     int
+	valid   func(secret string) bool
+}
+
+func anchored(expr string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + expr + `)`) }
+
+var patterns = []pattern{
+	{kind: "github-token", prio: prioToken, markers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re: anchored(`gh[pousr]_[A-Za-z0-9]{36,251}\b`)},
+	{kind: "github-token", prio: prioToken, markers: []string{"github_pat_"},
+		re: anchored(`github_pat_[A-Za-z0-9_]{22,255}\b`)},
+	{kind: "gitlab-token", prio: prioToken, markers: []string{"glpat-"},
+		re: anchored(`glpat-[A-Za-z0-9_-]{20,}`)},
+	{kind: "slack-token", prio: prioToken, markers: []string{"xox"},
+		re: anchored(`xox[abposre](?:\.xox[a-z])?-[A-Za-z0-9-]{10,}`)},
+	{kind: "slack-token", prio: prioToken, markers: []string{"xapp-"},
+		re: anchored(`xapp-[0-9]+-[A-Za-z0-9-]{10,}`)},
+	// The webhook's secret is its path; the host stays for context.
+	{kind: "slack-webhook", prio: prioToken, markers: []string{"hooks.slack.com"},
+		re: anchored(`hooks\.slack\.com/((?:services|workflows|triggers)/[A-Za-z0-9/_-]+)`)},
+	{kind: "anthropic-key", prio: prioToken, markers: []string{"sk-ant-"},
+		re: anchored(`sk-ant-[A-Za-z0-9_-]{20,}`)},
+	// Real keys are random: mixed case and digits. Requiring that keeps
+	// words such as "sk-learn-compatible-estimators" intact.
+	{kind: "openai-key", prio: prioToken, markers: []string{"sk-"},
+		re: anchored(`sk-[A-Za-z0-9_-]{20,}`), valid: openAIKey},
+	{kind: "stripe-key", prio: prioToken, markers: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
+		re: anchored(`[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`)},
+	{kind: "stripe-key", prio: prioToken, markers: []string{"whsec_"},
+		re: anchored(`whsec_[A-Za-z0-9+/=]{24,}`)},
+	{kind: "google-api-key", prio: prioToken, markers: []string{"aiza"},
+		re: anchored(`AIza[0-9A-Za-z_-]{35,}`)},
+	{kind: "aws-access-key", prio: prioToken, markers: []string{"akia", "asia"},
+		re: anchored(`(?:AKIA|ASIA)[A-Z0-9]{16}\b`)},
+	{kind: "npm-token", prio: prioToken, markers: []string{"npm_"},
+		re: anchored(`npm_[A-Za-z0-9]{36,}\b`)},
+	{kind: "huggingface-token", prio: prioToken, markers: []string{"hf_"},
+		re: anchored(`hf_[A-Za-z0-9]{34,}\b`), valid: mixedCase},
+	{kind: "sendgrid-key", prio: prioToken, markers: []string{"sg."},
+		re: anchored(`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`)},
+	// Header and payload are base64url JSON objects, hence "eyJ" ({").
+	{kind: "jwt", prio: prioJWT, markers: []string{"eyj"}, max: 16 << 10,
+		re: anchored(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`)},
+}
+
+func (p *pattern) match(s string, at int, add addFunc) {
+	if at > 0 && isWordChar(s[at-1]) {
+		return
+	}
+	limit := p.max
+	if limit == 0 {
+		limit = 512
+	}
+	end := min(len(s), at+limit)
+	if nl := strings.IndexByte(s[at:end], '\n'); nl >= 0 {
+		end = at + nl
+	}
+	m := p.re.FindStringSubmatchIndex(s[at:end])
+	if m == nil {
+		return
+	}
+	a, b := at+m[0], at+m[1]
+	if len(m) > 2 {
+		a, b = at+m[2], at+m[3]
+	}
+	// A match cut by the window goes on to the end of the token.
+	for b == end && b < len(s) && isTokenChar(s[b]) {
+		b++
+		end++
+	}
+	if p.valid != nil && !p.valid(s[a:b]) {
+		return
+	}
+	add(a, b, p.kind, p.prio)
+}
+
+func isWordChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+func isTokenChar(c byte) bool {
+	return isWordChar(c) || c == '-' || c == '.' || c == '+' || c == '/' || c == '='
+}
+
+// urlPassword redacts the password of scheme://user:password@host, keeping
+// user and host; at is the position of "://". The password runs to the last
+// '@' of the authority, so passwords containing '@' or ':' go whole. A user
+// part with brackets is a placeholder already.
+func urlPassword(s string, at int, add addFunc) {
+	i := at
+	for i > 0 && isSchemeChar(s[i-1]) {
+		i--
+	}
+	if !hasLetter(s[i:at]) {
+		return
+	}
+	j := at + len("://")
+	k := j
+	for k < len(s) && !isURLStop(s[k]) {
+		k++
+	}
+	auth := s[j:k]
+	last := strings.LastIndexByte(auth, '@')
+	if last < 0 {
+		return
+	}
+	user, pw, ok := strings.Cut(auth[:last], ":")
+	if !ok || pw == "" || strings.ContainsAny(user, "@[]") {
+		return
+	}
+	if isPlaceholders(pw) || isReference(pw) || strings.Trim(pw, "*") == "" {
+		return
+	}
+	a := j + len(user) + 1
+	add(a, a+len(pw), "url-password", prioURL)
+}
+
+func isSchemeChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+func isURLStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', '/', '?', '#', '"', '\'', '<', '>':
+		return true
+	}
+	return false
+}
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// bearer redacts "Bearer <token>" outside an Authorization header; at is
+// the position of "bearer" (any case). The token must look like one, so
+// "Bearer authentication" stays.
+func bearer(s string, at int, add addFunc) {
+	if at > 0 && isWordChar(s[at-1]) {
+		return
+	}
+	a := skipBlank(s, at+len("bearer"))
+	if a == at+len("bearer") {
+		return
+	}
+	b := a
+	for b < len(s) && (isTokenChar(s[b]) || s[b] == '~') {
+		b++
+	}
+	if b-a >= 16 && letterAndDigit(s[a:b]) {
+		add(a, b, "bearer-token", prioHeader)
+	}
+}
+
+var (
+	pemBegin = anchored(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemEnd   = regexp.MustCompile(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// pem redacts a private key block from BEGIN (at) through END, across lines
+// or JSON-escaped newlines. A block without END (a truncated paste) runs
+// over the base64 and header lines that follow it.
+func (f *finder) pem(at int, add addFunc) {
+	s := f.s
+	m := pemBegin.FindStringIndex(s[at:min(len(s), at+128)])
+	if m == nil {
+		return
+	}
+	end := at + m[1]
+	// The next END is remembered so many BEGINs stay linear.
+	if !f.noPEMEnd && f.pemEnd < end {
+		if e := pemEnd.FindStringIndex(s[end:]); e != nil {
+			f.pemEnd = end + e[1]
+		} else {
+			f.noPEMEnd = true
+		}
+	}
+	if f.noPEMEnd {
+		end = pemBody(s, end)
+	} else {
+		end = f.pemEnd
+	}
+	add(at, end, "private-key", prioBlock)
+}
+
+// pemBody returns where the body of an unterminated key block starting at
+// i ends: the rest of the BEGIN line if it is base64 (possibly with escaped
+// newlines), then whole lines of base64 or "Header: value".
+func pemBody(s string, i int) int {
+	for i < len(s) && (isBase64(s[i]) || s[i] == '\\' || s[i] == '\r') {
+		i++
+	}
+	for i < len(s) && s[i] == '\n' {
+		j := strings.IndexByte(s[i+1:], '\n')
+		if j < 0 {
+			j = len(s)
+		} else {
+			j += i + 1
+		}
+		line := strings.TrimSpace(s[i+1 : j])
+		if line == "" || !(allBase64(line) || isPEMHeader(line)) {
+			return i
+		}
+		i = j
+	}
+	return i
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+func allBase64(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isBase64(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPEMHeader matches "Proc-Type: 4,ENCRYPTED" and "DEK-Info: …" lines.
+func isPEMHeader(line string) bool {
+	k, _, ok := strings.Cut(line, ": ")
+	if !ok || k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// mixedCase reports whether a token has upper case, lower case and digits,
+// as random keys do and words do not.
+func mixedCase(s string) bool {
+	var up, low, dig bool
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z':
+			up = true
+		case c >= 'a' && c <= 'z':
+			low = true
+		case c >= '0' && c <= '9':
+			dig = true
+		}
+	}
+	return up && low && dig
+}
+
+// openAIKey leaves Anthropic keys (also "sk-") to their own pattern.
+func openAIKey(s string) bool { return !strings.HasPrefix(s, "sk-ant-") && mixedCase(s) }
+
+func letterAndDigit(s string) bool {
+	var letter, dig bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter = letter || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z'
+		dig = dig || c >= '0' && c <= '9'
+	}
+	return letter && dig
+}

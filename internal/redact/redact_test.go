@@ -1,0 +1,308 @@
+package redact
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// All secrets in this file and in testdata/ are fake: correctly shaped so
+// the patterns see them, never issued by any provider.
+
+type secretSample struct {
+	kind, secret, line string // line holds the secret where "@@" was
+	want               string // line with the placeholder
+}
+
+func loadSecrets(t testing.TB) []secretSample {
+	t.Helper()
+	var out []secretSample
+	for _, row := range readLines(t, "secrets.txt") {
+		f := strings.Split(row, "\t")
+		if len(f) != 3 || !strings.Contains(f[2], "@@") {
+			t.Fatalf("secrets.txt: malformed row %q", row)
+		}
+		out = append(out, secretSample{
+			kind:   f[0],
+			secret: f[1],
+			line:   strings.ReplaceAll(f[2], "@@", f[1]),
+			want:   strings.ReplaceAll(f[2], "@@", placeholder(f[0])),
+		})
+	}
+	return append(out, pemSamples()...)
+}
+
+// pemSamples are multi-line private key blocks; the whole block goes.
+func pemSamples() []secretSample {
+	const body = "MIIEowIBAAKCAQEAFAKEFAKEFAKEexampleONLYnotAkey0123456789abcdefghij\n" +
+		"klmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+/FAKEFAKE==\n"
+	block := func(label string) string {
+		return "-----BEGIN " + label + "-----\n" + body + "-----END " + label + "-----"
+	}
+	var out []secretSample
+	for _, label := range []string{"RSA PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK"} {
+		out = append(out, secretSample{
+			kind: "private-key", secret: body[:40],
+			line: "$ cat id\n" + block(label) + "\n$ ssh-add id",
+			want: "$ cat id\n[REDACTED:private-key]\n$ ssh-add id",
+		})
+	}
+	// PEM headers of an encrypted legacy key are part of the block.
+	legacy := "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,FAKE0123456789ABCDEF\n\n" + body + "-----END RSA PRIVATE KEY-----"
+	out = append(out, secretSample{kind: "private-key", secret: "DEK-Info: AES-128-CBC,FAKE", line: legacy + "\nok", want: "[REDACTED:private-key]\nok"})
+	// JSON-escaped inside a transcript line or a service account file: the
+	// labelled value (up to its closing quote) and the block merge.
+	escaped := strings.ReplaceAll(block("PRIVATE KEY"), "\n", `\n`)
+	out = append(out, secretSample{
+		kind: "private-key", secret: "FAKEFAKEFAKEexampleONLY",
+		line: `{"type": "service_account", "private_key": "` + escaped + `\n", "client_email": "x@example.iam.gserviceaccount.com"}`,
+		want: `{"type": "service_account", "private_key": "[REDACTED:private-key]", "client_email": "x@example.iam.gserviceaccount.com"}`,
+	})
+	// Truncated paste (head -3): no END line; the base64 lines still go.
+	out = append(out, secretSample{
+		kind: "private-key", secret: "klmnopqrstuvwxyz",
+		line: "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n" + body + "\nThat is the key.",
+		want: "$ head -3 id_rsa\n[REDACTED:private-key]\n\nThat is the key.",
+	})
+	return out
+}
+
+func readLines(t testing.TB, name string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "# ") {
+			continue
+		}
+		out = append(out, line)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSecretsRedacted(t *testing.T) {
+	samples := loadSecrets(t)
+	kinds := map[string]bool{}
+	for _, s := range samples {
+		kinds[s.kind] = true
+		got := String(s.line)
+		if strings.Contains(got, s.secret) {
+			t.Errorf("%s: secret survived\n in:  %q\n out: %q", s.kind, s.line, got)
+		}
+		if got != s.want {
+			t.Errorf("%s:\n in:   %q\n got:  %q\n want: %q", s.kind, s.line, got, s.want)
+		}
+		if !Contains(s.line) {
+			t.Errorf("%s: Contains(%q) = false", s.kind, s.line)
+		}
+		// Surrounding prose and code on other lines are kept verbatim.
+		const before, after = "Earlier: go test ./... passed.\n", "\nLater: commit 3f786850e387550fdab836ed7e6dc881de23001b."
+		if got := String(before + s.line + after); got != before+s.want+after {
+			t.Errorf("%s in context:\n got:  %q\n want: %q", s.kind, got, before+s.want+after)
+		}
+	}
+	if len(samples) < 30 {
+		t.Fatalf("only %d secret samples", len(samples))
+	}
+	t.Logf("%d secret samples redacted across %d kinds", len(samples), len(kinds))
+}
+
+func TestLookalikesPreserved(t *testing.T) {
+	lines := readLines(t, "lookalikes.txt")
+	for _, line := range lines {
+		if got := String(line); got != line {
+			t.Errorf("changed a look-alike:\n in:  %q\n out: %q", line, got)
+		}
+		if Contains(line) {
+			t.Errorf("Contains(%q) = true", line)
+		}
+	}
+	code, err := os.ReadFile(filepath.Join("testdata", "code.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := String(string(code)); got != string(code) {
+		t.Errorf("changed code.txt:\n%s", got)
+	}
+	if len(lines) < 30 {
+		t.Fatalf("only %d look-alikes", len(lines))
+	}
+	t.Logf("%d look-alike lines (+ code.txt) preserved byte-identical", len(lines))
+}
+
+func TestSeveralSecretsOnOneLine(t *testing.T) {
+	in := "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls"
+	want := "AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key] AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key] aws s3 ls"
+	if got := String(in); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A label and a token shape on the same value yield one placeholder with
+// the more specific kind.
+func TestOverlapTakesSpecificKind(t *testing.T) {
+	in := `GITHUB_TOKEN="ghp_FAKEexample0123456789abcdefghijklmno"`
+	if got, want := String(in), `GITHUB_TOKEN="[REDACTED:github-token]"`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestSmallValuesUnderSecretLabels(t *testing.T) {
+	for _, in := range []string{
+		"TOKEN_BUDGET=20000", "API_KEY_ROTATION_DAYS=90", "password_min_length: 12",
+		"REQUIRE_AUTH=false", "token = None", "secret: null", "AUTH=off", "TOKEN_TTL=30s",
+		`PASSWORD=""`, "token: ''",
+	} {
+		if got := String(in); got != in {
+			t.Errorf("String(%q) = %q, want unchanged", in, got)
+		}
+	}
+	// Numbers too long to be a count are treated as secrets (PIN-like).
+	if got := String("PASSWORD=123456789012"); got != "PASSWORD=[REDACTED:password]" {
+		t.Errorf("long numeric password: %q", got)
+	}
+}
+
+func TestPrivateBlocks(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a <private>hidden</private> b", "a [private] b"},
+		{"a <PRIVATE>hidden</Private> b", "a [private] b"},
+		{"x <private>line one\nline two\n</private>\ny", "x [private]\ny"},
+		{"1 <private>a</private> 2 <private>b</private> 3", "1 [private] 2 [private] 3"},
+		// Nested-looking: the block ends at the matching close tag.
+		{"a <private>out <private>in</private> still out</private> b", "a [private] b"},
+		// Unclosed: private to the end of the text.
+		{"keep this <private>everything\nafter here", "keep this [private]"},
+		{"keep <private>a</private> and <private>b", "keep [private] and [private]"},
+		{"nested unclosed <private>a <private>b</private> c", "nested unclosed [private]"},
+		// A stray close tag is ordinary text.
+		{"a </private> b", "a </private> b"},
+		{"no tags at all", "no tags at all"},
+		// Secrets around a block are still redacted.
+		{"key AKIAIOSFODNN7EXAMPLE <private>x</private>", "key [REDACTED:aws-access-key] [private]"},
+	}
+	for _, tt := range tests {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestIdempotentOnCorpus(t *testing.T) {
+	var in []string
+	for _, s := range loadSecrets(t) {
+		in = append(in, s.line)
+	}
+	in = append(in, readLines(t, "lookalikes.txt")...)
+	for _, s := range in {
+		once := String(s)
+		if twice := String(once); twice != once {
+			t.Errorf("not idempotent:\n once  %q\n twice %q", once, twice)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	in := []byte("token: ghp_FAKEexample0123456789abcdefghijklmno")
+	if got, want := string(Bytes(in)), "token: [REDACTED:github-token]"; got != want {
+		t.Errorf("Bytes = %q, want %q", got, want)
+	}
+	clean := []byte("nothing to see")
+	if got := Bytes(clean); &got[0] != &clean[0] {
+		t.Error("Bytes copied a clean input; want it returned as is")
+	}
+}
+
+func TestNonASCIIKeepsOffsets(t *testing.T) {
+	// strings.ToLower would change the length of İ; offsets must still line up.
+	in := "İİİ Ünïcödé password=hunter2! ✓"
+	if got, want := String(in), "İİİ Ünïcödé password=[REDACTED:password] ✓"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// privateSentinel marks the content of a <private> block in the fuzz target;
+// it is removed from the rest of the input so any occurrence in the output
+// is a leak.
+const privateSentinel = "\uE000"
+
+func FuzzString(f *testing.F) {
+	for _, s := range loadSecrets(f) {
+		f.Add(s.line, "secret", "tail")
+	}
+	for _, s := range readLines(f, "lookalikes.txt") {
+		f.Add("x", s, s)
+	}
+	f.Add("<private>", "a</private>b", "</PRIVATE>")
+	f.Add("password=", "hunter2", "=x")
+	f.Add("https://u:", "p@ss", "@h/")
+	f.Fuzz(func(t *testing.T, prefix, content, suffix string) {
+		plain := prefix + content + suffix
+		once := String(plain)
+		if twice := String(once); twice != once {
+			t.Fatalf("not idempotent on %q:\n once  %q\n twice %q", plain, once, twice)
+		}
+		if strings.Contains(asciiLower(once), openTag) {
+			t.Fatalf("<private> survived in %q", once)
+		}
+
+		prefix = strings.ReplaceAll(prefix, privateSentinel, "")
+		suffix = strings.ReplaceAll(suffix, privateSentinel, "")
+		// Without '<' the content cannot close its block early.
+		content = strings.NewReplacer(privateSentinel, "", "<", "").Replace(content)
+		in := prefix + "<private>" + privateSentinel + content + privateSentinel + "</private>" + suffix
+		out := String(in)
+		if strings.Contains(out, privateSentinel) {
+			t.Fatalf("private content leaked:\n in  %q\n out %q", in, out)
+		}
+		if again := String(out); again != out {
+			t.Fatalf("not idempotent on %q:\n once  %q\n twice %q", in, out, again)
+		}
+	})
+}
+
+// benchText is ~100 kB of transcript-like prose and code with three secrets.
+func benchText(b testing.TB) string {
+	code, err := os.ReadFile(filepath.Join("testdata", "code.txt"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	looks := strings.Join(readLines(b, "lookalikes.txt"), "\n")
+	chunk := string(code) + "\n" + looks + "\n"
+	secrets := []string{
+		"export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n",
+		"curl -H 'Authorization: Bearer FAKEopaqueBearer0123456789' https://api.example.com\n",
+		"DATABASE_URL=postgres://admin:Sup3rS3cret@db.internal:5432/app\n",
+	}
+	var sb strings.Builder
+	for i := 0; sb.Len() < 100_000; i++ {
+		sb.WriteString(chunk)
+		if i%8 == 3 && i/8 < len(secrets) {
+			sb.WriteString(secrets[i/8])
+		}
+	}
+	return sb.String()
+}
+
+func BenchmarkString100KB(b *testing.B) {
+	text := benchText(b)
+	if n := strings.Count(String(text), "[REDACTED:"); n != 3 {
+		b.Fatalf("bench text has %d redactions, want 3", n)
+	}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		String(text)
+	}
+}
