@@ -38,6 +38,32 @@ var (
 		pkg/cache/lru.go scripts/deploy.sh config/settings.py lib/parser.rs web/vite.config.ts`)
 )
 
+// vocabulary makes size pronounceable pseudo-words. Real notes draw most
+// words from a long-tailed vocabulary; without one, every query term would
+// match most documents and benchmarks would measure a worst case only.
+func vocabulary(r *rand.Rand, size int) []string {
+	onsets := strings.Fields("b c d f g h j k l m n p r s t v w z br cl dr fl gr pl pr st tr sh ch th")
+	vowels := strings.Fields("a e i o u ai ea io ou")
+	codas := strings.Fields("n r s t l m nd st rk ng x")
+	seen := map[string]bool{}
+	words := make([]string, 0, size)
+	for len(words) < size {
+		var b strings.Builder
+		for s := 0; s < 1+r.IntN(3); s++ {
+			b.WriteString(onsets[r.IntN(len(onsets))])
+			b.WriteString(vowels[r.IntN(len(vowels))])
+		}
+		if r.IntN(2) == 0 {
+			b.WriteString(codas[r.IntN(len(codas))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+	}
+	return words
+}
+
 // Generate writes n synthetic learnings (100–400 words each, with titles,
 // tags, symptoms, code identifiers and paths) into docsDir. The same seed
 // gives the same KB.
@@ -47,28 +73,36 @@ func Generate(docsDir string, n int, seed uint64) error {
 	}
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	pick := func(words []string) string { return words[r.IntN(len(words))] }
+	vocab := vocabulary(r, 30000)
+	zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, 7)), 1.07, 2, uint64(len(vocab)-1))
+	word := func() string { return vocab[zipf.Uint64()] }
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < n; i++ {
 		tech, noun, verb, ident := pick(synthTech), pick(synthNouns), pick(synthVerbs), pick(synthIdents)
-		title := fmt.Sprintf("%s %s %s when %s is %s (#%d)", tech, noun, verb, pick(synthNouns), pick(synthWords), i)
+		title := fmt.Sprintf("%s %s %s when %s %s is %s", tech, noun, verb, word(), pick(synthNouns), word())
 		insight := fmt.Sprintf("Set %s in %s: the %s %s otherwise.", ident, pick(synthPaths), noun, verb)
 		words := 100 + r.IntN(301)
+		// Each learning is about a few things (its topic) and mentions
+		// others in passing, as real notes do: that gives technology words
+		// a realistic document frequency instead of appearing everywhere.
+		topic := []string{tech, noun, pick(synthTech), pick(synthNouns)}
+		idents := []string{ident, pick(synthIdents), pick(synthPaths)}
 		var body strings.Builder
 		sections := []string{"## Problem\n", "## Solution\n", "## Context\n"}
 		for s, head := range sections {
 			body.WriteString(head)
 			for w := 0; w < words/len(sections); w++ {
-				switch x := r.IntN(20); {
-				case x == 0:
-					body.WriteString("`" + pick(synthIdents) + "`")
-				case x == 1:
-					body.WriteString(pick(synthPaths))
-				case x < 5:
+				switch x := r.IntN(100); {
+				case x < 3:
+					body.WriteString("`" + pick(idents) + "`")
+				case x < 12:
+					body.WriteString(pick(topic))
+				case x < 14:
 					body.WriteString(pick(synthTech))
-				case x < 8:
-					body.WriteString(pick(synthNouns))
-				default:
+				case x < 40:
 					body.WriteString(pick(synthWords))
+				default:
+					body.WriteString(word())
 				}
 				if w%15 == 14 {
 					body.WriteString(".\n")
@@ -85,7 +119,7 @@ func Generate(docsDir string, n int, seed uint64) error {
 			KeyInsight: insight,
 			Confidence: []string{"high", "medium", "low"}[r.IntN(3)],
 			Category:   "debugging",
-			Tags:       []string{tech, noun},
+			Tags:       []string{tech, noun, word()},
 			Symptoms:   []string{fmt.Sprintf("%s %s", noun, verb)},
 			Scope:      []string{"project", "global"}[r.IntN(2)],
 			Project:    fmt.Sprintf("project-%d", r.IntN(20)),

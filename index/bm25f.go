@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"bytes"
 	"context"
 	"database/sql"
@@ -122,15 +123,16 @@ type corpusStats struct {
 
 func loadCorpusStats(ctx context.Context, db *sql.DB, stems []string) (corpusStats, error) {
 	cs := corpusStats{df: map[string]int{}}
-	var sums [numFields]sql.NullFloat64
-	err := db.QueryRowContext(ctx, `SELECT count(*), sum(l0), sum(l1), sum(l2), sum(l3) FROM stats`).
-		Scan(&cs.docs, &sums[0], &sums[1], &sums[2], &sums[3])
-	if err != nil {
+	var totals string
+	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='field_totals'`).Scan(&totals)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return cs, fmt.Errorf("search: %w", err)
 	}
+	var sums [numFields]float64
+	fmt.Sscan(totals, &cs.docs, &sums[0], &sums[1], &sums[2], &sums[3])
 	for f := range sums {
 		if cs.docs > 0 {
-			cs.avgLen[f] = sums[f].Float64 / float64(cs.docs)
+			cs.avgLen[f] = sums[f] / float64(cs.docs)
 		}
 	}
 	if len(stems) == 0 {
@@ -182,4 +184,50 @@ func (cs corpusStats) score(lens [numFields]int, tf []byte, stems []string) floa
 		total += idf * pseudo / (bm25K1 + pseudo)
 	}
 	return total
+}
+
+// saveCorpusTotals records the document count and per-field token totals
+// after a reindex, so a search reads one row instead of summing a column.
+func saveCorpusTotals(ctx context.Context, tx *sql.Tx) error {
+	var n int
+	var sums [numFields]sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT count(*), sum(l0), sum(l1), sum(l2), sum(l3) FROM stats`).
+		Scan(&n, &sums[0], &sums[1], &sums[2], &sums[3])
+	if err != nil {
+		return fmt.Errorf("reindex: totals: %w", err)
+	}
+	totals := fmt.Sprintf("%d %d %d %d %d", n, sums[0].Int64, sums[1].Int64, sums[2].Int64, sums[3].Int64)
+	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('field_totals',?)`, totals)
+	return err
+}
+
+// maxCandidateDF is the share of documents above which a term no longer
+// selects candidates: a word in most learnings says little about which
+// ones matter, while scoring its whole posting list costs the most. Such
+// terms still count when the candidates are scored.
+const maxCandidateDF = 0.4
+
+// selective returns the terms worth matching in FTS5: those whose document
+// frequency is at most maxCandidateDF, or the rarest term when all are
+// common. Small collections keep every term.
+func (cs corpusStats) selective(terms, stemOf []string) []string {
+	if cs.docs < 1000 {
+		return terms
+	}
+	limit := int(maxCandidateDF * float64(cs.docs))
+	var keep []string
+	rarest, rarestDF := "", -1
+	for i, t := range terms {
+		df := cs.df[stemOf[i]]
+		if df <= limit {
+			keep = append(keep, t)
+		}
+		if rarestDF < 0 || df < rarestDF {
+			rarest, rarestDF = t, df
+		}
+	}
+	if len(keep) == 0 && rarest != "" {
+		keep = []string{rarest}
+	}
+	return keep
 }

@@ -59,6 +59,8 @@ var schema = []string{
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
 	// stats and terms feed the BM25F re-scoring (bm25f.go).
 	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL, tf BLOB NOT NULL)`,
+	// a covering index, so summing field lengths never reads the tf blobs
+	`CREATE INDEX IF NOT EXISTS stats_lens ON stats(l0, l1, l2, l3)`,
 	`CREATE TABLE IF NOT EXISTS terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
@@ -74,12 +76,23 @@ type Index struct {
 	// Rebuilt is set when Open found the catalog missing, corrupt or of an
 	// older schema and rebuilt it from documents/; commands tell the user.
 	Rebuilt string
+	// RebuildStats is what that rebuild did, so a caller about to reindex
+	// anyway can skip a second pass.
+	RebuildStats Stats
+}
+
+// OpenOption adjusts Open.
+type OpenOption func(*UpdateOptions)
+
+// WithProgress reports the progress of a rebuild that Open may have to do.
+func WithProgress(fn func(done, total int)) OpenOption {
+	return func(o *UpdateOptions) { o.Progress = fn }
 }
 
 // Open opens (creating if needed) the catalog in indexDir for the documents
 // in docsDir. A missing, unreadable or outdated catalog is rebuilt from the
 // documents, and Rebuilt says why.
-func Open(ctx context.Context, docsDir, indexDir string) (*Index, error) {
+func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*Index, error) {
 	if err := fsutil.EnsureDir(indexDir); err != nil {
 		return nil, err
 	}
@@ -120,11 +133,16 @@ func Open(ctx context.Context, docsDir, indexDir string) (*Index, error) {
 	if len(files) == 0 {
 		return ix, nil // a new, empty knowledge base: nothing to say
 	}
-	st, err := ix.Update(ctx, UpdateOptions{})
+	var uo UpdateOptions
+	for _, o := range opts {
+		o(&uo)
+	}
+	st, err := ix.Update(ctx, uo)
 	if err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("rebuild index %s: %w", path, err)
 	}
+	ix.RebuildStats = st
 	ix.Rebuilt = fmt.Sprintf("%s; rebuilt it from %d documents in %s", reason, st.Indexed, st.Duration.Round(time.Millisecond))
 	return ix, nil
 }

@@ -374,7 +374,28 @@ type hit struct {
 // lexical finds candidates with FTS5 (porter stemming, weighted bm25) and
 // re-scores them with BM25F (bm25f.go), best first.
 func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
-	rows, err := ix.db.QueryContext(ctx, bm25SQL, quoteAll(terms), candidates)
+	cache := map[string]string{}
+	stemOf := make([]string, len(terms))
+	seen := map[string]bool{}
+	var stems []string
+	for i, t := range terms {
+		st := analyze(t, cache)
+		if len(st) == 0 {
+			continue
+		}
+		stemOf[i] = st[0]
+		for _, s := range st {
+			if !seen[s] {
+				seen[s] = true
+				stems = append(stems, s)
+			}
+		}
+	}
+	cs, err := loadCorpusStats(ctx, ix.db, stems)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := ix.db.QueryContext(ctx, bm25SQL, quoteAll(cs.selective(terms, stemOf)), candidates)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -394,21 +415,6 @@ func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
 	}
 	if len(ns) == 0 {
 		return nil, nil
-	}
-	cache := map[string]string{}
-	seen := map[string]bool{}
-	var stems []string
-	for _, t := range terms {
-		for _, s := range analyze(t, cache) {
-			if !seen[s] {
-				seen[s] = true
-				stems = append(stems, s)
-			}
-		}
-	}
-	cs, err := loadCorpusStats(ctx, ix.db, stems)
-	if err != nil {
-		return nil, err
 	}
 	rows, err = ix.db.QueryContext(ctx,
 		`SELECT n, l0, l1, l2, l3, tf FROM stats WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, ns...)

@@ -145,8 +145,10 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, f.Path); err != nil {
-			return st, err
+		if _, wasBad := bad[f.Path]; wasBad {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, f.Path); err != nil {
+				return st, err
+			}
 		}
 		if ok {
 			if err := w.remove(k.n); err != nil {
@@ -171,6 +173,14 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, path); err != nil {
 				return st, err
 			}
+		}
+	}
+	if err := w.flushDF(); err != nil {
+		return st, err
+	}
+	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
+		if err := saveCorpusTotals(ctx, tx); err != nil {
+			return st, err
 		}
 	}
 	if st.Removed+st.Updated > 0 {
@@ -272,12 +282,16 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 type writer struct {
 	ctx                                            context.Context
 	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
-	insStats, getStats, delStats, incDF, decDF     *sql.Stmt
+	insStats, getStats, delStats, addDF            *sql.Stmt
 	stems                                          map[string]string
+	// dfDelta collects document-frequency changes for one write at the end
+	// of the transaction: one statement per distinct term instead of one
+	// per term of every document.
+	dfDelta map[string]int
 }
 
 func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{ctx: ctx, stems: map[string]string{}}
+	w := &writer{ctx: ctx, stems: map[string]string{}, dfDelta: map[string]int{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -292,8 +306,7 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
 		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
-		{&w.incDF, `INSERT INTO terms(term,df) VALUES(?,1) ON CONFLICT(term) DO UPDATE SET df=df+1`},
-		{&w.decDF, `UPDATE terms SET df=df-1 WHERE term=?`},
+		{&w.addDF, `INSERT INTO terms(term,df) VALUES(?1,?2) ON CONFLICT(term) DO UPDATE SET df=df+?2`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -306,11 +319,25 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.incDF, w.decDF} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.addDF} {
 		if s != nil {
 			s.Close()
 		}
 	}
+}
+
+// flushDF applies the collected document-frequency changes.
+func (w *writer) flushDF() error {
+	for t, d := range w.dfDelta {
+		if d == 0 {
+			continue
+		}
+		if _, err := w.addDF.ExecContext(w.ctx, t, d); err != nil {
+			return fmt.Errorf("reindex: term statistics: %w", err)
+		}
+	}
+	clear(w.dfDelta)
+	return nil
 }
 
 func (w *writer) remove(n int64) error {
@@ -320,9 +347,7 @@ func (w *writer) remove(n int64) error {
 		return fmt.Errorf("reindex: remove: %w", err)
 	}
 	for _, t := range termsOf(tf) {
-		if _, err := w.decDF.ExecContext(w.ctx, t); err != nil {
-			return fmt.Errorf("reindex: remove: %w", err)
-		}
+		w.dfDelta[t]--
 	}
 	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
@@ -361,9 +386,7 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	for t := range st.tf {
-		if _, err := w.incDF.ExecContext(w.ctx, t); err != nil {
-			return fmt.Errorf("index %s: %w", l.ID, err)
-		}
+		w.dfDelta[t]++
 	}
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
 	if len(idents) > 0 {

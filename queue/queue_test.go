@@ -572,6 +572,8 @@ func TestLockIsBounded(t *testing.T) {
 		t.Errorf("Depth under a held lock = %d, want 1 without waiting", d)
 	}
 
+	// The three abandoned waits above take the lock once it is free and
+	// must give it straight back, or this Enqueue would time out too.
 	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}

@@ -116,10 +116,10 @@ func jsonString(s string) []byte {
 //
 // The opening quote is left out on purpose: JSON has a '"' every few bytes,
 // which pushes bytes.Index off its IndexByte fast path onto a brute-force
-// scan (measured: 6.6 s of 9.7 s of CPU in 8,000 enqueues), while the closing quote
-// keeps a value from matching a key ("session" vs "session_id"). 32 bytes
-// stay within bytes.Index's SIMD needle size and still single out a path by
-// its file name.
+// scan (measured: 6.6 s of the 9.7 s of CPU that 8,000 enqueues took). The
+// closing quote keeps keys from matching ("session" vs "session_id"), and 32
+// bytes stay within bytes.Index's SIMD needle size while still singling out
+// a path by its file name.
 func valueNeedle(s string) []byte {
 	b := jsonString(s)
 	b = b[1:]

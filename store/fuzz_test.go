@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"testing"
 )
@@ -57,6 +58,15 @@ func FuzzParse(f *testing.F) {
 		}
 		if !l2.Created.Equal(l.Created) || !l2.Updated.Equal(l.Updated) {
 			t.Fatalf("round trip changed the times: %v/%v -> %v/%v", l.Created, l.Updated, l2.Created, l2.Updated)
+		}
+		// After one rewrite the document is stable: rewriting it again
+		// must not keep changing it (fields drifting, comments moving).
+		out2, err := l2.Marshal()
+		if err != nil {
+			t.Fatalf("second Marshal: %v", err)
+		}
+		if !bytes.Equal(out, out2) {
+			t.Fatalf("Marshal is not stable:\n%q\n%q", out, out2)
 		}
 		_ = l.PlainBody()
 		_ = ExtractEntities(l)

@@ -252,10 +252,11 @@ const maxAliasExpansion = 10000
 
 var errTooManyAliases = errors.New("YAML aliases expand to too many values")
 
-// aliasTarget follows alias nodes to the node they name.
+// aliasTarget returns the node an alias names, or n itself. (An anchor is
+// never put on an alias, so one step is enough.)
 func aliasTarget(n *yaml.Node) *yaml.Node {
-	for i := 0; n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
 	}
 	return n
 }

@@ -73,6 +73,24 @@ func TestParseDesignExample(t *testing.T) {
 	if len(l.extra) != 0 {
 		t.Errorf("the example has no unknown fields, got %d extra nodes", len(l.extra))
 	}
+
+	out, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Parse(out)
+	if err != nil {
+		t.Fatalf("Parse(Marshal(example)): %v\n%s", err, out)
+	}
+	assertLearningEqual(t, again, want, ts, ts)
+	for _, line := range []string{
+		"source: {harness: claude, session_id: 8f14e45f-…, trigger: precompact-auto}\n",
+		"tags: [oauth, cookies]\n",
+	} {
+		if !bytes.Contains(out, []byte(line)) {
+			t.Errorf("Marshal should keep the compact style of DESIGN §3 (%q):\n%s", line, out)
+		}
+	}
 }
 
 func TestParseGood(t *testing.T) {

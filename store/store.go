@@ -102,11 +102,15 @@ func (s *Store) Read(id string) (*Learning, error) {
 	return l, err
 }
 
-// Write validates l, fills Type and Updated when empty, and writes it
+// Write validates l, fills Type and Updated when empty, ends a non-empty
+// body with a newline (Marshal writes the body as it is), and writes it
 // atomically to documents/<id>.md.
 func (s *Store) Write(l *Learning) error {
 	if l.Type == "" {
 		l.Type = "learning"
+	}
+	if l.Body != "" && !strings.HasSuffix(l.Body, "\n") {
+		l.Body += "\n"
 	}
 	if l.Updated.IsZero() {
 		l.Updated = l.Created

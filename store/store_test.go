@@ -208,6 +208,34 @@ func TestWriteRead(t *testing.T) {
 	}
 }
 
+// Files written by Write end with a newline even when the body given does
+// not; l is updated to match what was written.
+func TestWriteEndsBodyWithNewline(t *testing.T) {
+	s := Open(t.TempDir())
+	for _, tt := range []struct{ body, want string }{
+		{"no newline", "no newline\n"},
+		{"one\n", "one\n"},
+		{"crlf\r\n", "crlf\r\n"},
+		{"", ""},
+	} {
+		l := newLearning("body " + tt.body)
+		l.Body = tt.body
+		if err := s.Write(l); err != nil {
+			t.Fatal(err)
+		}
+		if l.Body != tt.want {
+			t.Errorf("Write left Body %q, want %q", l.Body, tt.want)
+		}
+		data, err := os.ReadFile(l.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(string(data), "---\n"+tt.want) {
+			t.Errorf("file ends %q, want body %q", data, tt.want)
+		}
+	}
+}
+
 func TestWriteManyLeavesNoTempFiles(t *testing.T) {
 	s := Open(t.TempDir())
 	var want []string

@@ -56,12 +56,12 @@ func (f *Factory) Config() (*config.Config, error) {
 // OpenIndex opens the catalog, tells the user on stderr when it had to be
 // rebuilt, and (when refresh is set) picks up documents changed on disk
 // since the last reindex.
-func (f *Factory) OpenIndex(ctx context.Context, refresh bool) (*index.Index, error) {
+func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.OpenOption) (*index.Index, error) {
 	c, err := f.Config()
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 	}

@@ -20,15 +20,10 @@ documents cost one stat. --full rebuilds the index from scratch. Malformed
 documents are reported and skipped.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := f.OpenIndex(cmd.Context(), false)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			opts := index.UpdateOptions{Full: full}
 			var bar *progressbar.ProgressBar
+			var progress func(done, total int)
 			if f.IO.ErrTTY && !asJSON {
-				opts.Progress = func(done, total int) {
+				progress = func(done, total int) {
 					if bar == nil {
 						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.Err),
 							progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
@@ -37,7 +32,17 @@ documents are reported and skipped.`,
 					_ = bar.Set(done)
 				}
 			}
-			st, err := ix.Update(cmd.Context(), opts)
+			ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress))
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			// A catalog Open just rebuilt is complete: a second pass would
+			// only repeat the work.
+			st := ix.RebuildStats
+			if ix.Rebuilt == "" {
+				st, err = ix.Update(cmd.Context(), index.UpdateOptions{Full: full, Progress: progress})
+			}
 			if bar != nil {
 				_ = bar.Finish()
 			}

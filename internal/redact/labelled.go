@@ -16,7 +16,9 @@ var labelWords = []string{"secret", "token", "pass", "auth", "credential", "key"
 //	KEY=value   export KEY="value"   key: value   "key": "value"   key := "value"
 //	--password value   Authorization: Bearer value   the token is <high-entropy>
 //
-// It returns the end of the key so later hits inside it are skipped.
+// It returns where the next hit may start: after the key, or after the
+// value if that was redacted or is long (so runs such as "token=token=…"
+// stay linear). A short value that is code is searched for keys inside it.
 func labelledAt(s string, i, wlen int, add addFunc) int {
 	ks, ke := i, i+wlen
 	for ks > 0 && isKeyChar(s[ks-1]) {
@@ -25,7 +27,14 @@ func labelledAt(s string, i, wlen int, add addFunc) int {
 	for ke < len(s) && isKeyChar(s[ke]) {
 		ke++
 	}
-	labelled(s, ks, ke, add)
+	redacted := false
+	end := labelled(s, ks, ke, func(start, end int, kind string, prio int) {
+		redacted = true
+		add(start, end, kind, prio)
+	})
+	if redacted || end-ke > 1024 {
+		return max(end, ke)
+	}
 	return ke
 }
 
@@ -33,9 +42,10 @@ func isKeyChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
 }
 
-// labelled handles the key s[ks:ke]. The cheap syntax checks come first:
-// most label words in a text are prose, not keys.
-func labelled(s string, ks, ke int, add addFunc) {
+// labelled handles the key s[ks:ke] and returns the end of the value it
+// looked at (0 if none). The cheap syntax checks come first: most label
+// words in a text are prose, not keys.
+func labelled(s string, ks, ke int, add addFunc) int {
 	key := s[ks:ke]
 	p := ke
 	// The closing quote of a quoted key, plain or JSON-escaped.
@@ -49,10 +59,10 @@ func labelled(s string, ks, ke int, add addFunc) {
 	if sep == "" {
 		switch {
 		case q == p || q >= len(s):
-		case strings.HasPrefix(key, "--") && s[q] != '-':
+		case strings.HasPrefix(key, "--") && p == ke && s[q] != '-':
 			// --password value
 			if kind, ok := keyKind(key); ok && kind != "authorization" {
-				labelledValue(s, q, kind, "", false, false, add)
+				return label{key: key, kind: kind}.value(s, q, add)
 			}
 		case plainWord(key):
 			// prose: "the token is <value>"; only high-entropy values.
@@ -62,76 +72,92 @@ func labelled(s string, ks, ke int, add addFunc) {
 			}
 			if v := s[q:w]; (v == "is" || v == "was") && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
 				a, b := bareValue(s, skipBlank(s, w), false)
-				if v := s[a:b]; len(v) >= 12 && letterAndDigit(v) && !isPlaceholders(v) {
+				if v := s[a:b]; len(v) >= 12 && letterAndDigit(v) && !strings.Contains(v, "[REDACTED:") {
 					if kind, ok := keyKind(key); ok && kind != "authorization" {
 						add(a, b, kind, prioLabeled)
 					}
 				}
+				return b
 			}
 		}
-		return
+		return 0
 	}
 	if sep == ":" && ks > 0 && s[ks-1] == ':' {
-		return // a segment of a colon-separated name (ARN, URN), not a label
+		return 0 // a segment of a colon-separated name (ARN, URN), not a label
 	}
 	kind, ok := keyKind(key)
 	if !ok {
-		return
+		return 0
 	}
 	q = skipBlank(s, q+len(sep))
 	if kind == "authorization" {
-		authorization(s, q, add)
-		return
+		return authorization(s, q, add)
 	}
-	// A plain word before a colon may be prose ("Token: it expired"):
-	// only a value alone on its line counts then.
-	inQuery := ks > 0 && (s[ks-1] == '?' || s[ks-1] == '&')
-	labelledValue(s, q, kind, sep, sep == ":" && plainWord(key) && !quotedAt(s, ks), inQuery, add)
+	return label{
+		key: key, kind: kind, sep: sep,
+		inQuery: ks > 0 && (s[ks-1] == '?' || s[ks-1] == '&'),
+	}.value(s, q, add)
 }
 
-// labelledValue redacts the value starting at q unless it is not a secret.
-func labelledValue(s string, q int, kind, sep string, mustEndLine, inQuery bool, add addFunc) {
+// label is a key that names a secret and how its value was introduced.
+type label struct {
+	key, kind, sep string
+	// inQuery: the key is a URL query parameter, so & and # end the value.
+	inQuery bool
+}
+
+// value redacts the value starting at q unless it is not a secret, and
+// returns the end of the value.
+func (l label) value(s string, q int, add addFunc) int {
 	if q >= len(s) {
-		return
+		return q
 	}
 	a, b, quoted := q, q, false
 	if n := quoteLen(s, q); n > 0 {
 		if c := closingQuote(s, q+n, s[q:q+n]); c >= 0 {
 			a, b, quoted = q+n, c, true
 		} else {
-			a, b = bareValue(s, q+n, inQuery)
+			a, b = bareValue(s, q+n, l.inQuery)
 		}
 	} else {
-		a, b = bareValue(s, q, inQuery)
+		a, b = bareValue(s, q, l.inQuery)
 		// "Bearer xyz" as a value: the credential is the second word.
-		if w := strings.ToLower(s[a:b]); (w == "bearer" || w == "basic" || w == "token") && b < len(s) && (s[b] == ' ' || s[b] == '\t') {
-			if c, d := bareValue(s, skipBlank(s, b), inQuery); d > c {
+		if w := asciiLower(s[a:b]); (w == "bearer" || w == "basic") && b < len(s) && (s[b] == ' ' || s[b] == '\t') {
+			if c, d := bareValue(s, skipBlank(s, b), l.inQuery); d-c >= 3 && isWordChar(s[c]) {
 				b = d
 			}
 		}
 	}
 	v := s[a:b]
 	if notSecret(v, quoted) {
-		return
+		return b
 	}
-	if !quoted {
-		if sep == ":" && isTypeName(v) {
+	if quoted {
+		// "prefix" + rest is code building a string, not a secret.
+		if r := skipBlank(s, b+quoteLen(s, b)); r < len(s) && s[r] == '+' {
+			return b
+		}
+	} else {
+		if l.sep == ":" && isTypeName(v) {
 			// token: str = "value"
 			if r := skipBlank(s, b); separator(s, r) == "=" {
-				labelledValue(s, skipBlank(s, r+1), kind, "=", false, false, add)
+				return label{key: l.key, kind: l.kind, sep: "="}.value(s, skipBlank(s, r+1), add)
 			}
-			return
+			return b
 		}
-		if mustEndLine && !lineEndsAt(s, b) {
-			return
+		// After a colon a bare value must end its line: "key: value" in
+		// YAML or a header, not "error: wrong key length" in a message.
+		if (l.sep == ":" || l.sep == "=>") && !lineEndsAt(s, b) || isCode(v, s, b, l.key) {
+			return b
 		}
 	}
-	add(a, b, kind, prioLabeled)
+	add(a, b, l.kind, prioLabeled)
+	return b
 }
 
 // authorization redacts the credential of an Authorization header whose
-// value starts at q, keeping the scheme.
-func authorization(s string, q int, add addFunc) {
+// value starts at q, keeping the scheme, and returns the end of the value.
+func authorization(s string, q int, add addFunc) int {
 	if n := quoteLen(s, q); n > 0 {
 		q += n
 	}
@@ -145,15 +171,14 @@ func authorization(s string, q int, add addFunc) {
 			kind = "basic-auth"
 		case "token", "digest", "negotiate", "ntlm", "apikey", "sso-key", "aws4-hmac-sha256", "hoba", "mutual":
 		default:
-			return // prose: "Authorization: required for every call"
+			return b // prose: "Authorization: required for every call"
 		}
 		a, b = bareValue(s, skipBlank(s, b), false)
 	}
-	v := s[a:b]
-	if notSecret(v, false) || len(v) < 3 {
-		return
+	if v := s[a:b]; !notSecret(v, false) && len(v) >= 3 {
+		add(a, b, kind, prioHeader)
 	}
-	add(a, b, kind, prioHeader)
+	return b
 }
 
 // separator returns the assignment operator at s[q:], if any.
@@ -188,11 +213,17 @@ func bareValue(s string, q int, inQuery bool) (int, int) {
 		}
 		e++
 	}
-	for e > q && strings.IndexByte(".,;)}", s[e-1]) >= 0 {
+	for e > q && strings.IndexByte(trailing, s[e-1]) >= 0 {
 		e--
 	}
 	return q, e
 }
+
+// trailing is punctuation that ends a sentence or an expression rather
+// than a bare value.
+const trailing = ".,:;)}"
+
+const maxQuoted = 4096
 
 func isQuote(c byte) bool { return c == '"' || c == '\'' || c == '`' }
 
@@ -209,9 +240,10 @@ func quoteLen(s string, q int) int {
 }
 
 // closingQuote finds quote (as opened) on the same line from i, skipping
-// backslash-escaped quotes; -1 if the string is not closed on this line.
+// backslash-escaped quotes; -1 if the string is not closed on this line
+// within maxQuoted bytes, which bounds the work per label.
 func closingQuote(s string, i int, quote string) int {
-	for ; i < len(s) && s[i] != '\n'; i++ {
+	for end := min(len(s), i+maxQuoted); i < end && s[i] != '\n'; i++ {
 		if strings.HasPrefix(s[i:], quote) {
 			return i
 		}
@@ -222,8 +254,6 @@ func closingQuote(s string, i int, quote string) int {
 	return -1
 }
 
-func quotedAt(s string, ks int) bool { return ks > 0 && isQuote(s[ks-1]) }
-
 func skipBlank(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
@@ -231,9 +261,12 @@ func skipBlank(s string, i int) int {
 	return i
 }
 
-// lineEndsAt reports whether only blanks, a comment or the end of a
-// (possibly JSON-escaped) line or string follow i.
+// lineEndsAt reports whether only punctuation, blanks, a comment or the end
+// of a (possibly JSON-escaped) line or string follow i.
 func lineEndsAt(s string, i int) bool {
+	for i < len(s) && strings.IndexByte(trailing, s[i]) >= 0 {
+		i++
+	}
 	i = skipBlank(s, i)
 	if i >= len(s) {
 		return true
@@ -247,15 +280,13 @@ func lineEndsAt(s string, i int) bool {
 	return strings.HasPrefix(s[i:], "//")
 }
 
-// plainWord reports whether key is a prose-like word ("token", "Password"):
-// letters only and not all capitals.
+// plainWord reports whether key is a prose-like word ("token", "Password").
 func plainWord(key string) bool {
 	if len(key) < 2 {
 		return false
 	}
 	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if !(c >= 'a' && c <= 'z' || i == 0 && c >= 'A' && c <= 'Z') {
+		if c := key[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
 			return false
 		}
 	}
@@ -310,6 +341,11 @@ func keyKind(key string) (string, bool) {
 	for key != "" && (key[0] == '-' || key[0] == '.') {
 		key = key[1:]
 	}
+	// A dotted key is named by its last part: spring.datasource.password
+	// is a password, pass.OtherFiles and secrets.txt are not.
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
 	var buf [64]byte
 	lower := buf[:0]
 	if len(key) > len(buf) {
@@ -334,17 +370,19 @@ func keyKind(key string) (string, bool) {
 	if string(ws[len(ws)-1]) == "authorization" {
 		return "authorization", true
 	}
-	var secret, aws, password, token, credential, pass, auth bool
+	var secret, aws, password, token, credential, pass bool
 	for _, w := range ws {
 		secret = secret || bytes.Contains(w, []byte("secret"))
 		aws = aws || string(w) == "aws"
 		password = password || bytes.Contains(w, []byte("password")) || bytes.Contains(w, []byte("passwd")) || bytes.Contains(w, []byte("passphrase"))
-		pass = pass || string(w) == "pass"
+		pass = pass || string(w) == "pass" && len(ws) > 1 // DB_PASS, not "PASS:"
 		// "tokens" counts and a "tokenizer" is code.
 		token = token || bytes.Contains(w, []byte("token")) && !bytes.Contains(w, []byte("tokens")) && !bytes.Contains(w, []byte("tokeniz"))
 		credential = credential || bytes.Contains(w, []byte("credential"))
-		auth = auth || bytes.HasSuffix(w, []byte("auth")) || string(w) == "oauth2" || string(w) == "authkey"
 	}
+	// BASIC_AUTH, ClientAuth, oauth2; not authUser or auth_url.
+	last := ws[len(ws)-1]
+	auth := bytes.HasSuffix(last, []byte("auth")) || string(last) == "oauth2" || string(last) == "authkey"
 	// pair reports "<first>key" or "<first> key": api_key, privateKey.
 	pair := func(first string) bool {
 		for i, w := range ws {
@@ -376,7 +414,17 @@ func keyKind(key string) (string, bool) {
 
 // notSecret reports values that are not secrets even under a secret label.
 func notSecret(v string, quoted bool) bool {
-	if v == "" || isPlaceholders(v) || isReference(v) || isSmallNumber(v) || nullWords[asciiLower(v)] {
+	// A value holding a placeholder was decided on by an earlier pass:
+	// leaving it alone is what makes String idempotent. "[private]" is
+	// made before the rules run in every pass, so text around it is judged
+	// (and redacted) as a whole.
+	if v == "" || strings.Contains(v, "[REDACTED:") {
+		return true
+	}
+	if strings.Contains(v, privatePlaceholder) {
+		return isPlaceholders(v)
+	}
+	if isReference(v) || isSmallNumber(v) || nullWords[asciiLower(v)] {
 		return true
 	}
 	if strings.Contains(v, "://") || strings.HasPrefix(v, "arn:") ||
@@ -389,7 +437,58 @@ func notSecret(v string, quoted bool) bool {
 	if quoted {
 		return false
 	}
-	return len(v) < 3 || strings.Contains(v, "(") || isDottedPath(v) || isGenericType(v)
+	// Calls, index expressions and composite literals, maybe behind & or *.
+	e := strings.TrimLeft(v, "&*")
+	if i := strings.IndexAny(e, "([{"); i == 0 && e[0] == '(' || i > 0 && isIdentPath(e[:i]) ||
+		len(e) < len(v) && isIdentPath(e) {
+		return true
+	}
+	return len(v) < 3 || isDottedPath(v) || isGenericType(v) || codeWords[v]
+}
+
+// codeWords are keywords that follow an assignment in code.
+var codeWords = map[string]bool{
+	"range": true, "iota": true, "new": true, "await": true, "async": true, "function": true,
+	"lambda": true, "yield": true, "func": true, "struct": true, "make": true, "this": true,
+	"self": true, "typeof": true, "require": true, "import": true, "not": true,
+}
+
+// isCode reports bare values that are code rather than secrets: a variable
+// named like the key (token = token, hc.trafficSecret = secret), an identifier
+// ending a struct or map entry (PrivateKey: testKey,) or followed by an
+// operator (auth := user + ":" + pass), or a multi-word
+// identifier without digits (config.ClientAuth = RequireAnyClientCert,
+// TOKEN_WRITE = STANDARD_RIGHTS_WRITE). Passwords that look exactly like
+// such identifiers are the accepted cost.
+func isCode(v, s string, end int, key string) bool {
+	if !isIdentPath(v) {
+		return false
+	}
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		key = key[i+1:]
+	}
+	if lv := asciiLower(v); strings.Contains(asciiLower(key), lv) && strings.Trim(lv, "abcdefghijklmnopqrstuvwxyz") == "" {
+		return true // token = token, hc.trafficSecret = secret
+	}
+	// The end of an entry (PrivateKey: testKey, or {Auth: auth}) or an
+	// operand (auth := user + ":" + pass).
+	if end < len(s) && strings.IndexByte(",})", s[end]) >= 0 {
+		return true
+	}
+	if r := skipBlank(s, end); r > end && r < len(s) && s[r] == '+' {
+		return true
+	}
+	humps := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= '0' && c <= '9' {
+			return false
+		}
+		if i > 0 && (c == '_' || c >= 'A' && c <= 'Z' && v[i-1] >= 'a' && v[i-1] <= 'z') {
+			humps = true
+		}
+	}
+	return humps
 }
 
 // nullWords are booleans, nulls and settings that are never secrets.
@@ -397,21 +496,27 @@ var nullWords = map[string]bool{
 	"true": true, "false": true, "yes": true, "no": true, "on": true, "off": true,
 	"null": true, "nil": true, "none": true, "undefined": true, "empty": true, "n/a": true,
 	"required": true, "optional": true, "enabled": true, "disabled": true, "default": true,
+	"read": true, "write": true,
 }
 
-// isReference reports variable references and placeholders: $TOKEN,
-// ${{ secrets.X }}, %TOKEN%, {{ .Token }}, <your-token>.
+// isReference reports variable references, substitutions and placeholders:
+// $TOKEN, ${{ secrets.X }}, "cmd $(pass show x)", %TOKEN%, %s, {{ .Token }},
+// <your-token>.
 func isReference(v string) bool {
-	return v != "" && (v[0] == '$' || v[0] == '<' || v[0] == '%' && strings.Count(v, "%") >= 2 ||
-		strings.HasPrefix(v, "{{"))
+	return v != "" && (v[0] == '$' || v[0] == '<' || v[0] == '%' || strings.HasPrefix(v, "{{") ||
+		strings.Contains(v, "$(") || strings.Contains(v, "${"))
 }
 
 // isSmallNumber: at most 8 digits, an optional fraction and unit
-// (4096, 0.7, 30s, 512mb, 80%).
+// (4096, 0.7, 30s, 512mb, 80%), or a hex constant of up to 8 digits.
 func isSmallNumber(v string) bool {
 	i := 0
 	if i < len(v) && (v[i] == '+' || v[i] == '-') {
 		i++
+	}
+	if h := v[i:]; len(h) > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X') {
+		// 0x7, 0x2000741e: constants up to 32 bits.
+		return len(h) <= 10 && strings.Trim(h[2:], "0123456789abcdefABCDEF") == ""
 	}
 	d := 0
 	for i < len(v) && v[i] >= '0' && v[i] <= '9' {

@@ -60,8 +60,12 @@ var patterns = []pattern{
 		re: anchored(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`)},
 }
 
-func (p *pattern) match(s string, at int, add addFunc) {
-	if at > 0 && isWordChar(s[at-1]) {
+// match tries p at the marker hit at. Like regexp's FindAll, a match
+// hides the hits inside it from the same pattern, which keeps runs such as
+// "sk-sk-sk-…" linear.
+func (p *pattern) match(f *finder, i, at int, add addFunc) {
+	s := f.s
+	if at > 0 && isWordChar(s[at-1]) || at < f.patEnd[i] {
 		return
 	}
 	limit := p.max
@@ -80,15 +84,30 @@ func (p *pattern) match(s string, at int, add addFunc) {
 	if len(m) > 2 {
 		a, b = at+m[2], at+m[3]
 	}
-	// A match cut by the window goes on to the end of the token.
-	for b == end && b < len(s) && isTokenChar(s[b]) {
-		b++
-		end++
-	}
+	f.patEnd[i] = at + m[1]
 	if p.valid != nil && !p.valid(s[a:b]) {
 		return
 	}
+	// A match cut by the window goes on to the end of the token.
+	if b == end {
+		b = f.tokenEnd(b)
+		f.patEnd[i] = b
+	}
 	add(a, b, p.kind, p.prio)
+}
+
+// tokenEnd returns the end of the run of token characters containing i,
+// remembering the last run so repeated calls inside one run stay linear.
+func (f *finder) tokenEnd(i int) int {
+	if i >= f.runFrom && i <= f.runTo {
+		return f.runTo
+	}
+	j := i
+	for j < len(f.s) && isTokenChar(f.s[j]) {
+		j++
+	}
+	f.runFrom, f.runTo = i, j
+	return j
 }
 
 func isWordChar(c byte) bool {
@@ -125,12 +144,16 @@ func urlPassword(s string, at int, add addFunc) {
 	if !ok || pw == "" || strings.ContainsAny(user, "@[]") {
 		return
 	}
-	if isPlaceholders(pw) || isReference(pw) || strings.Trim(pw, "*") == "" {
+	if isPlaceholders(pw) || isReference(pw) || strings.Trim(pw, "*") == "" || docPasswords[asciiLower(pw)] {
 		return
 	}
 	a := j + len(user) + 1
 	add(a, a+len(pw), "url-password", prioURL)
 }
+
+// docPasswords are the stand-ins documentation uses, as in
+// https://user:password@host; they hide nothing.
+var docPasswords = map[string]bool{"password": true, "pass": true, "passwd": true, "secret": true, "token": true}
 
 func isSchemeChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'

@@ -101,13 +101,13 @@ const (
 
 // find runs the rule of each marker hit, in text order.
 func find(s string, hits []hit) []span {
-	f := finder{s: s, pemEnd: -1}
+	f := finder{s: s, pemEnd: -1, patEnd: make([]int, len(patterns))}
 	add := func(start, end int, kind string, prio int) {
 		if start < end {
 			f.spans = append(f.spans, span{start, end, prio, kind})
 		}
 	}
-	labelledTo := 0 // end of the last key looked at, to skip repeat hits
+	labelledTo := 0 // hits before this were part of a key or value already seen
 	for _, h := range hits {
 		switch r := markers[h.id].rule; {
 		case r == rulePEM:
@@ -121,7 +121,7 @@ func find(s string, hits []hit) []span {
 				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)
 			}
 		case r >= 0:
-			patterns[r].match(s, h.pos, add)
+			patterns[r].match(&f, r, h.pos, add)
 		}
 	}
 	return f.spans
@@ -135,6 +135,10 @@ type finder struct {
 	// noPEMEnd is set once there is none.
 	pemEnd   int
 	noPEMEnd bool
+	// patEnd is, per pattern, the end of its last match.
+	patEnd []int
+	// runFrom, runTo: the last run of token characters measured.
+	runFrom, runTo int
 }
 
 // apply replaces the spans of s; overlapping spans are merged so no part of

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // All secrets in this file and in testdata/ are fake: correctly shaped so
@@ -272,37 +273,82 @@ func FuzzString(f *testing.F) {
 	})
 }
 
-// benchText is ~100 kB of transcript-like prose and code with three secrets.
-func benchText(b testing.TB) string {
-	code, err := os.ReadFile(filepath.Join("testdata", "code.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	looks := strings.Join(readLines(b, "lookalikes.txt"), "\n")
-	chunk := string(code) + "\n" + looks + "\n"
+// benchText is ~100 kB of chunk repeated, with three secrets spread out.
+func benchText(tb testing.TB, chunk string) string {
 	secrets := []string{
 		"export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n",
 		"curl -H 'Authorization: Bearer FAKEopaqueBearer0123456789' https://api.example.com\n",
 		"DATABASE_URL=postgres://admin:Sup3rS3cret@db.internal:5432/app\n",
 	}
 	var sb strings.Builder
-	for i := 0; sb.Len() < 100_000; i++ {
+	n := 100_000 / len(chunk)
+	for i := 0; i < n; i++ {
 		sb.WriteString(chunk)
-		if i%8 == 3 && i/8 < len(secrets) {
-			sb.WriteString(secrets[i/8])
+		if k := i * len(secrets) / n; i == (2*k+1)*n/(2*len(secrets)) {
+			sb.WriteString(secrets[k])
 		}
 	}
-	return sb.String()
+	text := sb.String()
+	if got := strings.Count(String(text), "[REDACTED:"); got != len(secrets) {
+		tb.Fatalf("bench text has %d redactions, want %d", got, len(secrets))
+	}
+	return text
 }
 
-func BenchmarkString100KB(b *testing.B) {
-	text := benchText(b)
-	if n := strings.Count(String(text), "[REDACTED:"); n != 3 {
-		b.Fatalf("bench text has %d redactions, want 3", n)
+func readTestdata(tb testing.TB, name string) string {
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		tb.Fatal(err)
 	}
+	return string(b)
+}
+
+// BenchmarkString100KB: a transcript-like mix of prose, Go and Python code,
+// shell output and config lines (testdata/code.txt) with three secrets.
+func BenchmarkString100KB(b *testing.B) {
+	benchString(b, benchText(b, readTestdata(b, "code.txt")))
+}
+
+// BenchmarkString100KBDense: the look-alike corpus repeated, so nearly
+// every line holds markers that send rules to work: a worst realistic case.
+func BenchmarkString100KBDense(b *testing.B) {
+	benchString(b, benchText(b, strings.Join(readLines(b, "lookalikes.txt"), "\n")+"\n"))
+}
+
+// BenchmarkString100KBClean: ordinary prose without any marker.
+func BenchmarkString100KBClean(b *testing.B) {
+	text := strings.Repeat("The hook reads the payload and appends one line to the queue.\n", 1600)
+	benchString(b, text)
+}
+
+func benchString(b *testing.B, text string) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
 		String(text)
+	}
+}
+
+// Repetitive inputs must stay linear: a quadratic rule on 200 kB would take
+// tens of seconds, far beyond the generous bound used here.
+func TestAdversarialInputsStayFast(t *testing.T) {
+	units := []string{
+		"<private>", "</private><private>", "-----BEGIN RSA PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----",
+		"a://", "u:p@h://", "token=", "f(token=", `token="`, "sk-A1b-", "eyJ", "eyJaaaaaaaaaaa.eyJaaaaaaaaaaa.",
+		"bearer ", "Authorization: ", "aws_secret_access_key=", "key: ", "--password ", "ghp_", "AKIA",
+		"password:=", "x", "token is ", "\\\"token\\\":\\\"",
+	}
+	all := strings.Join(units, "")
+	units = append(units, all)
+	for _, u := range units {
+		in := strings.Repeat(u, 200_000/len(u))
+		start := time.Now()
+		out := String(in)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("String(%q × %d) took %v", u, len(in)/len(u), d)
+		}
+		if String(out) != out {
+			t.Errorf("String(%q × %d) is not idempotent", u, len(in)/len(u))
+		}
 	}
 }

@@ -1,0 +1,214 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+const (
+	helperEnv     = "REFLECT_INDEX_TEST_HELPER" // "put" or "search"
+	helperDocs    = "REFLECT_INDEX_TEST_DOCS"
+	helperIdx     = "REFLECT_INDEX_TEST_IDX"
+	helperWorker  = "REFLECT_INDEX_TEST_WORKER"
+	helperStop    = "REFLECT_INDEX_TEST_STOP"
+	putsPerWorker = 25
+	putWorkers    = 4
+)
+
+func helperTitle(worker, i int) string {
+	return fmt.Sprintf("Concurrent learning %d from worker %d", i, worker)
+}
+
+// TestHelperProcess is not a test: TestConcurrentProcesses runs the test
+// binary again with this test selected to get real reflect-like processes.
+func TestHelperProcess(t *testing.T) {
+	mode := os.Getenv(helperEnv)
+	if mode == "" {
+		t.Skip("helper process for TestConcurrentProcesses")
+	}
+	ctx := context.Background()
+	ix, err := Open(ctx, os.Getenv(helperDocs), os.Getenv(helperIdx))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "helper %s: Open: %v\n", mode, err)
+		os.Exit(2)
+	}
+	defer ix.Close()
+	switch mode {
+	case "put":
+		worker, _ := strconv.Atoi(os.Getenv(helperWorker))
+		for i := 0; i < putsPerWorker; i++ {
+			title := helperTitle(worker, i)
+			l := &store.Learning{
+				ID:         store.NewID(title, ""),
+				Title:      title,
+				Confidence: "high",
+				Created:    t0,
+				Body:       fmt.Sprintf("## Problem\nconcurrency worker%d item%d shares the catalog.\n", worker, i),
+			}
+			res, err := ix.Put(ctx, l, nil, t0)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "helper put %d/%d: %v\n", worker, i, err)
+				os.Exit(3)
+			}
+			// What this process just put is searchable at once.
+			r, err := ix.Search(ctx, Query{Text: fmt.Sprintf("worker%d item%d", worker, i), Limit: 3})
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "helper put %d/%d: search: %v\n", worker, i, err)
+				os.Exit(3)
+			}
+			if len(r) == 0 || r[0].ID != res.ID {
+				fmt.Fprintf(os.Stderr, "helper put %d/%d: just-put %s not found first: %v\n", worker, i, res.ID, ids(r))
+				os.Exit(4)
+			}
+		}
+	case "search":
+		stop := os.Getenv(helperStop)
+		n := 0
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			if _, err := ix.Search(ctx, Query{Text: "concurrent learning worker shares catalog", Limit: 20}); err != nil {
+				fmt.Fprintf(os.Stderr, "helper search %d: %v\n", n, err)
+				os.Exit(3)
+			}
+			if _, err := ix.Count(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "helper count %d: %v\n", n, err)
+				os.Exit(3)
+			}
+			if _, _, err := ix.Refresh(ctx); err != nil {
+				fmt.Fprintf(os.Stderr, "helper refresh %d: %v\n", n, err)
+				os.Exit(3)
+			}
+			n++
+			if _, err := os.Stat(stop); err == nil {
+				break
+			}
+		}
+		fmt.Printf("searches: %d\n", n)
+	}
+	os.Exit(0)
+}
+
+// Four processes each Put 25 learnings into one KB while a fifth searches
+// (and refreshes) in a loop. Every process must succeed ("database is
+// locked" would be a bug) and afterwards all 100 learnings are indexed.
+func TestConcurrentProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 5 processes")
+	}
+	for _, fresh := range []bool{false, true} {
+		name := "existing catalog"
+		if fresh {
+			name = "no catalog yet"
+		}
+		t.Run(name, func(t *testing.T) { runConcurrent(t, fresh) })
+	}
+}
+
+func runConcurrent(t *testing.T, fresh bool) {
+	ctx := context.Background()
+	k := newKB(t)
+	if !fresh {
+		ix, err := Open(ctx, k.docs, k.idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
+	stop := filepath.Join(k.root, "stop")
+	start := func(mode string, worker int) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1", "-test.timeout=5m")
+		cmd.Env = append(os.Environ(),
+			helperEnv+"="+mode, helperDocs+"="+k.docs, helperIdx+"="+k.idx,
+			helperWorker+"="+strconv.Itoa(worker), helperStop+"="+stop)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		cmd.Stderr = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, &out
+	}
+	searcher, searchOut := start("search", -1)
+	var puts []*exec.Cmd
+	var putOuts []*bytes.Buffer
+	for w := 0; w < putWorkers; w++ {
+		c, o := start("put", w)
+		puts = append(puts, c)
+		putOuts = append(putOuts, o)
+	}
+	for w, c := range puts {
+		if err := c.Wait(); err != nil {
+			t.Errorf("put process %d: %v\n%s", w, err, putOuts[w])
+		}
+	}
+	writeRaw(t, stop, "")
+	if err := searcher.Wait(); err != nil {
+		t.Errorf("search process: %v\n%s", err, searchOut)
+	}
+	for _, o := range append(putOuts, searchOut) {
+		if strings.Contains(o.String(), "locked") || strings.Contains(o.String(), "busy") {
+			t.Errorf("a process saw lock contention: %s", o)
+		}
+	}
+	t.Logf("search process: %s", strings.TrimSpace(searchOut.String()))
+
+	want := map[string]bool{}
+	for w := 0; w < putWorkers; w++ {
+		for i := 0; i < putsPerWorker; i++ {
+			want[store.NewID(helperTitle(w, i), "")] = true
+		}
+	}
+	ix := k.open(t)
+	if ix.Rebuilt != "" {
+		t.Errorf("Rebuilt = %q after the concurrent run", ix.Rebuilt)
+	}
+	// Without any reindex: what the processes committed.
+	if c := counts(t, ix); c.Learnings != len(want) || c.Problems != 0 {
+		t.Errorf("Count = %+v, want %d learnings: some Put's document was dropped from the index", c, len(want))
+	}
+	list, err := ix.List(ctx, ListOptions{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	got := map[string]bool{}
+	for _, r := range list {
+		got[r.ID] = true
+	}
+	for id := range want {
+		if !got[id] {
+			missing = append(missing, id)
+		}
+	}
+	sort.Strings(missing)
+	if len(missing) > 0 {
+		t.Errorf("%d learnings not indexed: %v", len(missing), missing)
+	}
+	if scan, _ := ix.Store().Scan(); len(scan) != len(want) {
+		t.Errorf("%d documents on disk, want %d", len(scan), len(want))
+	}
+	st := update(t, ix, UpdateOptions{})
+	if st.Added+st.Updated+st.Removed != 0 || st.Unchanged != len(want) {
+		t.Errorf("a final Update still had work to do: %+v", countersOf(st))
+	}
+	if res, err := ix.Check(ctx); err != nil || res != "ok" {
+		t.Errorf("Check = %q, %v", res, err)
+	}
+	for w := 0; w < putWorkers; w++ {
+		r := search(t, ix, Query{Text: fmt.Sprintf("worker%d item%d", w, putsPerWorker-1), Limit: 1})
+		if len(r) != 1 || r[0].ID != store.NewID(helperTitle(w, putsPerWorker-1), "") {
+			t.Errorf("worker %d's last learning not found first: %v", w, ids(r))
+		}
+	}
+}
