@@ -457,9 +457,9 @@ var codeWords = map[string]bool{
 // named like the key (token = token, hc.trafficSecret = secret), an identifier
 // ending a struct or map entry (PrivateKey: testKey,) or followed by an
 // operator (auth := user + ":" + pass), or a multi-word
-// identifier without digits (config.ClientAuth = RequireAnyClientCert,
-// TOKEN_WRITE = STANDARD_RIGHTS_WRITE). Passwords that look exactly like
-// such identifiers are the accepted cost.
+// identifier without digits assigned to a camelCase field
+// (config.ClientAuth = RequireAnyClientCert). Passwords that look exactly
+// like such identifiers under such keys are the accepted cost.
 func isCode(v, s string, end int, key string) bool {
 	if !isIdentPath(v) {
 		return false
@@ -475,8 +475,11 @@ func isCode(v, s string, end int, key string) bool {
 	if end < len(s) && strings.IndexByte(",})", s[end]) >= 0 {
 		return true
 	}
-	if r := skipBlank(s, end); r > end && r < len(s) && s[r] == '+' {
+	if r := skipBlank(s, end); r > end && r < len(s) && (s[r] == '+' || s[r] == '|') {
 		return true
+	}
+	if !camelCase(key) {
+		return false // config keys (smtp_pass, DB_PASSWORD) take any value
 	}
 	humps := false
 	for i := 0; i < len(v); i++ {
@@ -489,6 +492,17 @@ func isCode(v, s string, end int, key string) bool {
 		}
 	}
 	return humps
+}
+
+// camelCase reports a lower-case letter followed by a capital, as in Go,
+// Java or JavaScript field names (ClientAuth, tokenState).
+func camelCase(key string) bool {
+	for i := 1; i < len(key); i++ {
+		if key[i] >= 'A' && key[i] <= 'Z' && key[i-1] >= 'a' && key[i-1] <= 'z' {
+			return true
+		}
+	}
+	return false
 }
 
 // nullWords are booleans, nulls and settings that are never secrets.
