@@ -60,3 +60,33 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// maxNameLen bounds file names derived from untrusted ids.
+const maxNameLen = 100
+
+// SafeName turns an untrusted identifier (a session id from a hook payload)
+// into a file name that stays inside its directory: only letters, digits,
+// '-', '_' and '.' survive, dots cannot lead (no "..", no hidden files), and
+// the result is at most 100 bytes. An id with nothing usable gives "unknown".
+func SafeName(id string) string {
+	b := make([]byte, 0, len(id))
+	for i := 0; i < len(id) && len(b) < maxNameLen; i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b = append(b, c)
+		case c == '.' && len(b) > 0 && b[len(b)-1] != '.':
+			b = append(b, c)
+		default:
+			b = append(b, '_')
+		}
+	}
+	s := string(b)
+	for len(s) > 0 && (s[0] == '.' || s[0] == '_') {
+		s = s[1:]
+	}
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

@@ -1,0 +1,60 @@
+package fsutil
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSafeName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01", "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01"},
+		{"../../etc/passwd", "etc_passwd"},
+		{"a/b\\c", "a_b_c"},
+		{"..", "unknown"},
+		{"", "unknown"},
+		{".hidden", "hidden"},
+		{"a..b", "a._b"},
+		{"sess ion\x00", "sess_ion_"},
+		{strings.Repeat("x", 500), strings.Repeat("x", 100)},
+	}
+	for _, tt := range tests {
+		got := SafeName(tt.in)
+		if got != tt.want {
+			t.Errorf("SafeName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.ContainsAny(got, `/\`) || strings.Contains(got, "..") || filepath.Base(got) != got {
+			t.Errorf("SafeName(%q) = %q escapes its directory", tt.in, got)
+		}
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "f.json")
+	for _, content := range []string{"one", "two"} {
+		if err := WriteAtomic(path, []byte(content), FilePerm); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("read back %q, %v; want %q", got, err, content)
+		}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != FilePerm {
+		t.Errorf("mode %v, want %v", fi.Mode().Perm(), FilePerm)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temp files left behind: %v", entries)
+	}
+	di, _ := os.Stat(filepath.Dir(path))
+	if di.Mode().Perm() != DirPerm {
+		t.Errorf("dir mode %v, want %v", di.Mode().Perm(), DirPerm)
+	}
+}
