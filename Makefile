@@ -6,7 +6,7 @@ BIN     ?= bin/reflect
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build install test bench demo fmt vet clean
+.PHONY: build install test bench fmt clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect
@@ -20,9 +20,6 @@ test:
 
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./...
-
-demo: build
-	./scripts/demo.sh
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -13,21 +13,24 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/queue"
 )
 
 // Streams is where a command reads and writes; tests substitute buffers.
 type Streams struct {
 	In       io.Reader
 	Out, Err io.Writer
-	// OutTTY and ErrTTY say whether stdout/stderr are terminals: progress
-	// bars and colour only go to terminals.
-	OutTTY, ErrTTY bool
+	// InTTY, OutTTY and ErrTTY say whether the streams are terminals:
+	// progress bars and colour only go to terminals, and nothing waits for
+	// input typed at one.
+	InTTY, OutTTY, ErrTTY bool
 }
 
 // SystemStreams are the process's stdin, stdout and stderr.
 func SystemStreams() *Streams {
 	return &Streams{
 		In: os.Stdin, Out: os.Stdout, Err: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
 	}
@@ -112,4 +115,13 @@ func printJSON(w io.Writer, v any) error {
 // oneLine flattens text for single-line terminal output.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Queue opens the reflection queue in the state directory.
+func (f *Factory) Queue() (*queue.Queue, error) {
+	c, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return queue.Open(c.StateDir)
 }

@@ -57,6 +57,11 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdDoctor(f),
 		NewCmdVersion(f),
 		NewCmdBench(f),
+		NewCmdInstall(f, false),
+		NewCmdInstall(f, true),
+		NewCmdQueue(f),
+		NewCmdStatusline(f),
+		NewCmdStatus(f),
 	)
 	return root
 }

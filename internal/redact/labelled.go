@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// labelWords find candidate keys; secretKind decides whether the whole key
+// labelWords find candidate keys; keyKind decides whether the whole key
 // names a secret. "key" alone is only a marker: api_key, private_key and
 // friends qualify, sort_key does not.
 var labelWords = []string{"secret", "token", "pass", "auth", "credential", "key"}

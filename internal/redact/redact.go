@@ -1,29 +1,3 @@
-// Package redact removes secrets and <private> blocks from text before
-// anything reflect writes reaches disk: queue details, armed files, logs,
-// condensed transcripts and learnings (DESIGN.md §7).
-//
-// It owns the list of secret shapes (cloud keys, tokens, JWTs, private key
-// blocks, passwords in URLs, values labelled as secrets) and the placeholder
-// format "[REDACTED:<kind>]". It must never log, store or return an original
-// secret, not even in an error or a debug message, and it must stay cheap
-// enough for hook hot paths: every rule is guarded by a literal marker so
-// text without markers costs a few substring searches.
-//
-// Decisions about ambiguous input:
-//   - Unlabelled random-looking strings (git SHAs, UUIDs, digests, base64
-//     data) are kept: only known token shapes or values labelled as secrets
-//     are redacted.
-//   - A labelled value that is a small number (at most 8 digits, optionally
-//     with a unit such as 30s or 512mb), a boolean or a null word is not a
-//     secret, so TOKEN_LIMIT=4096 and max_tokens: 1024 survive.
-//   - A key whose last word describes metadata (limit, count, type, url,
-//     path, file, name, id, ...) is not a secret label.
-//   - Variable references ($TOKEN, ${{ secrets.X }}, %TOKEN%), placeholders
-//     (<your-token>), URLs, function calls, dotted identifiers and type
-//     annotations (password: string) are code, not secrets.
-//   - Text from <private> to the matching </private> becomes "[private]";
-//     nested blocks are counted, an unclosed block runs to the end of the
-//     text and a stray </private> is left alone.
 package redact
 
 import (
@@ -231,8 +205,8 @@ func isPlaceholders(v string) bool {
 	return true
 }
 
-// asciiLower lowercases ASCII letters only, so byte offsets in the result
-// are valid in s (strings.ToLower may change the length of non-ASCII text).
+// asciiLower lowercases ASCII letters only: keys and values are compared
+// with ASCII words, and other bytes must stay as they are.
 func asciiLower(s string) string {
 	i := 0
 	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/queue"
+)
+
+// NewCmdQueue builds `reflect queue` (list by default) and its subcommands.
+func NewCmdQueue(f *Factory) *cobra.Command {
+	var asJSON bool
+	list := func(cmd *cobra.Command, args []string) error {
+		q, err := f.Queue()
+		if err != nil {
+			return err
+		}
+		recs, bad, err := q.List()
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if recs == nil {
+				recs = []queue.Record{}
+			}
+			if bad == nil {
+				bad = []queue.BadLine{}
+			}
+			return printJSON(f.IO.Out, map[string]any{"entries": recs, "malformed": bad})
+		}
+		if len(recs) == 0 && len(bad) == 0 {
+			fmt.Fprintln(f.IO.Out, "The queue is empty.")
+			return nil
+		}
+		for _, r := range recs {
+			fmt.Fprintf(f.IO.Out, "%s  %s  %-6s %-16s %s  attempts=%d\n", r.ID, r.QueuedAt.Local().Format("2006-01-02 15:04"), r.Harness, r.Trigger, r.TranscriptPath, r.Attempts)
+		}
+		for _, b := range bad {
+			fmt.Fprintf(f.IO.Err, "reflect: queue line %d is malformed (%s); it is kept for inspection\n", b.Line, b.Reason)
+		}
+		return nil
+	}
+	cmd := &cobra.Command{
+		Use:   "queue [list|drop ID]",
+		Short: "Show or manage transcripts waiting to be reflected",
+		Args:  exactArgs(0, "a subcommand: list or drop ID"),
+		RunE:  list,
+	}
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List queued transcripts, oldest first",
+		Args:  exactArgs(0, "no arguments"),
+		RunE:  list,
+	}, &cobra.Command{
+		Use:   "drop ID",
+		Short: "Remove one entry from the queue",
+		Args:  exactArgs(1, "one queue entry id (see reflect queue list)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := f.Queue()
+			if err != nil {
+				return err
+			}
+			if err := q.Drop(args[0]); err != nil {
+				if errors.Is(err, queue.ErrNotFound) {
+					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", args[0])
+				}
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, map[string]any{"id": args[0], "dropped": true})
+			}
+			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", args[0])
+			return nil
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/statusline"
+)
+
+// NewCmdStatus builds `reflect status`.
+func NewCmdStatus(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show queue depth, the last hook event and the size of the knowledge base",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			q, err := f.Queue()
+			if err != nil {
+				return err
+			}
+			ev, err := statusline.Read(c.StateDir)
+			if err != nil {
+				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+			}
+			ix, err := f.OpenIndex(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			counts, err := ix.Count(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st := struct {
+				Queued       int               `json:"queued"`
+				LastEvent    *statusline.Event `json:"last_event"`
+				Knowledge    index.Counts      `json:"knowledge"`
+				StateDir     string            `json:"state_dir"`
+				LearningsDir string            `json:"learnings_dir"`
+				Disabled     bool              `json:"disabled"`
+			}{q.Depth(), nil, counts, c.StateDir, c.LearningsDir, c.Disabled}
+			if !ev.TS.IsZero() {
+				st.LastEvent = &ev
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, st)
+			}
+			out := f.IO.Out
+			fmt.Fprintf(out, "queue:      %d transcript(s) waiting\n", st.Queued)
+			if st.LastEvent != nil {
+				detail := ev.Detail
+				if ev.Error {
+					detail = "error: " + detail
+				}
+				fmt.Fprintf(out, "last event: %s %s ago (%s)\n", ev.Event, time.Since(ev.TS).Round(time.Second), oneLine(detail))
+			} else {
+				fmt.Fprintln(out, "last event: none yet (no hook has run; see 'reflect install')")
+			}
+			fmt.Fprintf(out, "knowledge:  %d learnings (%d mini), %d malformed\n", counts.Learnings, counts.Mini, counts.Problems)
+			if c.Disabled {
+				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
