@@ -62,6 +62,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdQueue(f),
 		NewCmdStatusline(f),
 		NewCmdStatus(f),
+		NewCmdHook(f),
 	)
 	return root
 }

@@ -164,7 +164,7 @@ func authorization(s string, q int, add addFunc) int {
 	kind := "authorization"
 	a, b := bareValue(s, q, false)
 	if b < len(s) && (s[b] == ' ' || s[b] == '\t') {
-		switch strings.ToLower(s[a:b]) {
+		switch asciiLower(s[a:b]) {
 		case "bearer":
 			kind = "bearer-token"
 		case "basic":

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/hooks"
+)
+
+// NewCmdHook builds `reflect hook EVENT --agent claude|codex`, the entry
+// point of every agent hook. It always exits 0: whatever goes wrong is
+// logged to logs/hooks.log, never shown to the agent as a failure.
+func NewCmdHook(f *Factory) *cobra.Command {
+	var agent string
+	cmd := &cobra.Command{
+		Use:   "hook EVENT --agent claude|codex",
+		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
+		Long: `Hook handles one Claude Code or Codex hook event. EVENT is one of
+session-start, prompt, post-tool, pre-compact, stop, session-end. It reads the
+agent's JSON payload on stdin and answers in that agent's format, printing
+nothing when there is nothing to add. It always exits 0; problems go to
+$REFLECT_STATE_DIR/logs/hooks.log. REFLECT_DISABLE=1 turns every hook into a
+no-op. 'reflect install' sets these up for you.`,
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			event := ""
+			if len(args) > 0 {
+				event = args[0]
+			}
+			cfg, _ := f.Config() // a broken config.toml must not break the agent
+			hooks.Run(cmd.Context(), hooks.Options{
+				Event: event, Agent: agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,
+			})
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "claude or codex")
+	return cmd
+}

@@ -1,0 +1,87 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Events are the hook events of `reflect hook EVENT`, in the order an agent
+// session meets them.
+var Events = []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"}
+
+// Agents are the harnesses reflect answers.
+var Agents = []string{"claude", "codex"}
+
+// Payload is the part of an agent's hook JSON reflect reads. Both agents
+// send the same names for these fields; everything else is ignored, so new
+// fields in either agent never break a hook.
+type Payload struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"` // Codex may send null
+	Cwd            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	Source         string `json:"source"`  // SessionStart: startup, resume, clear, compact
+	Prompt         string `json:"prompt"`  // UserPromptSubmit
+	Trigger        string `json:"trigger"` // PreCompact: auto, manual
+	ToolName       string `json:"tool_name"`
+
+	// Raw is the whole payload, for handlers that need agent-specific fields.
+	Raw []byte `json:"-"`
+}
+
+// maxPayload bounds what is read from stdin. Payloads are small; a
+// PostToolUse with a huge tool output is cut, never buffered whole.
+const maxPayload = 8 << 20
+
+// ParsePayload decodes a hook payload. Unknown fields are ignored and a
+// JSON null is an empty string; anything that is not a JSON object is an
+// error.
+func ParsePayload(data []byte) (*Payload, error) {
+	var p Payload
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("hook payload is not a JSON object: %w", err)
+	}
+	p.Raw = data
+	return &p, nil
+}
+
+// agentEventName is the agent's own name for an event, used in output.
+func agentEventName(event string) string {
+	switch event {
+	case "session-start":
+		return "SessionStart"
+	case "prompt":
+		return "UserPromptSubmit"
+	case "post-tool":
+		return "PostToolUse"
+	case "pre-compact":
+		return "PreCompact"
+	case "stop":
+		return "Stop"
+	case "session-end":
+		return "SessionEnd"
+	}
+	return ""
+}
+
+func known(v string, list []string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidEvent reports whether event and agent name a hook reflect handles,
+// with a message listing the valid names when not.
+func ValidEvent(event, agent string) error {
+	if !known(event, Events) {
+		return fmt.Errorf("unknown hook event %q; use one of %s", event, strings.Join(Events, ", "))
+	}
+	if !known(agent, Agents) {
+		return fmt.Errorf("unknown agent %q; use --agent claude or --agent codex", agent)
+	}
+	return nil
+}

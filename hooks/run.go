@@ -1,0 +1,165 @@
+package hooks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"time"
+
+	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/queue"
+	"github.com/reflectkb/reflect/statusline"
+)
+
+// DefaultDeadline is how long a hook may work before it gives up and
+// returns what it has: agents wait for hooks, and a slow memory is worse
+// than none.
+const DefaultDeadline = 1500 * time.Millisecond
+
+// Options are the inputs of one hook run.
+type Options struct {
+	Event, Agent string
+	In           io.Reader
+	Out          io.Writer
+	// Config is the loaded configuration; nil when loading failed (the hook
+	// then does nothing, as it must not break the agent).
+	Config   *config.Config
+	Now      func() time.Time
+	Deadline time.Duration
+}
+
+// answer is what a handler produced.
+type answer struct {
+	context  string // text to inject; "" for none
+	detail   string // one line for last-event.json and the status line
+	recalled int    // learnings injected by this session so far
+}
+
+// handler handles one event for a parsed payload.
+type handler func(ctx context.Context, r *invocation) (answer, error)
+
+var handlers = map[string]handler{
+	"pre-compact": enqueue,
+	"stop":        enqueue,
+	"session-end": enqueue,
+}
+
+// invocation carries one hook invocation through its handler.
+type invocation struct {
+	Options
+	payload *Payload
+	now     time.Time
+}
+
+// Run handles one hook event. It never fails: whatever happens (bad input,
+// a broken index, a panic, the deadline) it prints either a valid answer for
+// the agent or nothing, logs problems to logs/hooks.log, and records the
+// event in last-event.json. `reflect hook` exits 0 after it.
+func Run(ctx context.Context, o Options) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = DefaultDeadline
+	}
+	if o.Config == nil || o.Config.Disabled {
+		return
+	}
+	r := &invocation{Options: o, now: o.Now()}
+	res, err := r.handle(ctx)
+	ev := statusline.Event{Event: o.Event, TS: r.now, Detail: res.detail}
+	if r.payload != nil {
+		ev.SessionID = r.payload.SessionID
+	}
+	if err != nil {
+		ev.Error = true
+		ev.Detail = err.Error()
+		logf(o.Config.StateDir, r.now, "%s --agent %s: %v", o.Event, o.Agent, err)
+	} else if werr := writeContext(o.Out, o.Event, res.context); werr != nil {
+		logf(o.Config.StateDir, r.now, "%s --agent %s: write answer: %v", o.Event, o.Agent, werr)
+	}
+	ev.Counts.Recalled = res.recalled
+	if q, qerr := queue.Open(o.Config.StateDir); qerr == nil {
+		ev.Counts.Queued = q.Depth()
+	}
+	if werr := statusline.Write(o.Config.StateDir, ev); werr != nil {
+		logf(o.Config.StateDir, r.now, "%s: record last event: %v", o.Event, werr)
+	}
+}
+
+// handle parses the payload and runs the event's handler under the
+// deadline, turning panics into errors.
+func (r *invocation) handle(ctx context.Context) (answer, error) {
+	if err := ValidEvent(r.Event, r.Agent); err != nil {
+		return answer{}, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
+	if err != nil {
+		return answer{}, fmt.Errorf("read payload: %w", err)
+	}
+	if r.payload, err = ParsePayload(data); err != nil {
+		return answer{}, err
+	}
+	h := handlers[r.Event]
+	if h == nil {
+		return answer{}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.Deadline)
+	defer cancel()
+	type result struct {
+		out answer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("internal error: %v\n%s", p, debug.Stack())}
+			}
+		}()
+		out, err := h(ctx, r)
+		done <- result{out, err}
+	}()
+	select {
+	case res := <-done:
+		return res.out, res.err
+	case <-ctx.Done():
+		// The handler may still be writing an atomic file or a SQLite
+		// transaction; both survive the process exiting mid-way.
+		return answer{}, fmt.Errorf("gave up after %s", r.Deadline)
+	}
+}
+
+// enqueue queues the session's transcript for reflection (PreCompact, Stop,
+// SessionEnd). Stop fires after every turn: the queue skips a session
+// already waiting and a transcript already reflected at its current size.
+func enqueue(ctx context.Context, r *invocation) (answer, error) {
+	p := r.payload
+	trigger := queue.Trigger(r.Event)
+	if r.Event == "pre-compact" {
+		trigger = queue.TriggerPreCompactAuto
+		if p.Trigger == "manual" {
+			trigger = queue.TriggerPreCompactManual
+		}
+	}
+	q, err := queue.Open(r.Config.StateDir)
+	if err != nil {
+		return answer{}, err
+	}
+	queued, reason, err := q.Enqueue(queue.Record{
+		TranscriptPath: p.TranscriptPath,
+		SessionID:      p.SessionID,
+		Trigger:        trigger,
+		Harness:        queue.Harness(r.Agent),
+		Cwd:            p.Cwd,
+		QueuedAt:       r.now.UTC(),
+	})
+	if err != nil {
+		return answer{}, err
+	}
+	if queued {
+		return answer{detail: "queued session"}, nil
+	}
+	return answer{detail: "not queued: " + reason}, nil
+}
