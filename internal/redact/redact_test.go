@@ -382,3 +382,24 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 		}
 	}
 }
+
+// String keeps no state between calls, so hooks may call it concurrently
+// (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	samples := loadSecrets(t)
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			ok := true
+			for _, s := range samples {
+				ok = ok && String(s.line) == s.want
+			}
+			done <- ok
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if !<-done {
+			t.Error("concurrent String gave a different result")
+		}
+	}
+}
