@@ -40,6 +40,7 @@ type answer struct {
 type handler func(ctx context.Context, r *invocation) (answer, error)
 
 var handlers = map[string]handler{
+	"post-tool":   postTool,
 	"pre-compact": enqueue,
 	"stop":        enqueue,
 	"session-end": enqueue,
@@ -162,4 +163,18 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		return answer{detail: "queued session"}, nil
 	}
 	return answer{detail: "not queued: " + reason}, nil
+}
+
+// postTool arms a watcher when a shell command failed, so that the user's
+// next prompt, if it corrects the agent, becomes a mini-learning.
+func postTool(ctx context.Context, r *invocation) (answer, error) {
+	f, failed := FailedBash(r.Agent, r.payload.Raw)
+	if !failed {
+		return answer{detail: "tool call ok"}, nil
+	}
+	if err := Arm(r.Config.StateDir, r.payload.SessionID, f, r.now); err != nil {
+		return answer{}, err
+	}
+	prog, _ := programOf(f.Command)
+	return answer{detail: fmt.Sprintf("watching: %s exited %d", prog, f.ExitCode)}, nil
 }

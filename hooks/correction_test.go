@@ -1,0 +1,185 @@
+package hooks
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// labelled is one line of a corrections list.
+type labelled struct {
+	correction bool
+	prompt     string
+	line       int
+}
+
+// readLabelled reads label<TAB>prompt lines; "\n" in a prompt stands for a
+// newline so pasted logs fit on one line.
+func readLabelled(t *testing.T, name string) []labelled {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []labelled
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		n++
+		text := sc.Text()
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		label, prompt, ok := strings.Cut(text, "\t")
+		if !ok || (label != "correction" && label != "other") {
+			t.Fatalf("%s:%d: want label<TAB>prompt with label correction or other", name, n)
+		}
+		out = append(out, labelled{label == "correction", strings.ReplaceAll(prompt, `\n`, "\n"), n})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// score returns the confusion counts of IsCorrection on a list, logging
+// every miss.
+func scoreList(t *testing.T, name string) (tp, fp, fn, tn int) {
+	for _, l := range readLabelled(t, name) {
+		got, why := ExplainCorrection(l.prompt)
+		switch {
+		case got && l.correction:
+			tp++
+		case got && !l.correction:
+			fp++
+			t.Logf("%s:%d false positive: %q: %s", name, l.line, l.prompt, why)
+		case !got && l.correction:
+			fn++
+			t.Logf("%s:%d false negative: %q: %s", name, l.line, l.prompt, why)
+		default:
+			tn++
+		}
+	}
+	return
+}
+
+// The detector's measured quality. corrections.tsv (58 corrections, 70
+// other prompts) was written before the detector and used while building
+// it, so its numbers are optimistic: 58 true positives, 1 false positive
+// ("instead of explaining, just show me the code"), 0 false negatives, 69
+// true negatives: precision 0.983, recall 1.000. corrections_holdout.tsv
+// (20 + 20) was also written before the detector but scored only once,
+// after it was final: 18 true positives, 0 false positives, 2 false
+// negatives ("Don't hardcode the token, read it from $GH_TOKEN", "should be
+// `--dry-run=client` for kubectl"), 20 true negatives: precision 1.000,
+// recall 0.900. The floors below allow about one more mistake each.
+var detectorFloors = []struct {
+	file              string
+	precision, recall float64
+}{
+	{"corrections.tsv", 0.95, 0.97},
+	{"corrections_holdout.tsv", 0.94, 0.85},
+}
+
+func TestCorrectionDetectorQuality(t *testing.T) {
+	for _, fl := range detectorFloors {
+		t.Run(fl.file, func(t *testing.T) {
+			all := readLabelled(t, fl.file)
+			tp, fp, fn, tn := scoreList(t, fl.file)
+			if tp+fn < 20 || fp+tn < 20 || tp+fp+fn+tn != len(all) {
+				t.Fatalf("list too small or miscounted: tp=%d fp=%d fn=%d tn=%d of %d", tp, fp, fn, tn, len(all))
+			}
+			precision := float64(tp) / float64(tp+fp)
+			recall := float64(tp) / float64(tp+fn)
+			t.Logf("tp=%d fp=%d fn=%d tn=%d precision=%.3f recall=%.3f", tp, fp, fn, tn, precision, recall)
+			if precision < fl.precision {
+				t.Errorf("precision %.3f fell below %.2f", precision, fl.precision)
+			}
+			if recall < fl.recall {
+				t.Errorf("recall %.3f fell below %.2f", recall, fl.recall)
+			}
+		})
+	}
+}
+
+func TestCorrectionListsAreBigEnough(t *testing.T) {
+	var corr, other int
+	for _, l := range readLabelled(t, "corrections.tsv") {
+		if l.correction {
+			corr++
+		} else {
+			other++
+		}
+	}
+	if corr < 35 || other < 45 {
+		t.Errorf("corrections.tsv has %d corrections and %d others; want at least 35 and 45", corr, other)
+	}
+}
+
+// TestCorrectionEdges covers inputs outside the lists: the rules of the
+// line, not more samples of it.
+func TestCorrectionEdges(t *testing.T) {
+	tests := []struct {
+		prompt string
+		want   bool
+		reason string // a piece of ExplainCorrection's answer
+	}{
+		{"", false, "empty"},
+		{"   \n\t ", false, "empty"},
+		{"/compact keep the curl notes", false, "slash command"},
+		{"wrong", false, "too short"},
+		{"that's wrong", false, "too short"},
+		{"use pnpm", false, "too short"},
+		{"Don’t use sudo here, the docker group is set up", true, "don't use"},
+		{"NO, USE --INSECURE INSTEAD", true, "instead"},
+		{"no, use --insecure instead\nhere is the output I got:\ncurl: (60) SSL certificate problem", true, "instead"},
+		{"curl: (60) SSL certificate problem: self-signed certificate\nuse --insecure instead", false, "pasted output"},
+		{"$ npm test\nnpm ERR! use --legacy-peer-deps instead", false, "pasted output"},
+		{"use --insecure instead " + strings.Repeat("because reasons ", 40), false, "too long"},
+		{"why did you use npm instead of pnpm?", false, "question"},
+		{"ok thanks, that's all", false, "acknowledgement"},
+		{"how about passing --insecure?", true, "suggestion"},
+		{"what about the tests for the parser?", false, "suggestion"},
+		{"how does --insecure work?", false, "question"},
+		{"ok, use pnpm instead", true, "instead"},
+		{"add a test that the CLI rejects the wrong flag", false, "new work"},
+		{"no, add the -k flag, the cert is self-signed", true, "opener"},
+	}
+	for _, tt := range tests {
+		prompt := strings.ReplaceAll(tt.prompt, `\n`, "\n")
+		got, why := ExplainCorrection(prompt)
+		if got != tt.want || !strings.Contains(why, tt.reason) {
+			t.Errorf("ExplainCorrection(%.60q) = %v, %q; want %v with %q", prompt, got, why, tt.want, tt.reason)
+		}
+		if IsCorrection(prompt) != got {
+			t.Errorf("IsCorrection and ExplainCorrection disagree on %q", prompt)
+		}
+	}
+}
+
+func TestIsCorrectionIsFastOnHugePrompts(t *testing.T) {
+	huge := strings.Repeat("use --insecure instead ", 200000) // 4.6 MB on one line
+	start := time.Now()
+	if IsCorrection(huge) {
+		t.Error("a 4.6 MB prompt is a correction")
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Errorf("IsCorrection took %s", d)
+	}
+}
+
+func FuzzIsCorrection(f *testing.F) {
+	for _, s := range []string{"no, use --insecure instead", "why?", "", "\u2019\u201c", "no,", "wrong wrong", "instead of , use", "a\nb"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prompt string) {
+		ok, why := ExplainCorrection(prompt)
+		if ok != strings.HasPrefix(why, "correction") {
+			t.Errorf("verdict %v but reason %q", ok, why)
+		}
+	})
+}
