@@ -1,0 +1,85 @@
+package drain
+
+import (
+	"context"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// Condensed is a transcript reduced to what a writer needs. Every string in
+// it has been redacted and bounded.
+type Condensed struct {
+	Harness   string `json:"harness"` // claude | codex
+	SessionID string `json:"session_id"`
+	Cwd       string `json:"cwd,omitempty"`
+	Branch    string `json:"branch,omitempty"`
+	// Events in transcript order: what the writers reason about.
+	Events []Event `json:"events"`
+	// Files the session touched (edited, written, patched).
+	Files []string `json:"files,omitempty"`
+	// RawBytes is the size of the transcript that was condensed.
+	RawBytes int64 `json:"raw_bytes"`
+	// Text is the condensation rendered for an LLM writer (bounded).
+	Text string `json:"-"`
+}
+
+// EventKind says what an Event is.
+type EventKind string
+
+// Kinds of condensed events.
+const (
+	UserPrompt     EventKind = "user"        // a prompt the user typed
+	ToolFailed     EventKind = "tool_failed" // a tool call that failed (non-zero exit, is_error)
+	ToolSucceeded  EventKind = "tool_ok"     // a tool call that succeeded (kept when it follows a failure of the same program)
+	AssistantFinal EventKind = "assistant"   // the assistant's last message of a turn
+)
+
+// Event is one step of a condensed session.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	// Text is the prompt or message; for tool events, the error's head or
+	// a short output summary.
+	Text string `json:"text,omitempty"`
+	// Command is the shell command (or tool input summary) of tool events.
+	Command string `json:"command,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	// ExitCode of tool events when known (-1 unknown).
+	ExitCode int `json:"exit_code,omitempty"`
+}
+
+// Writer turns a condensed transcript into learnings. Implementations run
+// an LLM (claude, codex), an arbitrary command, or deterministic rules
+// (builtin).
+type Writer interface {
+	// Name is the writer's name as configured: claude, codex, builtin, command.
+	Name() string
+	// Write returns the learnings found in c. An error means the run failed
+	// and the entry should be retried; an Output with no learnings is a
+	// success with nothing to write.
+	Write(ctx context.Context, c *Condensed) (*Output, error)
+}
+
+// Output is what a writer returned, with what it cost.
+type Output struct {
+	Learnings    []Draft `json:"learnings"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+	InputTokens  int     `json:"input_tokens,omitempty"`
+	OutputTokens int     `json:"output_tokens,omitempty"`
+}
+
+// Draft is one learning in the writers' JSON contract (DESIGN §6):
+// {"learnings":[{title, key_insight, problem, solution, confidence,
+// category, tags, symptoms, entities, relations, cites}]}.
+type Draft struct {
+	Title      string               `json:"title"`
+	KeyInsight string               `json:"key_insight"`
+	Problem    string               `json:"problem,omitempty"`
+	Solution   string               `json:"solution,omitempty"`
+	Confidence string               `json:"confidence,omitempty"`
+	Category   string               `json:"category,omitempty"`
+	Tags       []string             `json:"tags,omitempty"`
+	Symptoms   []string             `json:"symptoms,omitempty"`
+	Entities   []store.Entity       `json:"entities,omitempty"`
+	Relations  []store.Relationship `json:"relations,omitempty"`
+	Cites      []string             `json:"cites,omitempty"`
+}
