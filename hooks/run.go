@@ -2,13 +2,16 @@ package hooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"time"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/queue"
+	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -40,10 +43,12 @@ type answer struct {
 type handler func(ctx context.Context, r *invocation) (answer, error)
 
 var handlers = map[string]handler{
-	"post-tool":   postTool,
-	"pre-compact": enqueue,
-	"stop":        enqueue,
-	"session-end": enqueue,
+	"session-start": sessionStart,
+	"prompt":        prompt,
+	"post-tool":     postTool,
+	"pre-compact":   enqueue,
+	"stop":          enqueue,
+	"session-end":   enqueue,
 }
 
 // invocation carries one hook invocation through its handler.
@@ -177,4 +182,105 @@ func postTool(ctx context.Context, r *invocation) (answer, error) {
 	}
 	prog, _ := programOf(f.Command)
 	return answer{detail: fmt.Sprintf("watching: %s exited %d", prog, f.ExitCode)}, nil
+}
+
+// openIndex opens the catalog without ever rebuilding it inside a hook: a
+// rebuild the deadline cuts short would be rolled back and restarted by
+// every following hook. A catalog that needs one is rebuilt by a detached
+// `reflect reindex`, and this hook recalls nothing.
+func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
+	c := r.Config
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), index.NoRebuild())
+	if errors.Is(err, index.ErrNeedsRebuild) {
+		if serr := spawnDetached("reindex"); serr != nil {
+			return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
+		}
+		return nil, fmt.Errorf("%w; rebuilding in the background", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Pick up documents added on disk (a git pull) since the last reindex.
+	if _, _, err := ix.Refresh(ctx); err != nil {
+		ix.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+// recallAnswer turns a recall into the hook's answer.
+func (r *invocation) recallAnswer(res recall.Result) answer {
+	if res.Warning != "" {
+		logf(r.Config.StateDir, r.now, "%s: %s", r.Event, res.Warning)
+	}
+	a := answer{context: res.Context, recalled: recall.InjectedCount(r.Config.StateDir, r.payload.SessionID)}
+	switch {
+	case len(res.Injected) > 0:
+		a.detail = fmt.Sprintf("recalled %d", len(res.Injected))
+	case res.StillRelevant != "":
+		a.detail = "still relevant: " + res.StillRelevant
+	default:
+		a.detail = "nothing to recall"
+	}
+	return a
+}
+
+func (r *invocation) request(kind recall.Kind) recall.Request {
+	p := r.payload
+	return recall.Request{
+		Kind: kind, Prompt: p.Prompt, Cwd: p.Cwd, SessionID: p.SessionID, Source: p.Source,
+		Max: r.Config.Recall.Max, Chars: r.Config.Recall.Chars, StateDir: r.Config.StateDir, Now: r.now,
+	}
+}
+
+// sessionStart recalls learnings for the project, branch and recent
+// commits of the session's directory. After a compaction or /clear the
+// agent has lost what was injected, so the session's dedupe set starts over.
+func sessionStart(ctx context.Context, r *invocation) (answer, error) {
+	ix, err := r.openIndex(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	defer ix.Close()
+	res, err := recall.Recall(ctx, ix, r.request(recall.SessionStart))
+	if err != nil {
+		return answer{}, err
+	}
+	return r.recallAnswer(res), nil
+}
+
+// prompt first turns a correction of a just-failed command into a
+// mini-learning, then recalls learnings for the prompt.
+func prompt(ctx context.Context, r *invocation) (answer, error) {
+	ix, err := r.openIndex(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	defer ix.Close()
+	p := r.payload
+	var mini string
+	if _, armed := Armed(r.Config.StateDir, p.SessionID, r.now); armed {
+		ev := PromptEvent{Agent: r.Agent, SessionID: p.SessionID, Prompt: p.Prompt, Cwd: p.Cwd,
+			Project: recall.ProjectName(ctx, p.Cwd)}
+		id, ok, err := CaptureCorrection(ctx, ix, r.Config.StateDir, ev, r.now)
+		if err != nil {
+			logf(r.Config.StateDir, r.now, "prompt: mini-learning: %v", err)
+		} else if ok {
+			mini = id
+		}
+	}
+	req := r.request(recall.Prompt)
+	if mini != "" {
+		// the user just said it; repeating it back adds nothing
+		req.Exclude = []string{mini}
+	}
+	res, err := recall.Recall(ctx, ix, req)
+	if err != nil {
+		return answer{}, err
+	}
+	a := r.recallAnswer(res)
+	if mini != "" {
+		a.detail = "learned " + mini + "; " + a.detail
+	}
+	return a, nil
 }

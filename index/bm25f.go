@@ -1,10 +1,10 @@
 package index
 
 import (
-	"errors"
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"

@@ -82,12 +82,28 @@ type Index struct {
 }
 
 // OpenOption adjusts Open.
-type OpenOption func(*UpdateOptions)
+type OpenOption func(*openOptions)
+
+type openOptions struct {
+	update    UpdateOptions
+	noRebuild bool
+}
 
 // WithProgress reports the progress of a rebuild that Open may have to do.
 func WithProgress(fn func(done, total int)) OpenOption {
-	return func(o *UpdateOptions) { o.Progress = fn }
+	return func(o *openOptions) { o.update.Progress = fn }
 }
+
+// NoRebuild makes Open fail with ErrNeedsRebuild instead of rebuilding a
+// missing or damaged catalog: a hook has 1.5 s, and a rebuild it cannot
+// finish would be rolled back and started again by every hook.
+func NoRebuild() OpenOption {
+	return func(o *openOptions) { o.noRebuild = true }
+}
+
+// ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must
+// be rebuilt from the documents first ('reflect reindex').
+var ErrNeedsRebuild = errors.New("the index must be rebuilt (run 'reflect reindex')")
 
 // Open opens (creating if needed) the catalog in indexDir for the documents
 // in docsDir. A missing, unreadable or outdated catalog is rebuilt from the
@@ -133,11 +149,15 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 	if len(files) == 0 {
 		return ix, nil // a new, empty knowledge base: nothing to say
 	}
-	var uo UpdateOptions
+	var oo openOptions
 	for _, o := range opts {
-		o(&uo)
+		o(&oo)
 	}
-	st, err := ix.Update(ctx, uo)
+	if oo.noRebuild {
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", reason, ErrNeedsRebuild)
+	}
+	st, err := ix.Update(ctx, oo.update)
 	if err != nil {
 		ix.Close()
 		return nil, fmt.Errorf("rebuild index %s: %w", path, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -90,7 +91,18 @@ func FuzzQuoteQuery(f *testing.F) {
 				t.Fatalf("QuoteQuery(%q) = %q is not valid FTS5: %v", text, q, err)
 			}
 		}
-		res, err := searchNoPanic(ix, Query{Text: text, Limit: 5, Project: text})
+		var res []Result
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			res, err = searchNoPanic(ix, Query{Text: text, Limit: 5, Project: text})
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Search(%q) did not return within 20 s", text)
+		}
 		if err != nil {
 			t.Fatalf("Search(%q): %v", text, err)
 		}

@@ -30,7 +30,7 @@ func TestTerms(t *testing.T) {
 		{"single digits kept", "x 5 y", []string{"5"}},
 		{"punctuation separates", `title:foo NEAR(a b) "bar" baz*`, []string{"title", "foo", "near", "bar", "baz"}},
 		{"underscores and dots separate", "ERR_SSL_PROTOCOL_ERROR callback/cookie.go", []string{"err", "ssl", "protocol", "error", "callback", "cookie", "go"}},
-		{"unicode letters", "Café naïve İstanbul 数据库", []string{"café", "naïve", "i\u0307stanbul", "数据库"}},
+		{"unicode letters", "Café naïve İstanbul 数据库", []string{"café", "naïve", "istanbul", "数据库"}},
 		{"combining marks stay in the word", "e\u0301cole", []string{"e\u0301cole"}},
 		{"emoji only", "🔥🚀", nil},
 		{"symbols only", `* ( ) " -- ++`, nil},

@@ -56,7 +56,7 @@ const (
 	rrfK          = 60.0
 	weightLexical = 1.0
 	weightTrigram = 0.5
-	candidates    = 100
+	candidates    = 200
 )
 
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
@@ -162,12 +162,12 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
 	}
+	bodies, err := ix.bodies(ctx, results)
+	if err != nil {
+		return nil, err
+	}
 	for i := range results {
-		body, err := ix.body(ctx, results[i].ID)
-		if err != nil {
-			return nil, err
-		}
-		results[i].Snippet, results[i].Why.MatchedTerms = snippet(body, results[i].KeyInsight, terms)
+		results[i].Snippet, results[i].Why.MatchedTerms = snippet(bodies[results[i].ID], results[i].KeyInsight, terms)
 	}
 	return results, nil
 }
@@ -219,13 +219,29 @@ func (ix *Index) loadMeta(ctx context.Context, ns []int64) (map[int64]Result, er
 	return out, rows.Err()
 }
 
-func (ix *Index) body(ctx context.Context, id string) (string, error) {
-	var body string
-	err := ix.db.QueryRowContext(ctx, `SELECT f.body FROM fts f JOIN docs d ON d.n = f.rowid WHERE d.id = ?`, id).Scan(&body)
-	if err == sql.ErrNoRows {
-		return "", nil
+// bodies reads the indexed body text of results in one query.
+func (ix *Index) bodies(ctx context.Context, results []Result) (map[string]string, error) {
+	out := make(map[string]string, len(results))
+	if len(results) == 0 {
+		return out, nil
 	}
-	return body, err
+	args := make([]any, len(results))
+	for i, r := range results {
+		args[i] = r.ID
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT d.id, f.body FROM fts f JOIN docs d ON d.n = f.rowid WHERE d.id IN (?`+strings.Repeat(",?", len(results)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, err
+		}
+		out[id] = body
+	}
+	return out, rows.Err()
 }
 
 // snippet picks the line of context a user sees under a result: the key
@@ -332,6 +348,13 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 	}
 	err = ix.db.QueryRowContext(ctx, `SELECT count(*) FROM problems`).Scan(&c.Problems)
 	return c, err
+}
+
+// DocCount is the number of indexed learnings as of the last reindex, read
+// from one stored row: cheaper than Count on every hook.
+func (ix *Index) DocCount(ctx context.Context) (int, error) {
+	cs, err := loadCorpusStats(ctx, ix.db, nil)
+	return cs.docs, err
 }
 
 // Problems lists the malformed documents recorded by the last reindex.

@@ -501,3 +501,22 @@ func TestListAndCount(t *testing.T) {
 		t.Errorf("Count = %+v", c)
 	}
 }
+
+// A catalog written before the corpus totals were stored in meta (same
+// schema version, so Open does not rebuild it) must still rank sensibly:
+// BM25F with a document count of 0 gives negative idf and inverts ranking.
+func TestSearchCatalogWithoutCorpusTotals(t *testing.T) {
+	ix := corpusIndex(t)
+	if _, err := ix.db.Exec(`DELETE FROM meta WHERE key <> 'docs_stamp'`); err != nil {
+		t.Fatal(err)
+	}
+	res := search(t, ix, Query{Text: "postgres connection pool"})
+	if len(res) < 2 || res[0].ID != "lrn-pg-b-title" {
+		t.Errorf("results %v, want lrn-pg-b-title first", ids(res))
+	}
+	for _, r := range res {
+		if r.Why.BM25 <= 0 {
+			t.Errorf("%s: BM25F %v, want > 0", r.ID, r.Why.BM25)
+		}
+	}
+}

@@ -377,7 +377,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 		return err
 	}
 	body := l.PlainBody()
-	tags := strings.Join(append(append([]string{}, l.Tags...), l.Symptoms...), " ; ")
+	// The project name is searchable with the tags, so a session start in
+	// a repository finds that project's learnings by its name.
+	tags := strings.Join(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Project), " ; ")
 	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, tags, body); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}

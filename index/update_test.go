@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -110,16 +112,15 @@ func TestUpdateIncremental(t *testing.T) {
 				if after := docRows(t, ix); !reflect.DeepEqual(after, before) {
 					t.Errorf("touched document was rewritten: rows %v, before %v", after, before)
 				}
-				fi, err := os.Stat(k.docPath(a.ID))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var mtime int64
-				if err := ix.db.QueryRow(`SELECT mtime FROM docs WHERE id=?`, a.ID).Scan(&mtime); err != nil {
-					t.Fatal(err)
-				}
-				if mtime != fi.ModTime().UnixNano() {
-					t.Errorf("stored mtime %d, file %d: the next update would hash the file again", mtime, fi.ModTime().UnixNano())
+			},
+		},
+		{
+			name: "again after touch",
+			do:   func(t *testing.T) { before = docRows(t, ix) },
+			want: counters{Documents: 3, Indexed: 3, Unchanged: 3},
+			check: func(t *testing.T) {
+				if after := docRows(t, ix); !reflect.DeepEqual(after, before) {
+					t.Errorf("documents were rewritten: rows %v, before %v", after, before)
 				}
 			},
 		},
@@ -227,13 +228,13 @@ func TestUpdateMalformedDocuments(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			k := newKB(t)
+			ix := k.open(t) // empty: nothing to rebuild
 			good1 := simple("lrn-good-one", "grafana dashboard")
 			good2 := simple("lrn-good-two", "prometheus scrape")
 			k.write(t, good1)
 			path := k.docPath(tc.id)
 			tc.make(t, path)
 			k.write(t, good2)
-			ix := k.open(t)
 
 			checkReported := func(t *testing.T, st Stats) {
 				t.Helper()
@@ -452,18 +453,18 @@ func TestUpdateFullRebuildGivesSameResults(t *testing.T) {
 // a FIFO for reading waits for a writer that never comes.
 func TestUpdateDoesNotBlockOnFIFO(t *testing.T) {
 	k := newKB(t)
+	ix := k.open(t) // empty: nothing to rebuild
 	k.write(t, simple("lrn-normal", "normal haproxy"))
 	fifo := k.docPath("lrn-pipe")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	ix := k.open(t)
 	done := make(chan struct{})
 	var st Stats
 	var err error
 	go func() {
 		defer close(done)
-		st, err = ix.Update(context.Background(), UpdateOptions{Full: true})
+		st, err = ix.Update(context.Background(), UpdateOptions{})
 	}()
 	select {
 	case <-done:
@@ -486,63 +487,61 @@ func TestUpdateDoesNotBlockOnFIFO(t *testing.T) {
 	}
 }
 
-// Two indexers of the same catalog (two reflect processes): A lists
-// documents/, then waits for the write lock while B indexes a document
-// written after A's listing. When A gets the lock it must not remove B's
-// document just because its own listing is older.
+// Two indexers of the same catalog (two reflect processes, say two Puts):
+// A lists documents/, then waits for the write lock while B indexes a
+// document written after A's listing. When A gets the lock it must not
+// remove B's document just because its own listing is older.
+//
+// The interleaving is forced with real Updates: B pauses inside its write
+// transaction (Progress callback) while A lists documents/ with the new
+// file hidden, then B indexes the file and commits, then A runs.
 func TestUpdateStaleListingDoesNotRemoveNewDocument(t *testing.T) {
 	ctx := context.Background()
 	k := newKB(t)
 	k.write(t, simple("lrn-first", "first varnish"))
 	ixA := k.open(t)
-	update(t, ixA, UpdateOptions{})
 	ixB := k.open(t)
-
-	// B takes the write lock (the transaction is BEGIN IMMEDIATE).
-	tx, err := ixB.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	late := simple("lrn-late", "late memcached")
+	path := k.write(t, late)
+	hidden := filepath.Join(k.docs, ".lrn-late.md.hidden") // Scan skips dot files
 
 	type result struct {
 		st  Stats
 		err error
 	}
+	bLocked, bGo := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	resB := make(chan result, 1)
+	go func() { // B lists both files, takes the lock and waits
+		st, err := ixB.Update(ctx, UpdateOptions{Progress: func(done, total int) {
+			once.Do(func() { close(bLocked); <-bGo })
+		}})
+		resB <- result{st, err}
+	}()
+	<-bLocked
+	if err := os.Rename(path, hidden); err != nil {
+		t.Fatal(err)
+	}
 	resA := make(chan result, 1)
-	go func() {
+	go func() { // A lists documents/ without the new file, waits for the lock
 		st, err := ixA.Update(ctx, UpdateOptions{})
 		resA <- result{st, err}
 	}()
-	time.Sleep(300 * time.Millisecond) // A has listed documents/ and waits for the lock
-
-	// B indexes a new document, exactly as its Update would.
-	late := simple("lrn-late", "late memcached")
-	path := k.write(t, late)
-	l, err := store.ReadFile(path)
-	if err != nil {
+	time.Sleep(300 * time.Millisecond)
+	if err := os.Rename(hidden, path); err != nil { // same file, same size and mtime
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(path)
-	fi, _ := os.Stat(path)
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		t.Fatal(err)
+	close(bGo)
+	rb := <-resB
+	if rb.err != nil || rb.st.Added != 1 {
+		t.Fatalf("B: Update: %+v %v, want the new document added", countersOf(rb.st), rb.err)
 	}
-	if err := w.insert(l, fi.Size(), fi.ModTime().UnixNano(), hashOf(data)); err != nil {
-		t.Fatal(err)
+	ra := <-resA
+	if ra.err != nil {
+		t.Fatalf("A: Update: %v", ra.err)
 	}
-	w.close()
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-
-	r := <-resA
-	if r.err != nil {
-		t.Fatalf("A: Update: %v", r.err)
-	}
-	if r.st.Removed != 0 {
-		t.Errorf("A removed %d document(s) whose file exists: stats %+v", r.st.Removed, countersOf(r.st))
+	if ra.st.Removed != 0 {
+		t.Errorf("A removed %d document(s) whose file exists: stats %+v", ra.st.Removed, countersOf(ra.st))
 	}
 	if got := ids(search(t, ixA, Query{Text: "memcached"})); !reflect.DeepEqual(got, []string{late.ID}) {
 		t.Errorf("search memcached = %v, want [%s]: the document B indexed was dropped", got, late.ID)
@@ -599,5 +598,51 @@ func TestUpdateCancelled(t *testing.T) {
 	}
 	if st := update(t, ix, UpdateOptions{}); st.Added != 5 {
 		t.Errorf("stats = %+v", countersOf(st))
+	}
+}
+
+// store.ReadFile refuses a file over store.MaxDocumentSize without reading
+// it ("a stray 50 MB file costs nothing"); the indexer must not read it
+// either, on the first Update or on any later one.
+func TestUpdateDoesNotReadOversizedFile(t *testing.T) {
+	k := newKB(t)
+	ix := k.open(t)
+	k.write(t, simple("lrn-small", "small"))
+	huge := k.docPath("lrn-huge")
+	if err := os.WriteFile(huge, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 50<<20); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	st := update(t, ix, UpdateOptions{})
+	runtime.ReadMemStats(&after)
+	if findProblem(st.Problems, huge) == nil || st.Indexed != 1 {
+		t.Fatalf("stats %+v problems %v", countersOf(st), st.Problems)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 10<<20 {
+		t.Errorf("Update allocated %d MB for a KB of one small document and one 50 MB file: it read the oversized file", alloc>>20)
+	}
+}
+
+// Only <id>.md files are documents: sidecars, temp files of atomic writes,
+// hidden files, directories and other files are not listed or reported.
+func TestUpdateIgnoresNonDocuments(t *testing.T) {
+	k := newKB(t)
+	ix := k.open(t)
+	k.write(t, simple("lrn-only", "only"))
+	writeRaw(t, filepath.Join(k.docs, "lrn-only.entities.yaml"), "document_id: lrn-only\nentities: []\n")
+	writeRaw(t, filepath.Join(k.docs, ".lrn-only.md.tmp-12345"), "partial")
+	writeRaw(t, filepath.Join(k.docs, ".hidden.md"), "junk")
+	writeRaw(t, filepath.Join(k.docs, "README.txt"), "notes")
+	if err := os.Mkdir(filepath.Join(k.docs, "folder.md"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st := update(t, ix, UpdateOptions{})
+	if st.Documents != 1 || st.Added != 1 || len(st.Problems) != 0 {
+		t.Errorf("stats %+v problems %v, want one document and no problems", countersOf(st), st.Problems)
 	}
 }

@@ -63,6 +63,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdStatusline(f),
 		NewCmdStatus(f),
 		NewCmdHook(f),
+		NewCmdRecall(f),
 	)
 	return root
 }

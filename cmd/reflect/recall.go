@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/recall"
+)
+
+// RecallOptions are the inputs of `reflect recall`.
+type RecallOptions struct {
+	IO      *Streams
+	Prompt  string
+	Cwd     string
+	Session string
+	Agent   string
+	JSON    bool
+}
+
+// NewCmdRecall builds `reflect recall`: what a hook would inject, on demand.
+func NewCmdRecall(f *Factory) *cobra.Command {
+	opts := &RecallOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "recall (--prompt TEXT | --cwd DIR)",
+		Short: "Show the learnings a hook would inject",
+		Long: `Recall runs the same recall as the agent hooks: for a prompt (--prompt) or
+for a session starting in a directory (--cwd: project, branch and recent
+commits). It prints the <reflect-learnings> block, or nothing when no
+learning clears the relevance floor.
+
+With --session, learnings already injected in that session are skipped and
+the new ones are recorded, as in a hook; without it no session state is read
+or written. --agent prints the block as that agent's hook output.`,
+		Example: `  reflect recall --prompt "login fails with state mismatch after the OAuth callback"
+  reflect recall --cwd . --json
+  reflect recall --prompt "why is sqlite locked" --session 8f14e45f --agent claude`,
+		Args: exactArgs(0, "no arguments (use --prompt TEXT or --cwd DIR)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			promptSet, cwdSet := cmd.Flags().Changed("prompt"), cmd.Flags().Changed("cwd")
+			switch {
+			case promptSet == cwdSet:
+				return usagef("recall needs exactly one of --prompt TEXT or --cwd DIR")
+			case opts.Agent != "" && opts.Agent != "claude" && opts.Agent != "codex":
+				return usagef("--agent must be claude or codex, not %q", opts.Agent)
+			case opts.Agent != "" && opts.JSON:
+				return usagef("--agent and --json are two output formats; choose one")
+			}
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			req := recall.Request{
+				Kind: recall.Prompt, Prompt: opts.Prompt,
+				SessionID: opts.Session, StateDir: c.StateDir,
+				Max: c.Recall.Max, Chars: c.Recall.Chars,
+			}
+			if cwdSet {
+				req.Kind = recall.SessionStart
+				if req.Cwd, err = filepath.Abs(opts.Cwd); err != nil {
+					return usagef("--cwd %s: %v", opts.Cwd, err)
+				}
+			}
+			ix, err := f.OpenIndex(cmd.Context(), true)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			res, err := recall.Recall(cmd.Context(), ix, req)
+			if err != nil {
+				return err
+			}
+			return recallOutput(opts, req.Kind, res)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "recall for this user prompt")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "recall for a session starting in this directory")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "skip and record learnings injected in this session")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude or codex")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+func recallOutput(opts *RecallOptions, kind recall.Kind, res recall.Result) error {
+	if res.Warning != "" {
+		fmt.Fprintf(opts.IO.Err, "reflect: %s\n", res.Warning)
+	}
+	switch {
+	case opts.JSON:
+		return printJSON(opts.IO.Out, res)
+	case res.Context == "":
+		// stdout stays empty, as a hook's would; the reason is for people.
+		fmt.Fprintf(opts.IO.Err, "reflect: nothing to recall: %s\n", res.Skipped)
+		return nil
+	case opts.Agent != "":
+		// Claude Code and Codex read the same shape for these two events.
+		event := "UserPromptSubmit"
+		if kind == recall.SessionStart {
+			event = "SessionStart"
+		}
+		// One line, as the hook prints it.
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetEscapeHTML(false)
+		type hookContext struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		}
+		return enc.Encode(struct {
+			HookSpecificOutput hookContext `json:"hookSpecificOutput"`
+		}{hookContext{event, res.Context}})
+	}
+	fmt.Fprintln(opts.IO.Out, res.Context)
+	return nil
+}

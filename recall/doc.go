@@ -1,0 +1,12 @@
+// Package recall decides which learnings are worth putting in front of an
+// agent, and how. It owns query building (the prompt, or at session start
+// the project, branch and recent commits of the working directory), the
+// relevance floor, the size budgets, the per-session dedupe set under
+// $REFLECT_STATE_DIR/session-injected/, and the rendering of the
+// <reflect-learnings> block. The agent hooks and `reflect recall` share it.
+//
+// Recall runs inside agent hooks, so it must never call the network, never
+// load a model, never wait on the drainer and never print anything itself:
+// it returns text and lets its caller decide where that goes. When nothing
+// clears the floor it returns nothing, because silence beats noise.
+package recall

@@ -1,0 +1,239 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/reflectkb/reflect/index"
+)
+
+// Kind says which moment of a session asks for learnings.
+type Kind int
+
+const (
+	// Prompt recalls for a user prompt (UserPromptSubmit).
+	Prompt Kind = iota + 1
+	// SessionStart recalls for a new, resumed, cleared or compacted session
+	// from its working directory.
+	SessionStart
+)
+
+// Default budgets, the same as config's: three learnings in at most 1,500
+// characters keep the block a small share of any agent's context.
+const (
+	DefaultMax   = 3
+	DefaultChars = 1500
+)
+
+// Request is one recall.
+type Request struct {
+	Kind Kind
+	// Prompt is the user's prompt (Kind Prompt).
+	Prompt string
+	// Cwd is the session's working directory. At session start it is the
+	// query; for a prompt it names the project whose learnings rank first.
+	Cwd string
+	// SessionID keys the dedupe set. Empty: no dedupe state is read or
+	// written.
+	SessionID string
+	// Source is the SessionStart source: startup, resume, clear or compact.
+	// After clear and compact the agent no longer has what was injected, so
+	// the session's dedupe set is cleared before recalling.
+	Source string
+	// Max and Chars bound the block: at most Max new learnings and Chars
+	// characters in all. Zero means DefaultMax / DefaultChars.
+	Max, Chars int
+	// StateDir is $REFLECT_STATE_DIR; empty disables dedupe like an empty
+	// SessionID.
+	StateDir string
+	// Now stamps dedupe entries; zero means time.Now().
+	Now time.Time
+	// Exclude names learnings never to mention, e.g. the mini-learning just
+	// written from this very prompt.
+	Exclude []string
+}
+
+// Hit is a learning in the block.
+type Hit struct {
+	ID         string  `json:"id"`
+	Title      string  `json:"title"`
+	Confidence string  `json:"confidence"`
+	Insight    string  `json:"insight"` // key insight, else a snippet of the body
+	Score      float64 `json:"score"`   // the index's fused score
+	// Evidence is the BM25F evidence that cleared the relevance floor
+	// (see floor.go), in units of the KB's largest idf.
+	Evidence float64 `json:"evidence"`
+	// Stale marks a learning whose cited files changed since it was
+	// written; rendered as "may be stale". The index does not report
+	// freshness yet, so it is always false for now.
+	Stale bool `json:"stale,omitempty"`
+}
+
+// Result is what a recall produced.
+type Result struct {
+	// Query is the text searched ("" when the request was skipped).
+	Query   string `json:"query"`
+	Project string `json:"project,omitempty"`
+	// Context is the <reflect-learnings> block, "" when there is nothing
+	// worth saying.
+	Context string `json:"context"`
+	// Injected are the new learnings in Context, best first.
+	Injected []Hit `json:"injected"`
+	// StillRelevant is the id of the best hit when it was already injected
+	// in this session; Context names it in one line instead of repeating it.
+	StillRelevant string `json:"still_relevant,omitempty"`
+	// Skipped says why Context is empty.
+	Skipped string `json:"skipped,omitempty"`
+	// Warning reports dedupe trouble that did not stop the recall (the
+	// lock was busy, the state file could not be written), for the hook
+	// log: a learning may be repeated later in the session.
+	Warning string `json:"warning,omitempty"`
+}
+
+// searchHeadroom is how many results beyond the budget are fetched. The
+// index orders by fused score (× confidence, scope), so the strongest
+// lexical match of a low-confidence learning can sit well below rank Max;
+// and learnings already injected in the session are passed over.
+const searchHeadroom = 20
+
+// maxSearch bounds the search however long the session: each result costs
+// the index a body read for its snippet.
+const maxSearch = 60
+
+// Recall finds the learnings worth injecting for req and renders them. It
+// returns an empty Context (and Skipped saying why) when the request is not
+// worth a search or nothing clears the relevance floor. Only a failing
+// index is an error; dedupe state that cannot be read or written degrades
+// to repeating a learning, never to a failed hook.
+func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
+	if req.Max <= 0 {
+		req.Max = DefaultMax
+	}
+	if req.Chars <= 0 {
+		req.Chars = DefaultChars
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	res := Result{Injected: []Hit{}}
+	var skip string
+	switch req.Kind {
+	case Prompt:
+		res.Query, skip = promptQuery(req.Prompt)
+		if skip == "" {
+			res.Project = projectName(ctx, req.Cwd)
+		}
+	case SessionStart:
+		res.Query, res.Project, skip = sessionQuery(ctx, req.Cwd)
+	default:
+		return res, fmt.Errorf("recall: unknown request kind %d", req.Kind)
+	}
+
+	dedupe := req.SessionID != "" && req.StateDir != ""
+	var path string
+	var injected map[string]string
+	if dedupe {
+		unlock, locked := lockSessions(ctx, req.StateDir)
+		defer unlock()
+		if !locked {
+			res.Warning = "session dedupe lock unavailable; went ahead without it"
+		}
+		path = sessionPath(req.StateDir, req.SessionID)
+		if req.Kind == SessionStart && (req.Source == "compact" || req.Source == "clear") {
+			if err := removeSession(path); err != nil {
+				res.Warning = err.Error()
+			}
+		}
+		injected = loadInjected(path)
+	}
+	if skip != "" {
+		res.Skipped = skip
+		return res, nil
+	}
+
+	results, err := ix.Search(ctx, index.Query{
+		Text:    res.Query,
+		Limit:   min(req.Max+len(injected)+searchHeadroom, maxSearch),
+		Project: res.Project,
+	})
+	if err != nil {
+		return res, err
+	}
+	results = slices.DeleteFunc(results, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+	if !anyLexical(results) {
+		res.Skipped = "no learning clears the relevance floor"
+		return res, nil
+	}
+	docs, err := ix.DocCount(ctx)
+	if err != nil {
+		return res, err
+	}
+	kept, ev := aboveFloor(results, docs, len(index.Terms(res.Query)))
+	if len(kept) == 0 {
+		res.Skipped = "no learning clears the relevance floor"
+		return res, nil
+	}
+
+	fresh, still := choose(kept, ev, injected, req.Max)
+	if still == nil && len(fresh) == 0 {
+		res.Skipped = "every relevant learning was already injected in this session"
+		return res, nil
+	}
+	var shown []Hit
+	res.Context, shown = render(fresh, still, req.Chars)
+	if res.Context == "" {
+		res.Skipped = fmt.Sprintf("a %d-character budget holds no learning", req.Chars)
+		return res, nil
+	}
+	if still != nil {
+		res.StillRelevant = still.ID
+	}
+	res.Injected = append(res.Injected, shown...)
+	if dedupe && len(res.Injected) > 0 {
+		ts := req.Now.UTC().Format(time.RFC3339)
+		for _, h := range res.Injected {
+			injected[h.ID] = ts
+		}
+		// A dedupe file that cannot be written costs a repeat later, not
+		// this recall: the caller still gets its context.
+		if err := saveInjected(path, injected); err != nil {
+			res.Warning = err.Error()
+		}
+	}
+	return res, nil
+}
+
+// choose splits the hits that cleared the floor (best first) into up to
+// limit not yet injected in the session, and the best hit when it was
+// injected already: that one is named, not repeated.
+func choose(kept []index.Result, ev []float64, injected map[string]string, limit int) (fresh []Hit, still *Hit) {
+	for i, r := range kept {
+		h := Hit{ID: r.ID, Title: r.Title, Confidence: r.Confidence, Insight: r.KeyInsight, Score: r.Score, Evidence: ev[i]}
+		if h.Insight == "" {
+			h.Insight = r.Snippet
+		}
+		if _, seen := injected[r.ID]; seen {
+			if i == 0 {
+				still = &h
+			}
+			continue
+		}
+		if len(fresh) < limit {
+			fresh = append(fresh, h)
+		}
+	}
+	return fresh, still
+}
+
+// anyLexical reports whether some result matched words of the query; the
+// floor needs the KB's size only then, and counting costs a table scan.
+func anyLexical(results []index.Result) bool {
+	for _, r := range results {
+		if r.Why.BM25 > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,109 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+)
+
+// sessionDir holds one dedupe file per session: {"<learning id>": "<RFC3339 ts>"}.
+const sessionDir = "session-injected"
+
+// lockWait bounds how long a recall waits for another hook of the same
+// machine to finish its read-search-write of a dedupe file. Hooks hold the
+// lock for a search (milliseconds); past this something is stuck, and the
+// recall goes ahead unlocked rather than miss the hook's deadline.
+const lockWait = 250 * time.Millisecond
+
+// sessionPath is the dedupe file of session sid. Session ids come from hook
+// payloads and are untrusted: SafeName keeps the file inside sessionDir.
+func sessionPath(stateDir, sid string) string {
+	return filepath.Join(stateDir, sessionDir, fsutil.SafeName(sid)+".json")
+}
+
+// lockSessions takes the lock that serialises dedupe updates. One lock for
+// all sessions, not one per session: a per-session lock file could not be
+// removed safely when its session ends, and hooks hold it for milliseconds.
+// It returns the unlock function, and false when the lock could not be had
+// in lockWait; then two hooks of one session may race and the last writer
+// wins, which at worst injects a learning twice.
+func lockSessions(ctx context.Context, stateDir string) (func(), bool) {
+	dir := filepath.Join(stateDir, sessionDir)
+	if err := fsutil.EnsureDir(dir); err != nil {
+		return func() {}, false
+	}
+	fl := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(fsutil.FilePerm))
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		_ = fl.Close()
+		return func() {}, false
+	}
+	return func() { _ = fl.Unlock() }, true
+}
+
+// loadInjected reads a session's dedupe set. A missing file is an empty
+// set; so is a damaged one, which the next save replaces: losing dedupe
+// state repeats a learning at worst, and a hook must not fail over it.
+func loadInjected(path string) map[string]string {
+	m := map[string]string{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m
+	}
+	if json.Unmarshal(data, &m) != nil || m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+func saveInjected(path string, m map[string]string) error {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := fsutil.WriteAtomic(path, data, fsutil.FilePerm); err != nil {
+		return fmt.Errorf("save session dedupe: %w", err)
+	}
+	return nil
+}
+
+// ClearSession forgets what was injected in session sid, so the next
+// recall may inject any learning again. Hooks call it when the agent's
+// context was summarised or cleared. A session with no state is not an error.
+func ClearSession(stateDir, sid string) error {
+	if stateDir == "" || sid == "" {
+		return nil
+	}
+	unlock, _ := lockSessions(context.Background(), stateDir)
+	defer unlock()
+	return removeSession(sessionPath(stateDir, sid))
+}
+
+func removeSession(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("clear session dedupe: %w", err)
+	}
+	return nil
+}
+
+// InjectedCount is how many learnings were injected in session sid so far,
+// for the status line. It reads one small file and takes no lock: the file
+// is replaced atomically, so a reader sees a whole old or new version.
+// Any problem reads as 0.
+func InjectedCount(stateDir, sid string) int {
+	if stateDir == "" || sid == "" {
+		return 0
+	}
+	return len(loadInjected(sessionPath(stateDir, sid)))
+}
