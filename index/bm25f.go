@@ -129,7 +129,19 @@ func loadCorpusStats(ctx context.Context, db *sql.DB, stems []string) (corpusSta
 		return cs, fmt.Errorf("search: %w", err)
 	}
 	var sums [numFields]float64
-	fmt.Sscan(totals, &cs.docs, &sums[0], &sums[1], &sums[2], &sums[3])
+	if _, err := fmt.Sscan(totals, &cs.docs, &sums[0], &sums[1], &sums[2], &sums[3]); err != nil {
+		// A catalog written before totals were kept: sum them now (slower,
+		// but correct; the next reindex stores them).
+		var ns [numFields]sql.NullFloat64
+		err := db.QueryRowContext(ctx, `SELECT count(*), sum(l0), sum(l1), sum(l2), sum(l3) FROM stats`).
+			Scan(&cs.docs, &ns[0], &ns[1], &ns[2], &ns[3])
+		if err != nil {
+			return cs, fmt.Errorf("search: %w", err)
+		}
+		for f := range ns {
+			sums[f] = ns[f].Float64
+		}
+	}
 	for f := range sums {
 		if cs.docs > 0 {
 			cs.avgLen[f] = sums[f] / float64(cs.docs)

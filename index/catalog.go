@@ -27,7 +27,7 @@ const schemaVersion = 2
 const (
 	weightTitle   = 4.0
 	weightInsight = 2.0
-	weightTags    = 2.0
+	weightTags    = 1.5
 	weightBody    = 1.0
 )
 
@@ -79,6 +79,8 @@ type Index struct {
 	// RebuildStats is what that rebuild did, so a caller about to reindex
 	// anyway can skip a second pass.
 	RebuildStats Stats
+
+	opts openOptions
 }
 
 // OpenOption adjusts Open.
@@ -114,6 +116,9 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 	}
 	path := filepath.Join(indexDir, "catalog.db")
 	ix := &Index{store: store.Open(docsDir), path: path}
+	for _, o := range opts {
+		o(&ix.opts)
+	}
 
 	_, statErr := os.Stat(path)
 	missing := errors.Is(statErr, fs.ErrNotExist)
@@ -149,10 +154,7 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 	if len(files) == 0 {
 		return ix, nil // a new, empty knowledge base: nothing to say
 	}
-	var oo openOptions
-	for _, o := range opts {
-		o(&oo)
-	}
+	oo := ix.opts
 	if oo.noRebuild {
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", reason, ErrNeedsRebuild)
@@ -259,3 +261,31 @@ func (ix *Index) Path() string { return ix.path }
 
 // Store is the documents store the index covers.
 func (ix *Index) Store() *store.Store { return ix.store }
+
+// recoverCorrupt handles an error from a query: when SQLite reports the
+// catalog damaged (pages can rot behind a sound header, where Open cannot
+// see it), the catalog is moved aside and rebuilt from the documents, and
+// nil tells the caller to retry. Any other error is returned as it is.
+func (ix *Index) recoverCorrupt(ctx context.Context, err error) error {
+	if err == nil || !isCorrupt(err) {
+		return err
+	}
+	if ix.opts.noRebuild {
+		return fmt.Errorf("catalog.db is damaged (%v): %w", err, ErrNeedsRebuild)
+	}
+	ix.Close()
+	if merr := ix.moveAside(); merr != nil {
+		return merr
+	}
+	if oerr := ix.open(ctx); oerr != nil {
+		return fmt.Errorf("open index %s: %w", ix.path, oerr)
+	}
+	st, uerr := ix.update(ctx, ix.opts.update)
+	if uerr != nil {
+		return fmt.Errorf("rebuild index %s: %w", ix.path, uerr)
+	}
+	ix.RebuildStats = st
+	ix.Rebuilt = fmt.Sprintf("catalog.db was damaged (%v); the damaged file was kept as catalog.db.corrupt; rebuilt it from %d documents in %s",
+		err, st.Indexed, st.Duration.Round(time.Millisecond))
+	return nil
+}

@@ -67,6 +67,14 @@ var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.5
 // rank and scaled by confidence and project scope. Text without searchable
 // words gives no results and no error.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
+	res, err := ix.search(ctx, q)
+	if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
+		return res, rerr
+	}
+	return ix.search(ctx, q)
+}
+
+func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
@@ -167,7 +175,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 		return nil, err
 	}
 	for i := range results {
-		results[i].Snippet, results[i].Why.MatchedTerms = snippet(bodies[results[i].ID], results[i].KeyInsight, terms)
+		results[i].Snippet = snippet(bodies[results[i].ID], results[i].KeyInsight, terms)
+		results[i].Why.MatchedTerms = matchedTerms(results[i].Title+"\n"+results[i].KeyInsight+"\n"+bodies[results[i].ID], terms)
 	}
 	return results, nil
 }
@@ -244,26 +253,39 @@ func (ix *Index) bodies(ctx context.Context, results []Result) (map[string]strin
 	return out, rows.Err()
 }
 
+// matchedTerms counts the query terms that occur in text (by stem prefix).
+func matchedTerms(text string, terms []string) int {
+	lower := strings.ToLower(text)
+	n := 0
+	for _, t := range terms {
+		if strings.Contains(lower, stemPrefix(t)) {
+			n++
+		}
+	}
+	return n
+}
+
 // snippet picks the line of context a user sees under a result: the key
 // insight when there is one, else the stretch of body around the first
-// query term. It also counts how many query terms the text contains.
-func snippet(body, insight string, terms []string) (string, int) {
+// query term.
+func snippet(body, insight string, terms []string) string {
+	// Offsets found in the lowercased text are only valid in body when
+	// lowercasing kept every byte length (it does not for some scripts).
 	lower := strings.ToLower(insight + "\n" + body)
-	matched := 0
+	sameLen := len(lower) == len(insight)+1+len(body)
 	first := -1
 	for _, t := range terms {
 		if i := strings.Index(lower, stemPrefix(t)); i >= 0 {
-			matched++
 			if first < 0 || i < first {
 				first = i
 			}
 		}
 	}
 	if insight != "" {
-		return clip(insight, 200), matched
+		return clip(insight, 200)
 	}
 	start := 0
-	if first > len(insight)+1 {
+	if sameLen && first > len(insight)+1 {
 		start = first - len(insight) - 1 - 60
 	}
 	if start < 0 {
@@ -276,7 +298,7 @@ func snippet(body, insight string, terms []string) (string, int) {
 	if start > 0 {
 		s = "…" + s
 	}
-	return clip(s, 200), matched
+	return clip(s, 200)
 }
 
 // stemPrefix approximates the porter stem of a query term so a snippet can

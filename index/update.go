@@ -47,20 +47,30 @@ type known struct {
 // same content hash) cost a stat and nothing more. Malformed documents are
 // reported in Stats.Problems and skipped; they never stop the reindex.
 func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	st, err := ix.update(ctx, opts)
+	if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
+		return st, rerr
+	}
+	return ix.update(ctx, opts)
+}
+
+func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	start := time.Now()
 	var st Stats
+	// The directory is listed only once the write lock is held (BEGIN
+	// IMMEDIATE): a listing taken before could miss a document another
+	// process indexed meanwhile, and this update would then remove it.
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return st, fmt.Errorf("reindex: %w", err)
+	}
+	defer tx.Rollback()
 	dirStamp := ix.docsStamp()
 	files, err := ix.store.Scan()
 	if err != nil {
 		return st, err
 	}
 	st.Documents = len(files)
-
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return st, fmt.Errorf("reindex: %w", err)
-	}
-	defer tx.Rollback()
 	if opts.Full {
 		for _, t := range []string{"docs", "fts", "tri", "stats", "terms", "problems"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
@@ -106,7 +116,7 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 			continue
 		}
-		data, err := os.ReadFile(f.Path)
+		data, problem, err := readDocument(f)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				if ok {
@@ -119,15 +129,29 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 			return st, fmt.Errorf("read %s: %w", f.Path, err)
 		}
+		if problem != "" {
+			de := &store.DocError{Path: f.Path, Reason: problem}
+			st.Problems = append(st.Problems, de)
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO problems(path,size,mtime,reason) VALUES(?,?,?,?)`, f.Path, f.Size, mtime, de.Reason); err != nil {
+				return st, err
+			}
+			if ok {
+				if err := w.remove(k.n); err != nil {
+					return st, err
+				}
+				st.Removed++
+			}
+			continue
+		}
 		hash := hashOf(data)
 		if ok && k.hash == hash {
-			if _, err := tx.ExecContext(ctx, `UPDATE docs SET mtime=? WHERE n=?`, mtime, k.n); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE docs SET mtime=? WHERE n=?`, stableMtime(mtime, start), k.n); err != nil {
 				return st, err
 			}
 			st.Unchanged++
 			continue
 		}
-		l, err := store.ReadFile(f.Path)
+		l, err := store.ParseFile(f.Path, data)
 		if err != nil {
 			var de *store.DocError
 			if !errors.As(err, &de) {
@@ -158,7 +182,7 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		} else {
 			st.Added++
 		}
-		if err := w.insert(l, f.Size, mtime, hash); err != nil {
+		if err := w.insert(l, f.Size, stableMtime(mtime, start), hash); err != nil {
 			return st, err
 		}
 	}
@@ -230,6 +254,53 @@ func (ix *Index) docsStamp() string {
 		return "none"
 	}
 	return fmt.Sprint(fi.ModTime().UnixNano())
+}
+
+// racyWindow is how close to the reindex a file's mtime may be before the
+// mtime is not trusted: a file written in the same tick as the last reindex
+// could change again without changing size or mtime (git's "racily clean"
+// problem).
+const racyWindow = 2 * time.Second
+
+// stableMtime is the mtime to record: 0 (never equal to a real mtime, so
+// the next update compares hashes) when the file changed within racyWindow
+// of this reindex.
+func stableMtime(mtime int64, now time.Time) int64 {
+	if now.UnixNano()-mtime < int64(racyWindow) {
+		return 0
+	}
+	return mtime
+}
+
+// readDocument reads a document file for indexing. Anything that is not a
+// regular file of at most store.MaxDocumentSize (a FIFO, a directory behind
+// a symlink, a 50 MB log) is a problem to report, not a reason to block,
+// allocate, or stop the reindex; it is never read.
+func readDocument(f store.FileInfo) (data []byte, problem string, err error) {
+	fi, err := os.Stat(f.Path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, "", err
+		}
+		return nil, err.Error(), nil
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, "not a regular file", nil
+	}
+	if fi.Size() > store.MaxDocumentSize {
+		return nil, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), store.MaxDocumentSize), nil
+	}
+	data, err = os.ReadFile(f.Path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, "", err
+		}
+		return nil, err.Error(), nil
+	}
+	if len(data) > store.MaxDocumentSize {
+		return nil, "file grew past the size limit while being read", nil
+	}
+	return data, "", nil
 }
 
 func hashOf(data []byte) string {

@@ -112,7 +112,7 @@ func TestSessionScenario(t *testing.T) {
 	// Session start: the project, the branch and the commits are about
 	// PKCE and the OAuth state.
 	start := run(Request{Kind: SessionStart, Source: "startup"})
-	expect(start, []string{"lrn-oauth-pkce-verifier-replicas", "lrn-oauth-state-cookie-samesite"}, "")
+	expect(start, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
 	noRepeats(start)
 	if n := InjectedCount(state, sid); n != 2 {
 		t.Errorf("InjectedCount after start = %d, want 2", n)
@@ -155,7 +155,7 @@ func TestSessionScenario(t *testing.T) {
 	// Compaction: the agent's context was summarised, so what it was told
 	// is gone. The session starts over and injects again.
 	compact := run(Request{Kind: SessionStart, Source: "compact"})
-	expect(compact, []string{"lrn-oauth-pkce-verifier-replicas", "lrn-oauth-state-cookie-samesite"}, "")
+	expect(compact, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
 	if n := InjectedCount(state, sid); n != 2 {
 		t.Errorf("InjectedCount after compaction = %d, want 2", n)
 	}
@@ -180,7 +180,7 @@ func TestSessionScenario(t *testing.T) {
 
 	// /clear empties the set too; ClearSession does the same for a hook.
 	clear := run(Request{Kind: SessionStart, Source: "clear"})
-	expect(clear, []string{"lrn-oauth-pkce-verifier-replicas", "lrn-oauth-state-cookie-samesite"}, "")
+	expect(clear, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
 	if err := ClearSession(state, sid); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,13 @@ func ReadFile(path string) (*Learning, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseFile(path, data)
+}
+
+// ParseFile parses data read from path (for callers that already hold the
+// bytes, such as the indexer, which hashes them too): like ReadFile, the
+// id must match the file name and errors are *DocError values naming path.
+func ParseFile(path string, data []byte) (*Learning, error) {
 	l, err := Parse(data)
 	if err != nil {
 		var de *DocError
