@@ -96,21 +96,6 @@ func TestCommitTokens(t *testing.T) {
 	}
 }
 
-func TestRemoteName(t *testing.T) {
-	for url, want := range map[string]string{
-		"git@github.com:acme/auth-service.git":    "auth-service",
-		"https://github.com/acme/auth-service":    "auth-service",
-		"https://github.com/acme/auth-service/":   "auth-service",
-		"ssh://git@host:2222/srv/billing-api.git": "billing-api",
-		"/srv/git/infra.git":                      "infra",
-		"":                                        "",
-	} {
-		if got := remoteName(url); got != want {
-			t.Errorf("remoteName(%q) = %q, want %q", url, got, want)
-		}
-	}
-}
-
 func TestSessionQueryRepo(t *testing.T) {
 	GitEnv(t)
 	dir := filepath.Join(t.TempDir(), "checkout")
@@ -233,30 +218,5 @@ func TestSessionQueryDetachedAndBrokenGitFile(t *testing.T) {
 	}
 	if q, p, _ := sessionQuery(context.Background(), odd); q != "odd" || p != "odd" {
 		t.Errorf("broken .git file: %q, %q", q, p)
-	}
-}
-
-func TestReadHeadAndConfig(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, data string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("HEAD", "ref: refs/heads/.invalid\n") // reftable: ask git
-	if _, ok := readHead(dir); ok {
-		t.Error("reftable placeholder HEAD should not be trusted")
-	}
-	write("HEAD", "0123456789abcdef0123456789abcdef01234567\n")
-	if b, ok := readHead(dir); !ok || b != "" {
-		t.Errorf("detached HEAD = %q, %v", b, ok)
-	}
-	write("config", "[core]\n\tbare = false\n[remote \"upstream\"]\n\turl = git@x:a/wrong.git\n[remote  \"origin\"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\tURL = \"https://example.com/a/right.git\"\n")
-	if u, ok := readOriginURL(dir); !ok || u != "https://example.com/a/right.git" {
-		t.Errorf("origin url = %q, %v", u, ok)
-	}
-	write("config", "[core]\n\tbare = false\n")
-	if u, ok := readOriginURL(dir); !ok || u != "" {
-		t.Errorf("no origin: %q, %v", u, ok)
 	}
 }
