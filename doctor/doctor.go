@@ -120,7 +120,11 @@ func (r *Report) checkDir(name, dir, missingHint string) {
 func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
 	if err != nil {
-		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"})
+		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
+		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {
+			fix = "fix the documents directory first (see above)"
+		}
+		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: fix})
 		return
 	}
 	defer ix.Close()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/store"
@@ -269,27 +270,18 @@ func matchedTerms(text string, terms []string) int {
 // insight when there is one, else the stretch of body around the first
 // query term.
 func snippet(body, insight string, terms []string) string {
-	// Offsets found in the lowercased text are only valid in body when
-	// lowercasing kept every byte length (it does not for some scripts).
-	lower := strings.ToLower(insight + "\n" + body)
-	sameLen := len(lower) == len(insight)+1+len(body)
-	first := -1
-	for _, t := range terms {
-		if i := strings.Index(lower, stemPrefix(t)); i >= 0 {
-			if first < 0 || i < first {
-				first = i
-			}
-		}
-	}
 	if insight != "" {
 		return clip(insight, 200)
 	}
-	start := 0
-	if sameLen && first > len(insight)+1 {
-		start = first - len(insight) - 1 - 60
+	first := -1
+	for _, t := range terms {
+		if i := indexFold(body, stemPrefix(t)); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
 	}
-	if start < 0 {
-		start = 0
+	start := 0
+	if first > 60 {
+		start = first - 60
 	}
 	for start > 0 && !utf8.RuneStart(body[start]) {
 		start--
@@ -299,6 +291,31 @@ func snippet(body, insight string, terms []string) string {
 		s = "…" + s
 	}
 	return clip(s, 200)
+}
+
+// indexFold is strings.Index ignoring case, with the offset of the match in
+// s itself: lowercasing s first would shift byte offsets (Ⱥ takes 2 bytes,
+// ⱥ takes 3).
+func indexFold(s, lowerSub string) int {
+	if lowerSub == "" {
+		return 0
+	}
+	for i := range s {
+		j, k := i, 0
+		for k < len(lowerSub) && j < len(s) {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			q, m := utf8.DecodeRuneInString(lowerSub[k:])
+			if unicode.ToLower(r) != q {
+				break
+			}
+			j += n
+			k += m
+		}
+		if k == len(lowerSub) {
+			return i
+		}
+	}
+	return -1
 }
 
 // stemPrefix approximates the porter stem of a query term so a snippet can

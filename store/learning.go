@@ -130,7 +130,7 @@ func ParseDraft(data []byte, now time.Time) (*Learning, error) {
 		return nil, err
 	}
 	l.FillDefaults(now)
-	if err := l.Validate(); err != nil {
+	if err := l.validate(strings.TrimSpace(l.Title) != ""); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -196,6 +196,18 @@ func parse(data []byte) (*Learning, error) {
 	}
 	l := &Learning{Body: string(body)}
 	if err := root.Decode(l); err != nil {
+		// Name the field when a time does not parse: the YAML library's
+		// message quotes Go's layout string, which helps nobody.
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, v := aliasTarget(root.Content[i]), root.Content[i+1]
+			if k.Value != "created" && k.Value != "updated" {
+				continue
+			}
+			var t time.Time
+			if v.Decode(&t) != nil {
+				return fail("frontmatter field has the wrong type: line %d: %s: %q is not an RFC 3339 time such as 2026-11-22T11:05:00Z", v.Line, k.Value, v.Value)
+			}
+		}
 		return fail("frontmatter field has the wrong type: %s", yamlReason(err))
 	}
 	budget := maxAliasExpansion
@@ -310,11 +322,17 @@ func yamlReason(err error) string {
 }
 
 // Validate checks the required fields and the enumerated values.
-func (l *Learning) Validate() error {
+func (l *Learning) Validate() error { return l.validate(true) }
+
+// validate checks the learning; requireID false leaves out "missing id",
+// for drafts whose id is derived from the very title that is missing.
+func (l *Learning) validate(requireID bool) error {
 	var problems []string
 	switch {
 	case l.ID == "":
-		problems = append(problems, "missing id")
+		if requireID {
+			problems = append(problems, "missing id")
+		}
 	case !ValidID(l.ID):
 		problems = append(problems, fmt.Sprintf("id %q may only hold letters, digits, '.', '_' and '-' (at most 128)", l.ID))
 	}

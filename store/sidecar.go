@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -53,7 +55,11 @@ func ParseSidecarFor(data []byte, id string) (*Sidecar, error) {
 		return nil, &DocError{Reason: fmt.Sprintf("sidecar is %d bytes, more than %d", len(data), MaxDocumentSize)}
 	}
 	var sc Sidecar
-	if err := yaml.Unmarshal(data, &sc); err != nil {
+	// Unknown keys are refused: a misspelt "entites:" would otherwise read
+	// as a sidecar with no entities.
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil && !errors.Is(err, io.EOF) {
 		return nil, &DocError{Reason: "sidecar is not valid YAML: " + yamlReason(err)}
 	}
 	if id != "" {

@@ -15,6 +15,8 @@ func NewCmdBench(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure retrieval quality and build synthetic knowledge bases",
+		Args:  noSubcommand,
+		RunE:  showHelp,
 	}
 	cmd.AddCommand(newCmdBenchRetrieval(f), newCmdBenchGenerate(f))
 	return cmd

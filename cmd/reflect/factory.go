@@ -57,8 +57,9 @@ func (f *Factory) Config() (*config.Config, error) {
 }
 
 // OpenIndex opens the catalog, tells the user on stderr when it had to be
-// rebuilt, and (when refresh is set) picks up documents changed on disk
-// since the last reindex.
+// rebuilt, and (when refresh is set) picks up documents added, removed or
+// replaced on disk since the last reindex (an edit in place needs
+// 'reflect reindex').
 func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.OpenOption) (*index.Index, error) {
 	c, err := f.Config()
 	if err != nil {
@@ -75,7 +76,7 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 		st, ran, err := ix.Refresh(ctx)
 		if err != nil {
 			ix.Close()
-			return nil, err
+			return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 		}
 		if ran && len(st.Problems) > 0 {
 			fmt.Fprintf(f.IO.Err, "reflect: skipped %d malformed document(s); run 'reflect doctor' for details\n", len(st.Problems))

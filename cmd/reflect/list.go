@@ -35,6 +35,10 @@ func NewCmdList(f *Factory) *cobra.Command {
 				}
 				return printJSON(f.IO.Out, map[string]any{"learnings": items})
 			}
+			if len(items) == 0 && opts.Project != "" {
+				fmt.Fprintf(f.IO.Out, "No learnings for project %q. Run 'reflect list' without --project to see all.\n", opts.Project)
+				return nil
+			}
 			if len(items) == 0 {
 				fmt.Fprintln(f.IO.Out, "No learnings yet. Add one with 'reflect add --title ... --insight ...'.")
 				return nil

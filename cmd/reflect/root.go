@@ -47,6 +47,7 @@ derived from them and can be rebuilt at any time.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Args, root.RunE = noSubcommand, showHelp
 	root.AddCommand(
 		NewCmdSearch(f),
 		NewCmdAdd(f),
@@ -67,6 +68,18 @@ derived from them and can be rebuilt at any time.`,
 	)
 	return root
 }
+
+// noSubcommand refuses arguments to a command that only groups
+// subcommands: they are a misspelt or unknown subcommand (cobra would exit
+// 1 for the root and show help with status 0 for any other group).
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return nil
+}
+
+func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 
 // args validators that report the caller's mistake with exit code 2.
 func exactArgs(n int, what string) cobra.PositionalArgs {

@@ -28,6 +28,10 @@ func NewCmdShow(f *Factory) *cobra.Command {
 			if errors.Is(err, store.ErrNotFound) {
 				return fmt.Errorf("no learning %q; find ids with 'reflect list' or 'reflect search'", args[0])
 			}
+			var de *store.DocError
+			if errors.As(err, &de) {
+				return fmt.Errorf("%w\nfix the file, or remove it with 'reflect forget %s'", err, args[0])
+			}
 			if err != nil {
 				return err
 			}
