@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 )
@@ -38,6 +39,7 @@ type Report struct {
 	ConfigFile   string         `json:"config_file"`
 	Settings     map[string]any `json:"settings"`
 	Counts       index.Counts   `json:"counts"`
+	Writer       string         `json:"writer"`
 	Malformed    []Malformed    `json:"malformed"`
 	Checks       []Check        `json:"checks"`
 }
@@ -85,7 +87,20 @@ func Run(ctx context.Context, c *config.Config) *Report {
 		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
 	}
 	r.checkIndex(ctx, c)
+	r.checkWriter(c)
 	return r
+}
+
+// checkWriter reports which writer the drainer will use and why.
+func (r *Report) checkWriter(c *config.Config) {
+	w, why, err := drain.Select(c, nil)
+	if err != nil {
+		r.add(Check{Name: "writer", Status: Fail, Detail: err.Error(),
+			Fix: "install it, or set drain.writer / REFLECT_WRITER to builtin"})
+		return
+	}
+	r.Writer = w.Name()
+	r.add(Check{Name: "writer", Status: OK, Detail: w.Name() + " (" + why + ")"})
 }
 
 func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }

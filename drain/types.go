@@ -21,6 +21,13 @@ type Condensed struct {
 	RawBytes int64 `json:"raw_bytes"`
 	// Text is the condensation rendered for an LLM writer (bounded).
 	Text string `json:"-"`
+	// Skip, when set, says why there is nothing to reflect on (the
+	// transcript is one of reflect's own writer runs, holds no events, or
+	// is in no known format): the drainer acks the entry without running
+	// a writer.
+	Skip string `json:"skip,omitempty"`
+	// Dropped counts the events left out to stay within Limits.
+	Dropped int `json:"dropped,omitempty"`
 }
 
 // EventKind says what an Event is.
@@ -45,6 +52,9 @@ type Event struct {
 	Tool    string `json:"tool,omitempty"`
 	// ExitCode of tool events when known (-1 unknown).
 	ExitCode int `json:"exit_code,omitempty"`
+	// Files edited (relative to Cwd when possible): for AssistantFinal,
+	// during that turn; for ToolSucceeded, since the failure it fixes.
+	Files []string `json:"files,omitempty"`
 }
 
 // Writer turns a condensed transcript into learnings. Implementations run

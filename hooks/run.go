@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/proc"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/statusline"
@@ -30,6 +35,9 @@ type Options struct {
 	Config   *config.Config
 	Now      func() time.Time
 	Deadline time.Duration
+	// Spawn starts `reflect ARGS...` in the background (a drain, a
+	// reindex); nil means proc.SpawnDetached. Tests replace it.
+	Spawn func(args ...string) error
 }
 
 // answer is what a handler produced.
@@ -68,6 +76,9 @@ func Run(ctx context.Context, o Options) {
 	}
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline
+	}
+	if o.Spawn == nil {
+		o.Spawn = proc.SpawnDetached
 	}
 	if o.Config == nil || o.Config.Disabled {
 		return
@@ -192,7 +203,7 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	c := r.Config
 	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), index.NoRebuild())
 	if errors.Is(err, index.ErrNeedsRebuild) {
-		if serr := spawnDetached("reindex"); serr != nil {
+		if serr := r.Spawn("reindex"); serr != nil {
 			return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
 		}
 		return nil, fmt.Errorf("%w; rebuilding in the background", err)
@@ -246,7 +257,38 @@ func sessionStart(ctx context.Context, r *invocation) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
-	return r.recallAnswer(res), nil
+	a := r.recallAnswer(res)
+	if r.startDrain() {
+		a.detail += "; draining in the background"
+	}
+	return a, nil
+}
+
+// drainEvery debounces the background drains SessionStart starts: agents
+// open many sessions, and a drain that just ran has nothing new to do.
+const drainEvery = 10 * time.Minute
+
+// startDrain starts a background drain when transcripts are waiting and
+// none was started in the last drainEvery. Two sessions starting at once
+// may both start one; the drain's own lock lets only one run.
+func (r *invocation) startDrain() bool {
+	q, err := queue.Open(r.Config.StateDir)
+	if err != nil || q.Depth() == 0 {
+		return false
+	}
+	stamp := filepath.Join(r.Config.StateDir, "drain-started")
+	if fi, err := os.Stat(stamp); err == nil && r.now.Sub(fi.ModTime()) < drainEvery {
+		return false
+	}
+	if err := fsutil.WriteAtomic(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
+		logf(r.Config.StateDir, r.now, "session-start: %v", err)
+		return false
+	}
+	if err := r.Spawn("drain"); err != nil {
+		logf(r.Config.StateDir, r.now, "session-start: start drain: %v", err)
+		return false
+	}
+	return true
 }
 
 // prompt first turns a correction of a just-failed command into a
@@ -261,7 +303,7 @@ func prompt(ctx context.Context, r *invocation) (answer, error) {
 	var mini string
 	if _, armed := Armed(r.Config.StateDir, p.SessionID, r.now); armed {
 		ev := PromptEvent{Agent: r.Agent, SessionID: p.SessionID, Prompt: p.Prompt, Cwd: p.Cwd,
-			Project: recall.ProjectName(ctx, p.Cwd)}
+			Project: gitrepo.Project(ctx, p.Cwd)}
 		id, ok, err := CaptureCorrection(ctx, ix, r.Config.StateDir, ev, r.now)
 		if err != nil {
 			logf(r.Config.StateDir, r.now, "prompt: mini-learning: %v", err)

@@ -17,12 +17,13 @@ import (
 // The multi-process test re-executes this test binary: each child runs
 // TestHelperProcess, which acts only when helperEnv is set.
 const (
-	helperEnv      = "QUEUE_TEST_HELPER" // "append" or "drop"
+	helperEnv      = "QUEUE_TEST_HELPER" // "append", "drop", "compact", "mark" or "drain"
 	helperDir      = "QUEUE_TEST_STATE_DIR"
 	helperTransDir = "QUEUE_TEST_TRANSCRIPT_DIR"
 	helperWorker   = "QUEUE_TEST_WORKER"
 	helperCount    = "QUEUE_TEST_COUNT"
 	helperStart    = "QUEUE_TEST_START" // unix nanoseconds; children start together
+	helperStop     = "QUEUE_TEST_STOP"  // a file whose appearance ends a looping helper
 )
 
 const (
@@ -35,7 +36,7 @@ const (
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv(helperEnv)
 	if mode == "" {
-		t.Skip("helper for TestConcurrentProcesses; does nothing on its own")
+		t.Skip("helper for the multi-process tests; does nothing on its own")
 	}
 	q, err := Open(os.Getenv(helperDir))
 	if err != nil {
@@ -45,23 +46,7 @@ func TestHelperProcess(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv(helperCount))
 	start, _ := strconv.ParseInt(os.Getenv(helperStart), 10, 64)
 
-	// retry repeats op while the queue is locked past LockWait. On this
-	// shared, oversubscribed machine a descheduled lock holder can exceed
-	// LockWait (TestLockIsBounded covers that bound); what this test checks
-	// is that a failed attempt wrote nothing and a successful one wrote
-	// exactly one whole line. Retrying also exercises abandoned lock waits,
-	// which must release the lock when they finally get it.
-	retries := 0
-	retry := func(op func() error) error {
-		for {
-			err := op()
-			if !errors.Is(err, ErrLocked) {
-				return err
-			}
-			retries++
-		}
-	}
-	defer func() { fmt.Printf("lock-retries %d\n", retries) }()
+	defer func() { fmt.Printf("lock-retries %d\n", lockRetries) }()
 
 	switch mode {
 	case "append":
@@ -75,7 +60,7 @@ func TestHelperProcess(t *testing.T) {
 		for _, r := range recs {
 			var ok bool
 			var reason string
-			err := retry(func() (err error) {
+			err := retryLocked(func() (err error) {
 				ok, reason, err = q.Enqueue(r)
 				return err
 			})
@@ -93,14 +78,77 @@ func TestHelperProcess(t *testing.T) {
 		time.Sleep(time.Until(time.Unix(0, start)))
 		for _, r := range recs {
 			if strings.HasPrefix(r.SessionID, "victim-") {
-				if err := retry(func() error { return q.Drop(r.ID) }); err != nil {
+				if err := retryLocked(func() error { return q.Drop(r.ID) }); err != nil {
 					t.Fatalf("Drop(%s): %v", r.ID, err)
 				}
 			}
 		}
+	case "compact":
+		helperCompact(t, q, os.Getenv(helperStop))
+	case "mark":
+		helperMark(t, q, os.Getenv(helperTransDir), start, os.Getenv(helperStop))
+	case "drain":
+		helperDrain(t, q, os.Getenv(helperStop))
 	default:
 		t.Fatalf("unknown helper mode %q", mode)
 	}
+}
+
+// lockRetries counts the operations of a helper process that retryLocked
+// repeated.
+var lockRetries int
+
+// retryLocked repeats op while the queue is locked past LockWait. On this
+// shared, oversubscribed machine a descheduled lock holder can exceed
+// LockWait (TestLockIsBounded covers that bound); what the multi-process
+// tests check is that a failed attempt wrote nothing and a successful one
+// did its whole job. Retrying also exercises abandoned lock waits, which
+// must release the lock when they finally get it.
+func retryLocked(op func() error) error {
+	for {
+		err := op()
+		if !errors.Is(err, ErrLocked) {
+			return err
+		}
+		lockRetries++
+	}
+}
+
+// helperChild is a running helper process.
+type helperChild struct {
+	cmd *exec.Cmd
+	out bytes.Buffer
+}
+
+// startHelper re-executes the test binary as a helper in mode on the queue
+// of dir; env adds helper variables ("K=V").
+func startHelper(t *testing.T, mode, dir string, env ...string) *helperChild {
+	t.Helper()
+	c := &helperChild{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")}
+	c.cmd.Env = append(os.Environ(), helperEnv+"="+mode, helperDir+"="+dir)
+	c.cmd.Env = append(c.cmd.Env, env...)
+	c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
+	if err := c.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// wait waits for the helper and reports its failure with its output.
+func (c *helperChild) wait(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Wait(); err != nil {
+		t.Errorf("helper %v: %v\n%s", c.cmd.Env[len(os.Environ()):], err, c.out.String())
+	}
+}
+
+// count returns the number a helper printed as "name N", or 0.
+func (c *helperChild) count(name string) int {
+	var n int
+	if i := strings.Index(c.out.String(), name+" "); i >= 0 {
+		fmt.Sscanf(c.out.String()[i:], name+" %d", &n)
+	}
+	return n
 }
 
 // TestConcurrentProcesses appends 16×500 records from 16 processes at once
@@ -117,50 +165,50 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 
 	start := time.Now().Add(time.Second).UnixNano()
-	type child struct {
-		cmd *exec.Cmd
-		out bytes.Buffer
-	}
-	var children []*child
+	var children []*helperChild
 	spawn := func(mode string, worker, n int) {
-		c := &child{cmd: exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")}
-		c.cmd.Env = append(os.Environ(),
-			helperEnv+"="+mode,
-			helperDir+"="+q.dir,
+		children = append(children, startHelper(t, mode, q.dir,
 			helperTransDir+"="+transDir,
 			helperWorker+"="+strconv.Itoa(worker),
 			helperCount+"="+strconv.Itoa(n),
 			helperStart+"="+strconv.FormatInt(start, 10),
-		)
-		c.cmd.Stdout, c.cmd.Stderr = &c.out, &c.out
-		if err := c.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		children = append(children, c)
+		))
 	}
 	for w := range procs {
 		spawn("append", w, perProc)
 	}
 	spawn("drop", 0, 0)
 	for _, c := range children {
-		if err := c.cmd.Wait(); err != nil {
-			t.Errorf("helper %v: %v\n%s", c.cmd.Env[len(c.cmd.Env)-6:], err, c.out.String())
-		}
+		c.wait(t)
 	}
 	if t.Failed() {
 		return
 	}
 	retries := 0
 	for _, c := range children {
-		var n int
-		if i := strings.Index(c.out.String(), "lock-retries "); i >= 0 {
-			fmt.Sscanf(c.out.String()[i:], "lock-retries %d", &n)
-		}
-		retries += n
+		retries += c.count("lock-retries")
 	}
 	t.Logf("%d processes done in %v; %d operations waited longer than LockWait and were retried",
 		len(children), time.Since(time.Unix(0, start)).Round(time.Millisecond), retries)
 
+	if others := checkAppended(t, q, transDir, procs, perProc); len(others) != 0 {
+		t.Errorf("%d records left that no appender wrote, e.g. %+v (victims must all be dropped)", len(others), others[0])
+	}
+	if recs, bad := mustList(t, q); len(recs) != procs*perProc || len(bad) != 0 {
+		t.Errorf("List: %d records, %d bad lines", len(recs), len(bad))
+	}
+	if d := q.Depth(); d != procs*perProc {
+		t.Errorf("Depth = %d", d)
+	}
+}
+
+// checkAppended checks the queue file after workers appending processes
+// enqueued perWorker records each (sessions named by sessionFmt): every line
+// is a whole record with a unique id, and each appended session is there
+// exactly once, in its worker's order, with its transcript. It returns the
+// records no appender wrote, in file order.
+func checkAppended(t *testing.T, q *Queue, transDir string, workers, perWorker int) (others []Record) {
+	t.Helper()
 	data, err := os.ReadFile(q.pendingPath)
 	if err != nil {
 		t.Fatal(err)
@@ -168,14 +216,9 @@ func TestConcurrentProcesses(t *testing.T) {
 	if !bytes.HasSuffix(data, []byte("\n")) {
 		t.Error("queue file does not end with a newline")
 	}
-	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
-	if len(lines) != procs*perProc {
-		t.Fatalf("queue has %d lines, want exactly %d", len(lines), procs*perProc)
-	}
 	ids := map[string]bool{}
-	sessions := map[string]bool{}
-	next := make([]int, procs) // each worker's records appear in its own order
-	for i, l := range lines {
+	next := make([]int, workers) // each worker's records appear in its own order
+	for i, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		var r Record
 		dec := json.NewDecoder(bytes.NewReader(l))
 		dec.DisallowUnknownFields()
@@ -187,25 +230,22 @@ func TestConcurrentProcesses(t *testing.T) {
 		}
 		ids[r.ID] = true
 		var w, n int
-		if _, err := fmt.Sscanf(r.SessionID, sessionFmt, &w, &n); err != nil {
-			t.Fatalf("line %d: unexpected session %q (victims must all be dropped)", i+1, r.SessionID)
+		if _, err := fmt.Sscanf(r.SessionID, sessionFmt, &w, &n); err != nil || w >= workers {
+			others = append(others, r)
+			continue
 		}
 		if n != next[w] {
-			t.Fatalf("line %d: worker %d record %d, want %d: appends out of order or lost", i+1, w, n, next[w])
+			t.Fatalf("line %d: worker %d record %d, want %d: appends out of order, lost or duplicated", i+1, w, n, next[w])
 		}
 		next[w]++
-		sessions[r.SessionID] = true
 		if want := filepath.Join(transDir, r.SessionID+".jsonl"); r.TranscriptPath != want {
 			t.Fatalf("line %d: transcript %q, want %q", i+1, r.TranscriptPath, want)
 		}
 	}
-	if len(sessions) != procs*perProc {
-		t.Errorf("%d distinct sessions, want %d", len(sessions), procs*perProc)
+	for w, n := range next {
+		if n != perWorker {
+			t.Errorf("worker %d: %d of its %d records are in the queue", w, n, perWorker)
+		}
 	}
-	if recs, bad := mustList(t, q); len(recs) != procs*perProc || len(bad) != 0 {
-		t.Errorf("List: %d records, %d bad lines", len(recs), len(bad))
-	}
-	if d := q.Depth(); d != procs*perProc {
-		t.Errorf("Depth = %d", d)
-	}
+	return others
 }

@@ -30,18 +30,7 @@ type Processed struct {
 // defaults to now. Path and SHA256 are required: an entry without a hash
 // could never cover anything.
 func (q *Queue) MarkProcessed(p Processed) error {
-	if p.Path == "" || p.SHA256 == "" {
-		return errors.New("mark processed: path and sha256 are required")
-	}
-	if len(p.Path) > maxPath {
-		return fmt.Errorf("mark processed: path longer than %d bytes", maxPath)
-	}
-	if p.At.IsZero() {
-		p.At = q.now()
-	}
-	p.At = p.At.UTC()
-	p.SHA256 = strings.ToLower(p.SHA256)
-	line, err := marshalLine(p)
+	line, err := q.ledgerLine(p)
 	if err != nil {
 		return fmt.Errorf("mark processed: %w", err)
 	}
@@ -51,6 +40,22 @@ func (q *Queue) MarkProcessed(p Processed) error {
 	}
 	defer unlock()
 	return appendLine(q.processedPath, line)
+}
+
+// ledgerLine validates p, fills its defaults and encodes it as a ledger line.
+func (q *Queue) ledgerLine(p Processed) ([]byte, error) {
+	if p.Path == "" || p.SHA256 == "" {
+		return nil, errors.New("path and sha256 are required")
+	}
+	if len(p.Path) > maxPath {
+		return nil, fmt.Errorf("path longer than %d bytes", maxPath)
+	}
+	if p.At.IsZero() {
+		p.At = q.now()
+	}
+	p.At = p.At.UTC()
+	p.SHA256 = strings.ToLower(p.SHA256)
+	return marshalLine(p)
 }
 
 // Covered reports whether the ledger holds an entry for path at size whose

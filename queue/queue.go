@@ -20,6 +20,8 @@ const (
 	pendingFile   = "pending_reflections.jsonl"
 	lockFile      = "queue.lock"
 	processedFile = "processed.jsonl"
+	poisonFile    = "poison.jsonl"
+	malformedFile = "malformed.jsonl"
 )
 
 // LockWait bounds how long an operation waits for queue.lock. Hooks have a
@@ -42,6 +44,8 @@ type Queue struct {
 	pendingPath   string
 	lockPath      string
 	processedPath string
+	poisonPath    string
+	malformedPath string
 
 	lockWait time.Duration    // LockWait; tests shorten or stretch it
 	now      func() time.Time // time.Now; tests pin it
@@ -71,6 +75,8 @@ func Open(stateDir string) (*Queue, error) {
 		pendingPath:   filepath.Join(stateDir, pendingFile),
 		lockPath:      filepath.Join(stateDir, lockFile),
 		processedPath: filepath.Join(stateDir, processedFile),
+		poisonPath:    filepath.Join(stateDir, poisonFile),
+		malformedPath: filepath.Join(stateDir, malformedFile),
 		lockWait:      LockWait,
 		now:           time.Now,
 	}, nil
@@ -233,6 +239,9 @@ func parseLines(data []byte) []line {
 		} else if l.rec.ID == "" {
 			// Without an id the drainer cannot ack it nor a user drop it.
 			l.reason = "record has no id"
+		} else if l.rec.TranscriptPath == "" {
+			// Nothing to reflect: every attempt would fail the same way.
+			l.reason = "record has no transcript_path"
 		}
 		out = append(out, l)
 	}
@@ -261,6 +270,37 @@ func scanLines(data, needle []byte, fn func(start, end int) bool) bool {
 		off = end + 1
 	}
 	return false
+}
+
+// findRecord returns the bounds (as scanLines gives them) and the record of
+// the first line of data that decodes to a record with this id. Only lines
+// that contain the encoded id are decoded: rewrites hold the lock that every
+// hook waits for, so they must not decode the whole queue.
+func findRecord(data []byte, id string) (start, end int, rec Record, found bool) {
+	if id == "" {
+		return 0, 0, Record{}, false
+	}
+	found = scanLines(data, valueNeedle(id), func(s, e int) bool {
+		var r Record
+		if json.Unmarshal(data[s:e], &r) == nil && r.ID == id {
+			start, end, rec = s, e, r
+			return true
+		}
+		return false
+	})
+	return start, end, rec, found
+}
+
+// splice returns a copy of data with the line data[start:end] and its
+// newline replaced by repl (a whole line with its newline, or nil to delete
+// it). Every other byte is kept, so the rest of the file survives a rewrite
+// byte for byte.
+func splice(data []byte, start, end int, repl []byte) []byte {
+	rest := data[min(end+1, len(data)):]
+	out := make([]byte, 0, len(data)-(end-start)+len(repl))
+	out = append(out, data[:start]...)
+	out = append(out, repl...)
+	return append(out, rest...)
 }
 
 // readFile returns the content of path, or nil when it does not exist yet.

@@ -21,14 +21,25 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
+		poisoned, err := q.ListPoisoned()
+		if err != nil {
+			return err
+		}
+		movedAside, err := q.ListMalformed()
+		if err != nil {
+			return err
+		}
 		if asJSON {
-			if recs == nil {
-				recs = []queue.Record{}
-			}
-			if bad == nil {
-				bad = []queue.BadLine{}
-			}
-			return printJSON(f.IO.Out, map[string]any{"entries": recs, "malformed": bad})
+			return printJSON(f.IO.Out, map[string]any{
+				"entries": nonNil(recs), "malformed": nonNil(bad),
+				"poisoned": nonNil(poisoned), "moved_aside": nonNil(movedAside),
+			})
+		}
+		for _, p := range poisoned {
+			fmt.Fprintf(f.IO.Out, "%s  poisoned after %d attempts: %s (reflect queue retry %s)\n", p.Record.ID, p.Attempts, oneLine(p.Reason), p.Record.ID)
+		}
+		if len(movedAside) > 0 {
+			fmt.Fprintf(f.IO.Err, "reflect: %d malformed queue line(s) were moved to malformed.jsonl in the state directory\n", len(movedAside))
 		}
 		if len(recs) == 0 && len(bad) == 0 {
 			fmt.Fprintln(f.IO.Out, "The queue is empty.")
@@ -43,7 +54,7 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 		return nil
 	}
 	cmd := &cobra.Command{
-		Use:   "queue [list|drop ID]",
+		Use:   "queue [list|retry ID|drop ID]",
 		Short: "Show or manage transcripts waiting to be reflected",
 		Args:  exactArgs(0, "a subcommand: list or drop ID"),
 		RunE:  list,
@@ -54,6 +65,27 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 		Short: "List queued transcripts, oldest first",
 		Args:  exactArgs(0, "no arguments"),
 		RunE:  list,
+	}, &cobra.Command{
+		Use:   "retry ID",
+		Short: "Re-arm a waiting or poisoned entry so the next drain takes it",
+		Args:  exactArgs(1, "one queue entry id (see reflect queue list)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q, err := f.Queue()
+			if err != nil {
+				return err
+			}
+			if err := q.Requeue(args[0]); err != nil {
+				if errors.Is(err, queue.ErrNotFound) {
+					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", args[0])
+				}
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, map[string]any{"id": args[0], "requeued": true})
+			}
+			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", args[0])
+			return nil
+		},
 	}, &cobra.Command{
 		Use:   "drop ID",
 		Short: "Remove one entry from the queue",
@@ -77,4 +109,12 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 		},
 	})
 	return cmd
+}
+
+// nonNil makes empty lists print as [] rather than null in JSON.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -65,6 +65,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdStatus(f),
 		NewCmdHook(f),
 		NewCmdRecall(f),
+		NewCmdDrain(f),
 	)
 	return root
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/statusline"
 )
@@ -39,14 +40,24 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			last, err := drain.LastRun(c.StateDir)
+			if err != nil {
+				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+			}
+			spend, err := drain.TodaySpend(c.StateDir, time.Now())
+			if err != nil {
+				return err
+			}
 			st := struct {
 				Queued       int               `json:"queued"`
 				LastEvent    *statusline.Event `json:"last_event"`
+				LastDrain    *drain.Report     `json:"last_drain"`
+				Today        drain.Spend       `json:"today"`
 				Knowledge    index.Counts      `json:"knowledge"`
 				StateDir     string            `json:"state_dir"`
 				LearningsDir string            `json:"learnings_dir"`
 				Disabled     bool              `json:"disabled"`
-			}{q.Depth(), nil, counts, c.StateDir, c.LearningsDir, c.Disabled}
+			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled}
 			if !ev.TS.IsZero() {
 				st.LastEvent = &ev
 			}
@@ -64,6 +75,17 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			} else {
 				fmt.Fprintln(out, "last event: none yet (no hook has run; see 'reflect install')")
 			}
+			if last != nil {
+				written := 0
+				for _, e := range last.Entries {
+					written += len(e.Learnings)
+				}
+				fmt.Fprintf(out, "last drain: %s ago, %d entries, %d learnings written (%s writer)\n",
+					time.Since(last.Finished).Round(time.Second), len(last.Entries), written, last.Writer)
+			} else {
+				fmt.Fprintln(out, "last drain: never")
+			}
+			fmt.Fprintf(out, "today:      %d of %d entries reflected, $%.2f spent\n", spend.Entries, c.Drain.DailyMax, spend.USD)
 			fmt.Fprintf(out, "knowledge:  %d learnings (%d mini), %d malformed\n", counts.Learnings, counts.Mini, counts.Problems)
 			if c.Disabled {
 				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")

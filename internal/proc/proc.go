@@ -1,4 +1,6 @@
-package hooks
+// Package proc starts reflect's background work: a detached copy of the
+// running binary that outlives the hook or command that started it.
+package proc
 
 import (
 	"os"
@@ -6,10 +8,10 @@ import (
 	"syscall"
 )
 
-// spawnDetached starts `reflect ARGS...` in a new session with no terminal
-// and no inherited pipes, and does not wait for it: the agent must not wait
-// for background work, and the child must outlive this hook.
-func spawnDetached(args ...string) error {
+// SpawnDetached starts `reflect ARGS...` in a new session (setsid) with no
+// terminal and no inherited pipes, and does not wait for it: an agent must
+// not wait for background work, and the child must outlive its parent.
+func SpawnDetached(args ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err

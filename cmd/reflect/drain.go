@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/internal/proc"
+	"github.com/reflectkb/reflect/queue"
+)
+
+// NewCmdDrain builds `reflect drain`.
+func NewCmdDrain(f *Factory) *cobra.Command {
+	var detach, dryRun, asJSON bool
+	var maxN int
+	var writer string
+	cmd := &cobra.Command{
+		Use:   "drain",
+		Short: "Turn queued transcripts into learnings",
+		Long: `Drain reflects on queued session transcripts: it condenses each one (redacted,
+without injected learnings), asks the writer for learnings, writes and indexes
+them, and only then removes the entry from the queue. One drain runs at a time;
+budgets (drain.max_per_run, drain.daily_max, drain.daily_usd) are never exceeded.
+The writer is claude when on PATH, else codex, else the builtin rules, unless
+drain.writer / REFLECT_WRITER says otherwise. SessionStart hooks start a
+background drain when the queue is not empty.`,
+		Example: `  reflect drain --dry-run
+  reflect drain --writer builtin --max 1
+  reflect drain --detach`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if maxN < 0 {
+				return usagef("--max must be positive")
+			}
+			if writer != "" {
+				switch writer {
+				case "claude", "codex", "builtin", "command":
+				default:
+					return usagef("--writer must be claude, codex, builtin or command")
+				}
+				c.Drain.Writer = writer
+				c.Origin["drain.writer"] = "--writer"
+			}
+			if detach {
+				bg := []string{"drain"}
+				if writer != "" {
+					bg = append(bg, "--writer", writer)
+				}
+				if maxN > 0 {
+					bg = append(bg, "--max", fmt.Sprint(maxN))
+				}
+				if err := proc.SpawnDetached(bg...); err != nil {
+					return fmt.Errorf("start a background drain: %w", err)
+				}
+				if asJSON {
+					return printJSON(f.IO.Out, map[string]any{"detached": true})
+				}
+				fmt.Fprintln(f.IO.Out, "Draining in the background; see 'reflect status'.")
+				return nil
+			}
+			opts := drain.Options{Config: c, Max: maxN, DryRun: dryRun}
+			if !asJSON {
+				opts.Progress = func(rec queue.Record) {
+					fmt.Fprintf(f.IO.Err, "reflecting %s (%s, %s)…\n", rec.TranscriptPath, rec.Harness, rec.Trigger)
+				}
+			}
+			rep, err := drain.Run(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, rep)
+			}
+			printDrain(f, rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&detach, "detach", false, "run in the background and return at once")
+	cmd.Flags().IntVar(&maxN, "max", 0, "reflect at most N entries (default drain.max_per_run)")
+	cmd.Flags().StringVar(&writer, "writer", "", "claude, codex, builtin or command")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would run; change nothing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printDrain(f *Factory, rep *drain.Report) {
+	out := f.IO.Out
+	if !rep.Ran {
+		fmt.Fprintf(out, "Nothing drained: %s.\n", rep.Reason)
+		return
+	}
+	verb := "Drained"
+	if rep.DryRun {
+		verb = "Would drain"
+	}
+	fmt.Fprintf(out, "%s %d entr%s with the %s writer (%s).\n", verb, len(rep.Entries), plural(len(rep.Entries), "y", "ies"), rep.Writer, rep.WriterWhy)
+	for _, e := range rep.Entries {
+		fmt.Fprintf(out, "  %s  %-9s %s", e.ID, e.Outcome, e.Transcript)
+		if len(e.Learnings) > 0 {
+			fmt.Fprintf(out, " → %d learning(s)", len(e.Learnings))
+		}
+		if e.Error != "" {
+			fmt.Fprintf(out, " (%s)", oneLine(e.Error))
+		}
+		fmt.Fprintln(out)
+		for _, id := range e.Learnings {
+			fmt.Fprintf(out, "      %s\n", id)
+		}
+	}
+	fmt.Fprintf(out, "Today: %d entries, $%.2f. Waiting: %d.\n", rep.Today.Entries, rep.Today.USD, rep.Waiting)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

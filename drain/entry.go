@@ -1,0 +1,109 @@
+package drain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/queue"
+)
+
+// entryRun carries one claimed queue entry through the drain.
+type entryRun struct {
+	opts Options
+	q    *queue.Queue
+	ix   *index.Index
+	w    Writer
+	rec  queue.Record
+}
+
+// run reflects one entry. Whatever happens, the entry ends acked (its
+// learnings written and indexed, or nothing to write), scheduled for a
+// retry, or poisoned: never dropped unreflected.
+func (r *entryRun) run(ctx context.Context) Entry {
+	start := time.Now()
+	now := r.opts.Now()
+	rec := r.rec
+	e := Entry{ID: rec.ID, Transcript: rec.TranscriptPath, Harness: string(rec.Harness)}
+	defer func() { e.DurationMS = time.Since(start).Milliseconds() }()
+
+	size, sum, err := queue.HashFile(rec.TranscriptPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The agent deleted the transcript: there is nothing left to
+		// reflect on, and retrying cannot bring it back.
+		r.ack(&e, queue.Processed{Path: rec.TranscriptPath, Outcome: "transcript missing", At: now}, OutcomeSkipped)
+		e.Error = "transcript no longer exists"
+		return e
+	}
+	if err != nil {
+		r.retry(&e, now, err)
+		return e
+	}
+	e.RawBytes = size
+	if r.opts.DryRun {
+		e.Outcome = OutcomeWouldRun
+		return e
+	}
+	done := queue.Processed{Path: rec.TranscriptPath, Size: size, SHA256: sum, At: now}
+	if covered, err := r.q.Covered(rec.TranscriptPath, size, func() (string, error) { return sum, nil }); err == nil && covered {
+		done.Outcome = "already reflected"
+		r.ack(&e, done, OutcomeSkipped)
+		return e
+	}
+	c, err := Condense(rec.TranscriptPath, string(rec.Harness), Limits{})
+	if err != nil {
+		r.retry(&e, now, err)
+		return e
+	}
+	e.SentChars = len(c.Text)
+	if c.Skip != "" {
+		done.Outcome = "skipped: " + c.Skip
+		r.ack(&e, done, OutcomeSkipped)
+		return e
+	}
+	wctx, cancel := context.WithTimeout(ctx, r.opts.Config.Drain.Timeout)
+	out, err := r.w.Write(wctx, c)
+	cancel()
+	if out != nil {
+		e.CostUSD = out.CostUSD
+	}
+	if err != nil {
+		r.retry(&e, now, fmt.Errorf("%s writer: %w", r.w.Name(), err))
+		return e
+	}
+	ids, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
+	e.Learnings = ids
+	if err != nil {
+		r.retry(&e, now, err)
+		return e
+	}
+	outcome := OutcomeNothing
+	if len(ids) > 0 {
+		outcome = OutcomeWritten
+	}
+	done.Outcome = fmt.Sprintf("%s %d", outcome, len(ids))
+	r.ack(&e, done, outcome)
+	return e
+}
+
+func (r *entryRun) ack(e *Entry, p queue.Processed, outcome string) {
+	e.Outcome = outcome
+	if err := r.q.Ack(e.ID, p); err != nil && !errors.Is(err, queue.ErrNotFound) {
+		e.Error = "ack: " + err.Error()
+	}
+}
+
+func (r *entryRun) retry(e *Entry, now time.Time, cause error) {
+	e.Error = cause.Error()
+	e.Outcome = OutcomeRetry
+	poisoned, err := r.q.Retry(e.ID, now, r.opts.Config.Drain.MaxAttempts, cause.Error())
+	switch {
+	case err != nil:
+		e.Error += "; retry: " + err.Error()
+	case poisoned:
+		e.Outcome = OutcomePoisoned
+	}
+}

@@ -1,0 +1,133 @@
+package drain
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/redact"
+)
+
+// Spend is what the drainer used in one UTC day.
+type Spend struct {
+	Entries int     `json:"entries"`
+	USD     float64 `json:"usd"`
+}
+
+// costLine is one line of drain-cost.jsonl: one writer run.
+type costLine struct {
+	TS         time.Time `json:"ts"`
+	Entry      string    `json:"entry"`
+	Writer     string    `json:"writer"`
+	Outcome    string    `json:"outcome"`
+	Learnings  int       `json:"learnings"`
+	CostUSD    float64   `json:"cost_usd"`
+	DurationMS int64     `json:"duration_ms"`
+}
+
+// costLedger is drain-cost.jsonl. Only the drainer holding drain.lock
+// writes it, so appends need no lock of their own.
+type costLedger struct{ path string }
+
+// today sums the writer runs of now's UTC day. Unparseable lines are
+// skipped: a damaged ledger must not stop the drain, and undercounting one
+// line is bounded by max_per_run.
+func (l costLedger) today(now time.Time) (Spend, error) {
+	var s Spend
+	f, err := os.Open(l.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("read %s: %w", l.path, err)
+	}
+	defer f.Close()
+	y, m, d := now.UTC().Date()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var c costLine
+		if json.Unmarshal(sc.Bytes(), &c) != nil {
+			continue
+		}
+		if cy, cm, cd := c.TS.UTC().Date(); cy == y && cm == m && cd == d {
+			s.Entries++
+			s.USD += c.CostUSD
+		}
+	}
+	return s, sc.Err()
+}
+
+func (l costLedger) add(c costLine) error {
+	data, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	return appendLine(l.path, append(data, '\n'))
+}
+
+// TodaySpend is what the drainer spent today, for `reflect status`.
+func TodaySpend(stateDir string, now time.Time) (Spend, error) {
+	return costLedger{path: filepath.Join(stateDir, "drain-cost.jsonl")}.today(now)
+}
+
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, fsutil.FilePerm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// maxLogSize is when drain.log is rotated to drain.log.1.
+const maxLogSize = 1 << 20
+
+// logEntry appends one redacted line per entry to drain.log.
+func logEntry(stateDir string, now time.Time, writer string, e Entry) {
+	path := filepath.Join(stateDir, "drain.log")
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogSize {
+		_ = os.Rename(path, path+".1")
+	}
+	line := fmt.Sprintf("%s %s %s writer=%s outcome=%s learnings=%d cost_usd=%.4f ms=%d",
+		now.UTC().Format(time.RFC3339), e.ID, e.Transcript, writer, e.Outcome, len(e.Learnings), e.CostUSD, e.DurationMS)
+	if e.Error != "" {
+		line += " error=" + e.Error
+	}
+	_ = appendLine(path, []byte(redact.String(line)+"\n"))
+}
+
+const lastDrainFile = "last-drain.json"
+
+func saveLast(stateDir string, rep *Report) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteAtomic(filepath.Join(stateDir, lastDrainFile), append(data, '\n'), fsutil.FilePerm)
+}
+
+// LastRun is the report of the last drain that ran, nil when none has.
+func LastRun(stateDir string) (*Report, error) {
+	data, err := os.ReadFile(filepath.Join(stateDir, lastDrainFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("read %s: %w", lastDrainFile, err)
+	}
+	return &rep, nil
+}
