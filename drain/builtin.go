@@ -35,14 +35,16 @@ func (Builtin) Name() string { return "builtin" }
 // Bounds of builtin learnings. A title is read in a list; an insight in a
 // context block injected under a 1,500-character budget.
 const (
-	maxBuiltinLearnings = 10
-	maxTitleRunes       = 100
-	maxInsightBytes     = 400
-	maxProblemBytes     = 800
-	maxSolutionBytes    = 1200
-	maxCorrections      = 3
-	maxTags             = 6
-	maxTerms            = 3
+	maxBuiltinLearnings  = 10
+	maxTitleRunes        = 100
+	maxInsightBytes      = 400
+	maxProblemBytes      = 800
+	maxSolutionBytes     = 1200
+	maxCorrections       = 3
+	maxInstructionPrompt = 1500
+	maxInstructionBytes  = 300
+	maxTags              = 6
+	maxTerms             = 3
 )
 
 // Confidence and kind of rule, which rank the learnings when a session
@@ -447,19 +449,28 @@ func sentences(text string) []string {
 	var out []string
 	for _, s := range reSentenceEnd.Split(text, -1) {
 		if s = strings.TrimSpace(s); s != "" {
+			// The split drops the punctuation; a period reads as well
+			// as any in an insight.
 			out = append(out, s+".")
 		}
 	}
-	// The split drops the punctuation; a period reads as well as any.
 	return out
 }
 
 // instructions returns the prompt's sentences that tell the agent what to
 // do from now on: "remember: …", "always …", "never …".
 func instructions(prompt string) []string {
+	// A long prompt is pasted material (docs, logs) more often than
+	// typed: its "never …" sentences are not the user's instructions.
+	if len(prompt) > maxInstructionPrompt {
+		return nil
+	}
 	var out []string
 	for _, s := range reSentenceEnd.Split(prompt, -1) {
 		s = strings.TrimSpace(s)
+		if len(s) > maxInstructionBytes {
+			continue
+		}
 		m := reInstruction.FindStringSubmatchIndex(s)
 		if m == nil {
 			continue

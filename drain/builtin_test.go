@@ -178,6 +178,10 @@ func TestBuiltinRules(t *testing.T) {
 			"Run make generate after editing the proto files [high]",
 		},
 	}, {
+		name:   "pasted material is not an instruction",
+		events: []Event{evUser(strings.Repeat("Some pasted documentation line. ", 50) + "Never edit generated files by hand.")},
+		want:   nil,
+	}, {
 		name: "a diagnosed problem needs a cause, an edit and a confirmation",
 		events: []Event{evUser("the upload endpoint fails with 413"),
 			evAsst("The proxy limits bodies to 1 MB, so large uploads are rejected. Raising client_max_body_size to 50m.", "deploy/nginx.conf"),

@@ -17,6 +17,7 @@ import (
 // headless agent. The agent's own transcript of that run carries it in its
 // first prompt, which is how Condense recognises (and skips) a reflection
 // on a reflection, even if REFLECT_DISABLE=1 did not stop it being queued.
+// The writers' working directory is a second sign (see isWriterDir).
 const WriterPromptMarker = "<reflect-writer-prompt>"
 
 // Reasons in Condensed.Skip.
@@ -300,6 +301,9 @@ func (b *builder) meta(sessionID, cwd, branch string) {
 	}
 	if b.c.Cwd == "" && cwd != "" {
 		b.c.Cwd = bound(cwd, maxMetaBytes)
+		if isWriterDir(cwd) {
+			b.c.Skip = SkipWriterRun
+		}
 	}
 	if b.c.Branch == "" && branch != "" {
 		b.c.Branch = bound(branch, maxMetaBytes)
@@ -329,6 +333,17 @@ func (b *builder) prompt(raw string) {
 func isWriterPrompt(s string) bool {
 	i := strings.Index(s, WriterPromptMarker)
 	return i >= 0 && i < 1024
+}
+
+// isWriterDir reports whether cwd is where reflect's writers run the
+// headless agent: a "reflect-writer-*" temporary directory or the state
+// directory's "writer" (DESIGN §3: ~/.reflect). This catches a writer run
+// whose prompt lost its marker, e.g. to a harness that prepends context.
+func isWriterDir(cwd string) bool {
+	cwd = filepath.Clean(cwd)
+	base := filepath.Base(cwd)
+	return strings.HasPrefix(base, "reflect-writer-") ||
+		base == "writer" && filepath.Base(filepath.Dir(cwd)) == ".reflect"
 }
 
 // assistant records an assistant message; only the last one of a turn

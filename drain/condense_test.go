@@ -191,6 +191,8 @@ func TestWriterTranscriptsAreSkipped(t *testing.T) {
 		{"codex writer run after context messages", "codex", lines(xMeta,
 			xUser("<environment_context>\n<cwd>/tmp/w</cwd>\n</environment_context>"),
 			xUser(WriterPromptMarker+"\nYou are reflect's learning writer."), xUserMsg(WriterPromptMarker+"\nYou are…")), SkipWriterRun},
+		{"claude run in the writer directory", "claude", lines(`{"type":"user","cwd":"/tmp/reflect-writer-123","message":{"content":"extract learnings"}}`) + body, SkipWriterRun},
+		{"codex run in the state writer directory", "codex", lines(`{"type":"session_meta","payload":{"id":"x","cwd":"/home/u/.reflect/writer"}}`, xUser("extract")), SkipWriterRun},
 		{"marker in a later prompt is an ordinary session", "claude", lines(cUser(`"how does the writer work?"`),
 			cUser(quote("it starts with "+WriterPromptMarker))), ""},
 		{"no events", "claude", lines(`{"type":"summary","summary":"x"}`), SkipNoEvents},

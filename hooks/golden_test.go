@@ -227,25 +227,15 @@ func compareGolden(t *testing.T, name, got string) {
 // queueID is the form of a queue record's id (queue.newID).
 var queueID = regexp.MustCompile(`^q-\d{8}T\d{6}-[0-9a-f]{12}$`)
 
-// idsIn returns the learning ids an answer injects as entries (not the
-// "still relevant" line), in order.
+// entryID matches an entry's header line: "- [high] Title (lrn-id)".
 var entryID = regexp.MustCompile(`(?m)^- \[[^\]]+\] .* \((lrn-[a-z0-9-]+)\)$`)
 
+// idsIn returns the learning ids an answer injects as entries (not the
+// "still relevant" line), in order.
 func idsIn(t testing.TB, out string) []string {
 	t.Helper()
-	if out == "" {
-		return nil
-	}
-	var v struct {
-		HookSpecificOutput struct {
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal([]byte(out), &v); err != nil {
-		t.Fatalf("answer %q: %v", out, err)
-	}
 	var ids []string
-	for _, m := range entryID.FindAllStringSubmatch(v.HookSpecificOutput.AdditionalContext, -1) {
+	for _, m := range entryID.FindAllStringSubmatch(contextOf(t, out), -1) {
 		ids = append(ids, m[1])
 	}
 	return ids

@@ -170,7 +170,7 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		Trigger:        trigger,
 		Harness:        queue.Harness(r.Agent),
 		Cwd:            p.Cwd,
-		QueuedAt:       r.now.UTC(),
+		QueuedAt:       r.now.UTC().Truncate(time.Second),
 	})
 	if err != nil {
 		return answer{}, err
@@ -214,6 +214,12 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	// Pick up documents added on disk (a git pull) since the last reindex.
 	if _, _, err := ix.Refresh(ctx); err != nil {
 		ix.Close()
+		if errors.Is(err, index.ErrNeedsRebuild) {
+			if serr := r.Spawn("reindex"); serr != nil {
+				return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
+			}
+			return nil, fmt.Errorf("%w; rebuilding in the background", err)
+		}
 		return nil, err
 	}
 	return ix, nil

@@ -122,6 +122,13 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 
 	_, statErr := os.Stat(path)
 	missing := errors.Is(statErr, fs.ErrNotExist)
+	if missing && ix.opts.noRebuild {
+		// Creating an empty catalog here would hide the rebuild it needs
+		// from the next hook, which would then index everything itself.
+		if files, _ := ix.store.Scan(); len(files) > 0 {
+			return nil, fmt.Errorf("catalog.db is missing: %w", ErrNeedsRebuild)
+		}
+	}
 	reason := ""
 	err := ix.open(ctx)
 	switch {
@@ -132,10 +139,15 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 	case isCorrupt(err):
 		reason = "catalog.db was unreadable (" + err.Error() + "); the damaged file was kept as catalog.db.corrupt"
 	case err != nil:
+		ix.Close()
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	if reason == "" {
 		return ix, nil
+	}
+	if !missing && ix.opts.noRebuild {
+		ix.Close()
+		return nil, fmt.Errorf("%s: %w", reason, ErrNeedsRebuild)
 	}
 	if !missing {
 		ix.Close()

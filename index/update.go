@@ -242,6 +242,12 @@ func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
 	if stored == ix.docsStamp() {
 		return Stats{}, false, nil
 	}
+	if stored == "" && ix.opts.noRebuild {
+		// Never indexed: a first full index is a rebuild, not a refresh.
+		if files, _ := ix.store.Scan(); len(files) > 0 {
+			return Stats{}, false, fmt.Errorf("the index was never built: %w", ErrNeedsRebuild)
+		}
+	}
 	st, err := ix.Update(ctx, UpdateOptions{})
 	return st, true, err
 }
