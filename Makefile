@@ -6,7 +6,7 @@ BIN     ?= bin/reflect
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 
-.PHONY: build install test bench fmt clean
+.PHONY: build install test bench demo fmt clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect
@@ -26,3 +26,6 @@ fmt:
 
 clean:
 	rm -rf bin
+
+demo: build
+	./scripts/demo.sh

@@ -58,9 +58,23 @@ const (
 	minRelative = 0.5
 )
 
-// floorFor is the evidence a hit needs for a query of terms words.
-func floorFor(terms int, minEv, perRootTerm float64) float64 {
-	return math.Max(minEv, perRootTerm*math.Sqrt(float64(terms)))
+// smallKB is the size below which the floor is lowered. In a knowledge
+// base of a handful of learnings every word is in one or two of them, so
+// idf cannot tell telling words from common ones and a real match scores
+// fewer units (a first-day KB of 3 learnings: the session-start query of
+// the project that wrote them scored 1.76 against a floor of 1.98). Below
+// smallKB the floor falls linearly to half at an empty KB; the 34-learning
+// calibration KB is unaffected.
+const smallKB = 30
+
+// floorFor is the evidence a hit needs for a query of terms words in a KB
+// of docs learnings.
+func floorFor(terms, docs int, minEv, perRootTerm float64) float64 {
+	f := math.Max(minEv, perRootTerm*math.Sqrt(float64(terms)))
+	if docs < smallKB {
+		f *= 0.5 + 0.5*float64(docs)/smallKB
+	}
+	return f
 }
 
 // maxIDF is BM25's idf of a word found in one of docs learnings, with the
@@ -93,7 +107,7 @@ func evidence(r index.Result, docs int) float64 {
 // Applied to the evidence, the same factors stay the modest adjustments
 // they were meant to be.
 func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []float64) {
-	kept, ev := filterFloor(results, docs, floorFor(terms, minEvidence, minEvidencePerRootTerm), minRelative)
+	kept, ev := filterFloor(results, docs, floorFor(terms, docs, minEvidence, minEvidencePerRootTerm), minRelative)
 	rank := make([]float64, len(kept))
 	for i, r := range kept {
 		rank[i] = ev[i] * factor(r.Why.Confidence) * factor(r.Why.Scope)

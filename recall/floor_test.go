@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/store"
 )
 
 // TestFloorCalibration measures the relevance floor on the calibration
@@ -70,7 +73,7 @@ func TestFloorCalibration(t *testing.T) {
 		}
 		n := len(index.Terms(l.Prompt))
 		all = append(all, searched{l, n, results})
-		floor := floorFor(n, minEvidence, minEvidencePerRootTerm)
+		floor := floorFor(n, counts.Learnings, minEvidence, minEvidencePerRootTerm)
 		for _, r := range results {
 			e := evidence(r, counts.Learnings) / floor
 			if l.Want == "" && e > maxNeg {
@@ -93,7 +96,7 @@ func TestFloorCalibration(t *testing.T) {
 	row := func(ev, root, rel float64) {
 		var sw Score
 		for _, x := range all {
-			kept, _ := filterFloor(x.results, counts.Learnings, floorFor(x.terms, ev, root), rel)
+			kept, _ := filterFloor(x.results, counts.Learnings, floorFor(x.terms, counts.Learnings, ev, root), rel)
 			var ids []string
 			for i := 0; i < len(kept) && i < DefaultMax; i++ {
 				ids = append(ids, kept[i].ID)
@@ -111,4 +114,46 @@ func TestFloorCalibration(t *testing.T) {
 	}
 	row(minEvidence, minEvidencePerRootTerm, 0)
 	t.Log(b.String())
+}
+
+// A first-day knowledge base of three learnings: the session-start query of
+// the project they came from recalls the matching one, and an unrelated
+// prompt still recalls nothing.
+func TestFloorTinyKB(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, err := index.Open(ctx, filepath.Join(dir, "documents"), filepath.Join(dir, "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	for _, l := range []*store.Learning{
+		{Title: "OAuth redirect bug: login fails with state mismatch after the callback", KeyInsight: "The state cookie is set with SameSite=Strict, so the browser drops it on the cross-site redirect back from the identity provider. Switching it to SameSite=Lax.", Confidence: "medium", Project: "auth-service", Scope: "project", Tags: []string{"oauth", "samesite"}},
+		{Title: "curl: use --insecure for local dev instead, the dev cert is self-signed", KeyInsight: "curl failed with a self-signed certificate; use --insecure for local dev.", Confidence: "medium", Project: "auth-service", Scope: "project", Tags: []string{"curl"}},
+		{Title: "Always run the callback tests with the fake IdP before pushing", KeyInsight: "Always run the callback tests with the fake IdP (make idp-fake) before pushing.", Confidence: "high", Project: "auth-service", Scope: "project"},
+	} {
+		l.Created = now
+		l.FillDefaults(now)
+		if _, err := ix.Put(ctx, l, nil, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"auth-service oauth redirect callback keep state cookie across", "lrn-oauth-redirect-bug-login-fails-with-state-mismatch-after-the"},
+		{"write a haiku about autumn leaves", ""},
+		{"rename this variable to count in the parser", ""},
+	} {
+		results, err := ix.Search(ctx, index.Query{Text: tc.query, Limit: 10, Project: "auth-service"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, _ := aboveFloor(results, 3, len(index.Terms(tc.query)))
+		switch {
+		case tc.want == "" && len(kept) > 0:
+			t.Errorf("%q recalled %s in a tiny KB; want silence", tc.query, kept[0].ID)
+		case tc.want != "" && (len(kept) == 0 || !strings.HasPrefix(kept[0].ID, tc.want)):
+			t.Errorf("%q recalled %v; want %s first", tc.query, kept, tc.want)
+		}
+	}
 }
