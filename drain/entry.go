@@ -34,8 +34,13 @@ func (r *entryRun) run(ctx context.Context) Entry {
 	if errors.Is(err, fs.ErrNotExist) {
 		// The agent deleted the transcript: there is nothing left to
 		// reflect on, and retrying cannot bring it back.
-		r.ack(&e, queue.Processed{Path: rec.TranscriptPath, Outcome: "transcript missing", At: now}, OutcomeSkipped)
-		e.Error = "transcript no longer exists"
+		e.Outcome, e.Error = OutcomeSkipped, "transcript no longer exists"
+		if r.opts.DryRun {
+			return e
+		}
+		if err := r.q.Drop(rec.ID); err != nil && !errors.Is(err, queue.ErrNotFound) {
+			e.Error += "; drop: " + err.Error()
+		}
 		return e
 	}
 	if err != nil {
@@ -48,7 +53,7 @@ func (r *entryRun) run(ctx context.Context) Entry {
 		return e
 	}
 	done := queue.Processed{Path: rec.TranscriptPath, Size: size, SHA256: sum, At: now}
-	if covered, err := r.q.Covered(rec.TranscriptPath, size, func() (string, error) { return sum, nil }); err == nil && covered {
+	if covered, err := r.q.Reflected(rec.TranscriptPath, size, func() (string, error) { return sum, nil }); err == nil && covered {
 		done.Outcome = "already reflected"
 		r.ack(&e, done, OutcomeSkipped)
 		return e

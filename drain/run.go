@@ -159,7 +159,12 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	recs, err := q.Claim(o.Now(), budget)
+	var recs []queue.Record
+	if o.DryRun {
+		recs, err = due(q, o.Now(), budget)
+	} else {
+		recs, err = q.Claim(o.Now(), budget)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +195,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				return rep, err
 			}
 		}
-		logEntry(c.StateDir, o.Now(), w.Name(), e)
+		if !o.DryRun {
+			logEntry(c.StateDir, o.Now(), w.Name(), e)
+		}
 	}
 	rep.Finished = o.Now().UTC()
 	rep.Waiting = q.Depth()
@@ -210,4 +217,29 @@ func runningPID(stateDir string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(data))
+}
+
+// due lists, without changing the queue, the entries a Claim would return:
+// a dry run must leave every file as it was.
+func due(q *queue.Queue, now time.Time, limit int) ([]queue.Record, error) {
+	recs, _, err := q.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []queue.Record
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if len(out) == limit {
+			break
+		}
+		// Claim merges entries for the same transcript; so does the preview.
+		if seen[r.TranscriptPath] {
+			continue
+		}
+		seen[r.TranscriptPath] = true
+		if r.NotBefore == nil || !r.NotBefore.After(now) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -95,7 +95,9 @@ func parseClaudeEnvelope(stdout []byte, cwd string) (*Output, error) {
 		if env.Result != nil && *env.Result != "" {
 			msg += ": " + snippet([]byte(*env.Result), 200)
 		}
-		return nil, errors.New(msg)
+		// A failed run is still billed: return its cost so the daily budget
+		// counts it.
+		return &Output{CostUSD: env.TotalCostUSD}, errors.New(msg)
 	}
 	if env.Result == nil {
 		return nil, errors.New("claude result has no \"result\" text")

@@ -102,7 +102,7 @@ func (q *Queue) Enqueue(rec Record) (queued bool, reason string, err error) {
 		// of the old size, and queueing it is right: there is new content.
 		_, sum, err := HashFile(rec.TranscriptPath)
 		return sum, err
-	})
+	}, true)
 	if err != nil {
 		return false, "", fmt.Errorf("enqueue: %w", err)
 	}

@@ -69,17 +69,29 @@ func (q *Queue) Covered(path string, size int64, hash func() (string, error)) (b
 	if err != nil {
 		return false, err
 	}
-	return covers(ledger, path, size, hash)
+	return covers(ledger, path, size, hash, true)
 }
 
-func covers(ledger []byte, path string, size int64, hash func() (string, error)) (bool, error) {
+// Reflected is Covered for the drainer: a poisoned outcome does not count,
+// because an entry re-armed with `reflect queue retry` must run again.
+// (Enqueue still counts it, so hooks do not queue content that failed.)
+func (q *Queue) Reflected(path string, size int64, hash func() (string, error)) (bool, error) {
+	ledger, err := readFile(q.processedPath)
+	if err != nil {
+		return false, err
+	}
+	return covers(ledger, path, size, hash, false)
+}
+
+func covers(ledger []byte, path string, size int64, hash func() (string, error), poisoned bool) (bool, error) {
 	if len(ledger) == 0 {
 		return false, nil
 	}
 	var sums []string
 	scanLines(ledger, valueNeedle(path), func(start, end int) bool {
 		var p Processed
-		if json.Unmarshal(ledger[start:end], &p) == nil && p.Path == path && p.Size == size && p.SHA256 != "" {
+		if json.Unmarshal(ledger[start:end], &p) == nil && p.Path == path && p.Size == size && p.SHA256 != "" &&
+			(poisoned || p.Outcome != OutcomePoisoned) {
 			sums = append(sums, p.SHA256)
 		}
 		return false // collect every entry of this size
