@@ -153,6 +153,7 @@ func checkKeys(obj map[string]any, allowed map[string]string, where string) erro
 // The validator must reject what the agents reject, or the tests that use
 // it prove nothing.
 func TestValidateOutput(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
 	ok := func(event, ctx string) string {
 		return fmt.Sprintf(`{"hookSpecificOutput":{"hookEventName":%q,"additionalContext":%q}}`+"\n", event, ctx)
 	}
@@ -168,7 +169,7 @@ func TestValidateOutput(t *testing.T) {
 		{"codex", "prompt", `{"decision":"block","reason":"no"}` + "\n", true},
 		{"codex", "pre-compact", `{"continue":true}` + "\n", true},
 
-		{"codex", "prompt", ok("UserPromptSubmit", block)[:40], false},                       // cut
+		{"codex", "prompt", ok("UserPromptSubmit", block)[:40], false},                        // cut
 		{"codex", "prompt", strings.TrimSuffix(ok("UserPromptSubmit", block), "\n"), false},   // no newline
 		{"codex", "prompt", ok("UserPromptSubmit", block) + "{}\n", false},                    // two objects
 		{"codex", "prompt", ok("UserPromptSubmit", block) + "\n", false},                      // blank line

@@ -31,7 +31,7 @@ type Payload struct {
 }
 
 // maxPayload bounds what is read from stdin. Payloads are small; a
-// PostToolUse with a huge tool output is cut, never buffered whole.
+// PostToolUse with a huge tool output is ignored, never buffered whole.
 const maxPayload = 8 << 20
 
 // ParsePayload decodes a hook payload. Unknown fields are ignored and a
@@ -40,7 +40,11 @@ const maxPayload = 8 << 20
 func ParsePayload(data []byte) (*Payload, error) {
 	var p Payload
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("hook payload is not a JSON object: %w", err)
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(data, &obj) != nil {
+			return nil, fmt.Errorf("hook payload is not a JSON object: %w", err)
+		}
+		return nil, fmt.Errorf("hook payload has a field of the wrong type: %w", err)
 	}
 	p.Raw = data
 	return &p, nil

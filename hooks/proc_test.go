@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,26 @@ func TestProcessAnswers(t *testing.T) {
 				t.Errorf("stdout %q, want the golden %q", res.stdout, want)
 			}
 		})
+	}
+}
+
+// A real session-start process with transcripts waiting starts a detached
+// `reflect drain` (this test binary, recorded by TestMain) and exits
+// without waiting for it.
+func TestProcessStartsDrain(t *testing.T) {
+	e := newHookEnv(t)
+	in := e.fixture(t, "claude", "stop", map[string]any{"transcript_path": e.transcript(t, "t.jsonl")})
+	checkProc(t, runProc(t, e, in, nil, "hook", "stop", "--agent", "claude"), "claude", "stop")
+	if n := len(pending(t, e.state)); n != 1 {
+		t.Fatalf("queue holds %d records", n)
+	}
+	res := runProc(t, e, e.fixture(t, "claude", "session-start", nil), nil, "hook", "session-start", "--agent", "claude")
+	checkProc(t, res, "claude", "session-start")
+	if got := waitLines(filepath.Join(e.home, "spawned.log"), 1); !slices.Equal(got, []string{"drain"}) {
+		t.Errorf("spawned %q, want one `reflect drain`", got)
+	}
+	if ev := lastEvent(t, e.state); !strings.HasSuffix(ev.Detail, "; draining in the background") {
+		t.Errorf("last event %+v", ev)
 	}
 }
 

@@ -111,9 +111,15 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if err := ValidEvent(r.Event, r.Agent); err != nil {
 		return answer{}, err
 	}
-	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload))
+	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload+1))
 	if err != nil {
 		return answer{}, fmt.Errorf("read payload: %w", err)
+	}
+	if len(data) > maxPayload {
+		// Not an error: a tool call with a huge output is legitimate, it
+		// just is not worth reading. Drain stdin so the agent's write ends.
+		_, _ = io.Copy(io.Discard, r.In)
+		return answer{detail: fmt.Sprintf("payload over %d MB ignored", maxPayload>>20)}, nil
 	}
 	if r.payload, err = ParsePayload(data); err != nil {
 		return answer{}, err
@@ -140,6 +146,9 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	}()
 	select {
 	case res := <-done:
+		if res.err != nil && ctx.Err() != nil {
+			return answer{}, fmt.Errorf("gave up after %s: %v", r.Deadline, res.err)
+		}
 		return res.out, res.err
 	case <-ctx.Done():
 		// The handler may still be writing an atomic file or a SQLite
@@ -286,13 +295,14 @@ func (r *invocation) startDrain() bool {
 	if fi, err := os.Stat(stamp); err == nil && r.now.Sub(fi.ModTime()) < drainEvery {
 		return false
 	}
-	if err := fsutil.WriteAtomic(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
-		logf(r.Config.StateDir, r.now, "session-start: %v", err)
-		return false
-	}
 	if err := r.Spawn("drain"); err != nil {
 		logf(r.Config.StateDir, r.now, "session-start: start drain: %v", err)
 		return false
+	}
+	// Stamped only once a drain was started: a failed start is retried by
+	// the next session instead of waiting out the debounce.
+	if err := fsutil.WriteAtomic(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
+		logf(r.Config.StateDir, r.now, "session-start: %v", err)
 	}
 	return true
 }

@@ -104,8 +104,8 @@ func TestSessionDedupeScenario(t *testing.T) {
 		},
 		{
 			name: "same prompt again", event: "prompt",
-			in:    prompt("the OAuth refresh token expired in TestRefresh again, is the clock wrong?"),
-			still: "still relevant: " + clock + " (Refresh token expiry tests need an injected clock)",
+			in:     prompt("the OAuth refresh token expired in TestRefresh again, is the clock wrong?"),
+			still:  "still relevant: " + clock + " (Refresh token expiry tests need an injected clock)",
 			detail: "still relevant: " + clock, state: sorted(samesite, clock),
 		},
 	}
