@@ -3,13 +3,13 @@ package drain
 import (
 	"context"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
 )
@@ -427,21 +427,21 @@ func (x *extractor) finish(d Draft) Draft {
 
 // Rules for prompts and answers.
 var (
-	reAck     = regexp.MustCompile(`(?i)^(?:perfect|great|thanks|thank you|thx|nice|awesome|excellent|cool|lgtm|yes|yep|yay|works)\b|\b(?:that|it|this) (?:works|worked|fixed it|did it)\b|\b(?:works|working) now\b`)
-	reProblem = regexp.MustCompile(`(?i)\b(?:fix|bug|broken|fails?|failing|failed|failure|errors?|crash(?:es|ed|ing)?|exception|panics?|mismatch|regression|doesn't work|does not work|not working|isn't working)\b`)
-	reCause   = regexp.MustCompile(`(?i)\bbecause\b|\bcaused by\b|\broot cause\b|\bdue to\b|\bthe (?:problem|issue|bug|culprit|cause) (?:is|was)\b|,\s*so\b|\bwhich (?:means|is why)\b|\bthat's why\b|\bthe reason\b`)
-	reFixVerb = regexp.MustCompile(`(?i)\b(?:switch|chang|replac|fix|updat|set|add|remov|inject|renam)\w*\b`)
-	reClaim   = regexp.MustCompile(`(?i)\btests? (?:now )?pass|\b(?:now )?works now\b|\bnow works\b|\bfixed\b|\bresolved\b|\bsucceeds?\b`)
+	reAck     = lazyre.New(`(?i)^(?:perfect|great|thanks|thank you|thx|nice|awesome|excellent|cool|lgtm|yes|yep|yay|works)\b|\b(?:that|it|this) (?:works|worked|fixed it|did it)\b|\b(?:works|working) now\b`)
+	reProblem = lazyre.New(`(?i)\b(?:fix|bug|broken|fails?|failing|failed|failure|errors?|crash(?:es|ed|ing)?|exception|panics?|mismatch|regression|doesn't work|does not work|not working|isn't working)\b`)
+	reCause   = lazyre.New(`(?i)\bbecause\b|\bcaused by\b|\broot cause\b|\bdue to\b|\bthe (?:problem|issue|bug|culprit|cause) (?:is|was)\b|,\s*so\b|\bwhich (?:means|is why)\b|\bthat's why\b|\bthe reason\b`)
+	reFixVerb = lazyre.New(`(?i)\b(?:switch|chang|replac|fix|updat|set|add|remov|inject|renam)\w*\b`)
+	reClaim   = lazyre.New(`(?i)\btests? (?:now )?pass|\b(?:now )?works now\b|\bnow works\b|\bfixed\b|\bresolved\b|\bsucceeds?\b`)
 
-	reSentenceEnd  = regexp.MustCompile(`[.!?]+(?:\s+|$)|\n+`)
-	reInstruction  = regexp.MustCompile(`(?i)^(?:(?:please|pls|also|and|so|ok|okay|oh)[,\s]+)*(remember|always|never)\b[\s:,-]*`)
-	reRememberLead = regexp.MustCompile(`(?i)^(?:that|to)\s+`)
+	reSentenceEnd  = lazyre.New(`[.!?]+(?:\s+|$)|\n+`)
+	reInstruction  = lazyre.New(`(?i)^(?:(?:please|pls|also|and|so|ok|okay|oh)[,\s]+)*(remember|always|never)\b[\s:,-]*`)
+	reRememberLead = lazyre.New(`(?i)^(?:that|to)\s+`)
 	// After "always"/"never", a verb in the third person or the past
 	// ("always fails", "never worked") reports, it does not instruct.
-	reNotImperative = regexp.MustCompile(`(?i)^(?:mind|is|was|are|were|has|have|had|does|did|\w+ed|\w*[^s]s)\b`)
+	reNotImperative = lazyre.New(`(?i)^(?:mind|is|was|are|were|has|have|had|does|did|\w+ed|\w*[^s]s)\b`)
 
-	reGistOpener    = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|actually|hmm+|wait|ok(?:ay)?|so|well|please|pls|just|sorry|that's wrong|that is wrong|wrong)\b[\s,.!:;-]*)+`)
-	reProblemOpener = regexp.MustCompile(`(?i)^(?:(?:please|pls|can you|could you|help me|let's|lets|we need to|i need you to|try to)\s+)*(?:fix|debug|investigate|look into|solve|figure out)\s+(?:the|this|a|an|my|our)?\s*`)
+	reGistOpener    = lazyre.New(`(?i)^(?:(?:no+|nope|nah|actually|hmm+|wait|ok(?:ay)?|so|well|please|pls|just|sorry|that's wrong|that is wrong|wrong)\b[\s,.!:;-]*)+`)
+	reProblemOpener = lazyre.New(`(?i)^(?:(?:please|pls|can you|could you|help me|let's|lets|we need to|i need you to|try to)\s+)*(?:fix|debug|investigate|look into|solve|figure out)\s+(?:the|this|a|an|my|our)?\s*`)
 )
 
 // sentences splits text at sentence ends and line breaks.

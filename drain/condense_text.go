@@ -3,11 +3,11 @@ package drain
 import (
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 )
 
@@ -129,7 +129,7 @@ func clipRunes(s string, n int) string {
 
 // Lines of tool output that frame it rather than say anything (Claude's
 // and Codex's headers).
-var reNoiseLine = regexp.MustCompile(`^(?:(?:Error: )?Exit code:? -?\d+|Wall time:.*|Output:|Process exited with code -?\d+|Process running with session ID.*|Chunk ID:.*|Original token count:.*|Total output lines:.*|Traceback \(most recent call last\):)$`)
+var reNoiseLine = lazyre.New(`^(?:(?:Error: )?Exit code:? -?\d+|Wall time:.*|Output:|Process exited with code -?\d+|Process running with session ID.*|Chunk ID:.*|Original token count:.*|Total output lines:.*|Traceback \(most recent call last\):)$`)
 
 // noisePrefixes are the first bytes of every reNoiseLine match: most
 // lines are told apart without running the regexp.
@@ -144,7 +144,7 @@ func isNoise(line string) bool {
 	return false
 }
 
-var reErrorLine = regexp.MustCompile(`(?i)\b(?:errors?|fail(?:ed|ure|s|ing)?|fatal|panic(?:ked)?|exception|denied|refused|not found|no such|cannot|can't|could not|couldn't|unable|undefined|invalid|unexpected|missing|timed out|timeout|mismatch|forbidden|unauthori[sz]ed|not allowed|abort(?:ed)?)\b|ERR!|(?-i:[A-Za-z](?:Error|Exception))\b`)
+var reErrorLine = lazyre.New(`(?i)\b(?:errors?|fail(?:ed|ure|s|ing)?|fatal|panic(?:ked)?|exception|denied|refused|not found|no such|cannot|can't|could not|couldn't|unable|undefined|invalid|unexpected|missing|timed out|timeout|mismatch|forbidden|unauthori[sz]ed|not allowed|abort(?:ed)?)\b|ERR!|(?-i:[A-Za-z](?:Error|Exception))\b`)
 
 // errorWords are lowercase literals of which every reErrorLine match
 // holds one. Searching for them first keeps the regexp to a few candidate
@@ -256,7 +256,7 @@ func outputHead(out string) string {
 	return clip(first, maxOutputBytes)
 }
 
-var reExitHeader = regexp.MustCompile(`^(?:(?:Error: )?Exit code:? |Process exited with code )(-?\d+)\s*$`)
+var reExitHeader = lazyre.New(`^(?:(?:Error: )?Exit code:? |Process exited with code )(-?\d+)\s*$`)
 
 // exitHeader finds the exit code Claude and Codex print at the top of a
 // command's output ("Exit code 60", "Exit code: 1", "Process exited with
@@ -297,9 +297,9 @@ var (
 		"aws": true, "gcloud": true, "az": true, "flutter": true, "dart": true, "rustup": true,
 		"conda": true, "composer": true, "nx": true, "turbo": true, "just": true, "task": true,
 	}
-	reSubcommand = regexp.MustCompile(`^[a-z][a-z0-9:_-]*$`)
-	reAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	reDuration   = regexp.MustCompile(`^\d+(?:\.\d+)?[smhd]?$`)
+	reSubcommand = lazyre.New(`^[a-z][a-z0-9:_-]*$`)
+	reAssignment = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
+	reDuration   = lazyre.New(`^\d+(?:\.\d+)?[smhd]?$`)
 )
 
 // commandKey names the program (and subcommand) a shell command runs:
@@ -449,7 +449,7 @@ func shellSegments(cmd string) [][]string {
 // but Y", "wrong". Deliberately small: drain may not import the hooks'
 // richer detector (DESIGN §2), and a missed correction costs less here
 // than a learning made from a new task.
-var reCorrection = regexp.MustCompile(`(?i)\binstead\b|\bdo(?:n'?t| not) use\b|^(?:no|nope|nah)\b[\s,.!:;-]+(?:use|try|run|it|that|this|the|you|we|do|not)\b|\bshould(?: have|'ve| be using)\b|\buse\s+\S+(?:\s+\S+)?,?\s+not\b|\bnot\s+\S+(?:\s+\S+){0,2},?\s+but\b|\bwrong\b|\bstop using\b|\bnever use\b`)
+var reCorrection = lazyre.New(`(?i)\binstead\b|\bdo(?:n'?t| not) use\b|^(?:no|nope|nah)\b[\s,.!:;-]+(?:use|try|run|it|that|this|the|you|we|do|not)\b|\bshould(?: have|'ve| be using)\b|\buse\s+\S+(?:\s+\S+)?,?\s+not\b|\bnot\s+\S+(?:\s+\S+){0,2},?\s+but\b|\bwrong\b|\bstop using\b|\bnever use\b`)
 
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.
 const maxCorrectionBytes = 1000

@@ -11,13 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
 )
@@ -400,7 +400,7 @@ func clampFloat(v, lo, hi float64) float64 {
 
 // citeLineSuffix matches the ":12", ":12:5" or "#L12" writers append to cited
 // paths; cites name files, whose hashes are checked for staleness.
-var citeLineSuffix = regexp.MustCompile(`(:\d+(:\d+)?|#L\d+(-L?\d+)?)$`)
+var citeLineSuffix = lazyre.New(`(:\d+(:\d+)?|#L\d+(-L?\d+)?)$`)
 
 // cleanCites keeps relative paths inside the working directory, and
 // absolute ones under cwd made relative to it; URLs, home-relative paths

@@ -7,13 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 )
 
@@ -125,7 +125,7 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 }
 
 // exitLine matches "Exit code 60" (Claude) and "Exit code: 1" (Codex).
-var exitLine = regexp.MustCompile(`^\s*(?:Exit code|Exited with code|exit status):?\s*(-?\d+)\b`)
+var exitLine = lazyre.New(`^\s*(?:Exit code|Exited with code|exit status):?\s*(-?\d+)\b`)
 
 // parseExitText reads an exit status text: a first line naming the exit
 // code, then the output. Codex puts header lines (Wall time, Total output
@@ -154,7 +154,7 @@ func parseExitText(s string) (code int, output string, ok bool) {
 	return code, strings.Join(lines, "\n"), true
 }
 
-var codexHeader = regexp.MustCompile(`^(?:Wall time|Total output lines|Chunk ID|Original token count|Process exited)\b`)
+var codexHeader = lazyre.New(`^(?:Wall time|Total output lines|Chunk ID|Original token count|Process exited)\b`)
 
 // parseResponse reads a tool_response: a status text, an object with an
 // exit code and output, or that object encoded as a string.
@@ -264,7 +264,7 @@ func jsonString(raw json.RawMessage) string {
 
 // errorish marks a line that states an error, so the head is "--- FAIL:
 // TestX" and not the progress line printed before it.
-var errorish = regexp.MustCompile(`(?i)\b(?:error|err!|fail(?:ed|ure|s)?|fatal|panic|exception|denied|not found|no such|cannot|can't|unable|invalid|unknown|refused|timed out|problem)\b`)
+var errorish = lazyre.New(`(?i)\b(?:error|err!|fail(?:ed|ure|s)?|fatal|panic|exception|denied|not found|no such|cannot|can't|unable|invalid|unknown|refused|timed out|problem)\b`)
 
 // summarizeOutput returns the error head (the first line that reads as an
 // error, else the first non-blank line) and the context (the last lines).

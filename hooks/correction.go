@@ -1,8 +1,9 @@
 package hooks
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // A correction is the user telling the agent how the thing that just failed
@@ -108,7 +109,7 @@ type signalText struct {
 	body  string // lower without the opener ("no, ") and politeness
 }
 
-func rx(expr string) *regexp.Regexp { return regexp.MustCompile(expr) }
+func rx(expr string) *lazyre.Regexp { return lazyre.New(expr) }
 
 var (
 	reInstead    = rx(`\binstead\b`)

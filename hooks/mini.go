@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
 )
@@ -136,13 +136,13 @@ func miniTags(prog string) []string {
 
 // Openers that carry no content, stripped from the front of a title's gist.
 var (
-	reGistOpener = regexp.MustCompile(`(?i)^(?:(?:no+|nope|nah|nono|actually|hmm+|wait|ok(?:ay)?|so|well|please|pls|just|sorry)\b[\s,.!:;—–-]*)+`)
-	reGistJudged = regexp.MustCompile(`(?i)^(?:(?:that's|thats|that is|this is|it's|that was)\s+(?:wrong|not right|incorrect|not correct|not how (?:it works|you do it))|wrong|incorrect|not quite|not like that)\s*[,.!:;—–-]+\s*`)
+	reGistOpener = lazyre.New(`(?i)^(?:(?:no+|nope|nah|nono|actually|hmm+|wait|ok(?:ay)?|so|well|please|pls|just|sorry)\b[\s,.!:;—–-]*)+`)
+	reGistJudged = lazyre.New(`(?i)^(?:(?:that's|thats|that is|this is|it's|that was)\s+(?:wrong|not right|incorrect|not correct|not how (?:it works|you do it))|wrong|incorrect|not quite|not like that)\s*[,.!:;—–-]+\s*`)
 	// A gist ends at the first sentence or clause break. A comma before
 	// "not" or "but" is kept: "the port is 8443, not 8080" is one thought.
-	reGistBreak = regexp.MustCompile(`[.!?;]\s|\s[—–-]{1,2}\s|,\s`)
-	reContrast  = regexp.MustCompile(`(?i)^(?:not|but|rather|instead)\b`)
-	reAside     = regexp.MustCompile(`(?i)^(?:instead of|rather than)\b`)
+	reGistBreak = lazyre.New(`[.!?;]\s|\s[—–-]{1,2}\s|,\s`)
+	reContrast  = lazyre.New(`(?i)^(?:not|but|rather|instead)\b`)
+	reAside     = lazyre.New(`(?i)^(?:instead of|rather than)\b`)
 )
 
 // gist is the part of a correction a title shows: without "no," or
@@ -221,7 +221,7 @@ var multiTools = setOf("go", "git", "npm", "pnpm", "yarn", "bun", "docker", "pod
 	"az", "brew", "apt", "apt-get", "dotnet", "mvn", "gradle", "bundle", "rails", "systemctl",
 	"npx", "deno", "composer", "mix", "rustup", "conda", "flyctl", "heroku", "supabase", "dnf", "yum")
 
-var reSubcommand = regexp.MustCompile(`^[a-z][a-z0-9-]{0,19}$`)
+var reSubcommand = lazyre.New(`^[a-z][a-z0-9-]{0,19}$`)
 
 // programOf returns the program a shell command runs (its basename) and, for
 // multiTools, the subcommand: "cd api && sudo -E go test ./..." gives "go",
@@ -283,7 +283,7 @@ func skipWrappers(args []string) []string {
 	return nil
 }
 
-var reAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var reAssignment = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 func isAssignment(w string) bool { return reAssignment.MatchString(w) }
 

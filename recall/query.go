@@ -3,13 +3,13 @@ package recall
 import (
 	"context"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // minPromptRunes is the shortest prompt worth a search: "yes", "continue"
@@ -20,7 +20,7 @@ const minPromptRunes = 12
 // injectedBlock matches a block recall injected earlier. Agents sometimes
 // echo it back in a prompt; searching its words would find the very
 // learnings it lists. An unclosed block runs to the end of the text.
-var injectedBlock = regexp.MustCompile(`(?s)<reflect-learnings>.*?(</reflect-learnings>|\z)`)
+var injectedBlock = lazyre.New(`(?s)<reflect-learnings>.*?(</reflect-learnings>|\z)`)
 
 // promptQuery turns a user prompt into query text, or says why the prompt
 // is not worth a search.

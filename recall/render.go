@@ -2,9 +2,10 @@ package recall
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // The block's wrapper tags let the transcript condenser strip injected
@@ -24,7 +25,7 @@ const maxTitleRunes = 120
 
 // tagLike matches our own wrapper tags inside learning text, which would
 // close the block early or open a second one.
-var tagLike = regexp.MustCompile(`(?i)</?\s*reflect-learnings\s*>`)
+var tagLike = lazyre.New(`(?i)</?\s*reflect-learnings\s*>`)
 
 // clean makes learning text safe for one line of the block.
 func clean(s string) string {

@@ -1,9 +1,10 @@
 package store
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 var (
@@ -11,9 +12,9 @@ var (
 	// span still consumes both its backticks; otherwise the closing
 	// backtick of one span pairs with the opening one of the next and the
 	// prose between them becomes an "entity".
-	backtickSpan = regexp.MustCompile("`([^`\n]+)`")
-	filePath     = regexp.MustCompile(`(?:^|[\s(\["'])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:go|py|rs|ts|tsx|js|jsx|java|rb|c|h|cc|cpp|toml|yaml|yml|json|md|sql|sh|mod))\b`)
-	errorCode    = regexp.MustCompile(`\b(?:E[A-Z]{3,}|[A-Z]{1,5}\d{3,5}|[A-Z][A-Z0-9]+_[A-Z0-9_]+|[A-Z][a-zA-Z]*(?:Error|Exception))\b`)
+	backtickSpan = lazyre.New("`([^`\n]+)`")
+	filePath     = lazyre.New(`(?:^|[\s(\["'])((?:[\w.-]+/)+[\w.-]+\.[A-Za-z0-9]{1,8}|[\w-]+\.(?:go|py|rs|ts|tsx|js|jsx|java|rb|c|h|cc|cpp|toml|yaml|yml|json|md|sql|sh|mod))\b`)
+	errorCode    = lazyre.New(`\b(?:E[A-Z]{3,}|[A-Z]{1,5}\d{3,5}|[A-Z][A-Z0-9]+_[A-Z0-9_]+|[A-Z][a-zA-Z]*(?:Error|Exception))\b`)
 )
 
 // ExtractEntities guesses entities from a learning's text when no writer or

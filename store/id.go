@@ -3,8 +3,9 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // maxSlugLen bounds the slug part of an id so file names stay readable.
@@ -45,7 +46,7 @@ func NewID(title, keyInsight string) string {
 	return "lrn-" + Slug(title) + "-" + hex.EncodeToString(sum[:3])
 }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var idPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // ValidID reports whether id can name a file under documents/: letters,
 // digits, '.', '_' and '-', not starting with a dot or dash, at most 128 bytes.

@@ -1,8 +1,9 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // pattern is a secret with a recognisable shape that starts with one of its
@@ -14,12 +15,12 @@ type pattern struct {
 	kind    string
 	prio    int
 	markers []string
-	re      *regexp.Regexp
+	re      *lazyre.Regexp
 	max     int
 	valid   func(secret string) bool
 }
 
-func anchored(expr string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + expr + `)`) }
+func anchored(expr string) *lazyre.Regexp { return lazyre.New(`^(?:` + expr + `)`) }
 
 var patterns = []pattern{
 	{kind: "github-token", prio: prioToken, markers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
@@ -198,7 +199,7 @@ func bearer(s string, at int, add addFunc) {
 
 var (
 	pemBegin = anchored(`-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
-	pemEnd   = regexp.MustCompile(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
+	pemEnd   = lazyre.New(`-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 // pem redacts a private key block from BEGIN (at) through END, across lines
