@@ -389,7 +389,7 @@ func Arm(stateDir, sessionID string, f Failure, now time.Time) error {
 		return fmt.Errorf("arm watcher: %w", err)
 	}
 	path := armedPath(stateDir, sessionID)
-	if err := fsutil.WriteAtomic(path, append(data, '\n'), fsutil.FilePerm); err != nil {
+	if err := fsutil.WriteAtomicNoSync(path, append(data, '\n'), fsutil.FilePerm); err != nil {
 		return err
 	}
 	sweepArmed(filepath.Dir(path), filepath.Base(path))

@@ -301,7 +301,7 @@ func (r *invocation) startDrain() bool {
 	}
 	// Stamped only once a drain was started: a failed start is retried by
 	// the next session instead of waiting out the debounce.
-	if err := fsutil.WriteAtomic(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
+	if err := fsutil.WriteAtomicNoSync(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
 		logf(r.Config.StateDir, r.now, "session-start: %v", err)
 	}
 	return true

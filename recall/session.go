@@ -72,7 +72,7 @@ func saveInjected(path string, m map[string]string) error {
 	if err != nil {
 		return err
 	}
-	if err := fsutil.WriteAtomic(path, data, fsutil.FilePerm); err != nil {
+	if err := fsutil.WriteAtomicNoSync(path, data, fsutil.FilePerm); err != nil {
 		return fmt.Errorf("save session dedupe: %w", err)
 	}
 	return nil

@@ -60,7 +60,7 @@ func Write(stateDir string, ev Event) error {
 	if err != nil {
 		return fmt.Errorf("write last event: %w", err)
 	}
-	return fsutil.WriteAtomic(filepath.Join(stateDir, FileName), append(data, '\n'), fsutil.FilePerm)
+	return fsutil.WriteAtomicNoSync(filepath.Join(stateDir, FileName), append(data, '\n'), fsutil.FilePerm)
 }
 
 // Read returns the last event of stateDir. A missing file is the zero Event

@@ -28,6 +28,19 @@ func EnsureDir(dir string) error {
 // or the new content, never a partial file: it writes a temp file in the same
 // directory, syncs it and renames it over path.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, true)
+}
+
+// WriteAtomicNoSync is WriteAtomic without the fsync, for files that are
+// rewritten on every hook and worth nothing after a crash (the status
+// line's last event, a session's dedupe set, a failure watcher): readers
+// still never see a partial file, but an fsync can cost a hook tens of
+// milliseconds on a busy disk.
+func WriteAtomicNoSync(path string, data []byte, perm os.FileMode) error {
+	return writeAtomic(path, data, perm, false)
+}
+
+func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := EnsureDir(dir); err != nil {
 		return err
@@ -46,9 +59,11 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		cleanup()
-		return fmt.Errorf("write %s: %w", path, err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		_ = os.Remove(name)

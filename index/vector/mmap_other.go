@@ -1,0 +1,21 @@
+//go:build !unix
+
+package vector
+
+import (
+	"io"
+	"os"
+	"unsafe"
+)
+
+// mapFile reads the file into memory where mmap is not available. The
+// buffer is allocated as uint64s so that the float32 view of the rows is
+// aligned, as it is in a real mapping.
+func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
+	words := make([]uint64, (size+7)/8)
+	data := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:size]
+	if _, err := io.ReadFull(fd, data); err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return nil }, nil
+}

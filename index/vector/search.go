@@ -1,0 +1,213 @@
+package vector
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/viterin/vek"
+	"github.com/viterin/vek/vek32"
+)
+
+// Hit is a search result: a document key and its score, the dot product of
+// the query and the stored vector (the cosine when both are unit vectors).
+type Hit struct {
+	Key   uint64
+	Score float32
+}
+
+// parallelMinFloats is the scan size (rows × dim) from which Search splits
+// the rows across goroutines: below it (about 4,000 vectors of 256) one
+// core finishes before a second would have started. Above it the scan is
+// bound by memory bandwidth, which a second core roughly doubles.
+const parallelMinFloats = 1 << 20
+
+// Search returns the k rows with the highest dot product with q, best
+// first; equal scores rank the smaller key first, so the result does not
+// depend on row order or on how the scan was split. When filter is not nil
+// only rows whose key it accepts are considered; it is called only for rows
+// that would enter the current top k, and may be called from several
+// goroutines at once. Search returns nil when len(q) != Dim(), k <= 0, or q
+// has a NaN or infinite component.
+//
+// The scan is exact: every row is scored. It allocates nothing per row.
+func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
+	if f.count == 0 || k <= 0 || len(q) != f.hdr.Dim || !finite(q) {
+		return nil
+	}
+	k = min(k, f.count)
+	workers := min(runtime.GOMAXPROCS(0), f.count*f.hdr.Dim/parallelMinFloats)
+	if workers <= 1 {
+		t := newTopK(k)
+		f.scan(q, 0, f.count, filter, &t)
+		return t.sorted()
+	}
+	parts := make([]topK, workers)
+	var wg sync.WaitGroup
+	for w := range parts {
+		lo, hi := w*f.count/workers, (w+1)*f.count/workers
+		parts[w] = newTopK(k)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f.scan(q, lo, hi, filter, &parts[w])
+		}()
+	}
+	wg.Wait()
+	t := newTopK(k)
+	for _, p := range parts {
+		for _, h := range p.h {
+			t.push(h)
+		}
+	}
+	return t.sorted()
+}
+
+// scan scores rows [lo, hi) into t.
+func (f *File) scan(q []float32, lo, hi int, filter func(uint64) bool, t *topK) {
+	dim, stride, fl := f.hdr.Dim, f.stride, f.floats
+	q = q[:dim:dim]
+	thr := t.threshold()
+	for i := lo; i < hi; i++ {
+		off := i*stride + keyFloats
+		row := fl[off : off+dim : off+dim]
+		var s float32
+		if simd {
+			s = vek32.Dot(q, row)
+		} else {
+			s = dot(q, row)
+		}
+		// Most rows stop here; the negated comparison also drops NaN.
+		if !(s >= thr) {
+			continue
+		}
+		key := f.Key(i)
+		if filter != nil && !filter(key) {
+			continue
+		}
+		if t.push(Hit{Key: key, Score: s}) {
+			thr = t.threshold()
+		}
+	}
+}
+
+// simd says whether the scan uses vek32's AVX2+FMA dot product. It halves
+// the CPU time of a scan (100,000 × 256: about 8 ms instead of 18 ms on a
+// Sapphire Rapids core), which brings it down to the cost of merely reading
+// the rows from memory; dot is the portable fallback.
+var simd = vek.Info().Acceleration
+
+// dot is the scan's portable inner loop: eight independent accumulators keep
+// the floating-point adders busy instead of waiting on one dependency
+// chain, and the fixed-size sub-slices let the compiler drop the bounds
+// checks inside the unrolled body. len(b) must be at least len(a).
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	n := len(a)
+	b = b[:n]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := a[i : i+8 : i+8]
+		y := b[i : i+8 : i+8]
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
+		s4 += x[4] * y[4]
+		s5 += x[5] * y[5]
+		s6 += x[6] * y[6]
+		s7 += x[7] * y[7]
+	}
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+func finite(v []float32) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// topK keeps the k best hits seen so far in a min-heap whose root is the
+// worst of them, so a new hit is compared with one element and, if better,
+// replaces it in O(log k).
+type topK struct {
+	h []Hit
+	k int
+}
+
+func newTopK(k int) topK { return topK{h: make([]Hit, 0, k), k: k} }
+
+// worse reports whether a ranks below b: a lower score, or the same score
+// and a larger key (so ties break the same way however rows are visited).
+func worse(a, b Hit) bool {
+	return a.Score < b.Score || (a.Score == b.Score && a.Key > b.Key)
+}
+
+// threshold is the score a row must reach to be worth a push: -Inf until
+// the heap is full, then the worst kept score.
+func (t *topK) threshold() float32 {
+	if len(t.h) < t.k {
+		return float32(math.Inf(-1))
+	}
+	return t.h[0].Score
+}
+
+// push offers x and reports whether the heap changed.
+func (t *topK) push(x Hit) bool {
+	h := t.h
+	if len(h) < t.k {
+		h = append(h, x)
+		i := len(h) - 1
+		for i > 0 {
+			p := (i - 1) / 2
+			if !worse(h[i], h[p]) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		t.h = h
+		return true
+	}
+	if !worse(h[0], x) {
+		return false
+	}
+	h[0] = x
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			break
+		}
+		if c+1 < len(h) && worse(h[c+1], h[c]) {
+			c++
+		}
+		if !worse(h[c], h[i]) {
+			break
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+	return true
+}
+
+// sorted returns the kept hits best first.
+func (t *topK) sorted() []Hit {
+	slices.SortFunc(t.h, func(a, b Hit) int {
+		switch {
+		case worse(b, a):
+			return -1
+		case worse(a, b):
+			return 1
+		}
+		return 0
+	})
+	return t.h
+}

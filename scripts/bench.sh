@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: whole-process latency of reflect on a synthetic KB,
+# measured with hyperfine (apt-get install hyperfine), beside /bin/true.
+#   scripts/bench.sh [COUNT]      (default 10000 learnings)
+# Writes nothing outside a temp dir; prints hyperfine's tables.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${1:-10000}
+RUNS=${RUNS:-100}
+REFLECT=${REFLECT:-$PWD/bin/reflect}
+FIX=${FIXTURES:-$PWD/../shared/fixtures}
+command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install hyperfine" >&2; exit 1; }
+[ -x "$REFLECT" ] || { echo "build first: make build" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/reflect-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export HOME=$WORK/home REFLECT_STATE_DIR=$WORK/state REFLECT_LEARNINGS_DIR=$WORK/kb
+mkdir -p "$HOME" "$WORK/repo"
+git -C "$WORK/repo" init -q -b feature/postgres-pool
+for m in "pool: cap max_connections per worker" "docker: fix ENOSPC in the build cache" "ci: run the kafka consumer tests"; do
+  git -C "$WORK/repo" -c user.name=b -c user.email=b@e commit -q --allow-empty -m "$m"
+done
+
+"$REFLECT" bench generate "$WORK/kb" --count "$COUNT" >/dev/null
+echo "== reindex --full of $COUNT learnings"
+hyperfine -N --runs 3 --prepare "rm -f $WORK/kb/index/catalog.db $WORK/kb/index/catalog.db-wal $WORK/kb/index/catalog.db-shm" \
+  "$REFLECT reindex --full"
+"$REFLECT" reindex --full >/dev/null
+docs=("$WORK"/kb/documents/*.md)
+victim=$(basename "${docs[0]}")
+echo "== reindex after one changed file"
+hyperfine -N --runs 20 --prepare "sh -c 'printf \"\nedited %s\n\" \$(date +%N) >> $WORK/kb/documents/$victim'" "$REFLECT reindex"
+
+echo "== search"
+hyperfine -N --warmup 5 --runs "$RUNS" \
+  "$REFLECT search postgres connection pool timeout" \
+  "$REFLECT search sync.Mutex deadlock in the worker" \
+  "$REFLECT search why does the docker build fail with ENOSPC" \
+  /bin/true
+
+# Hook payloads: the fixtures, pointed at this run's repo and transcript.
+cp "$FIX/transcripts/claude-session.jsonl" "$WORK/t.jsonl"
+mk() { sed -e "s#/home/dev/auth-service#$WORK/repo#g" -e "s#/home/dev/.claude/projects/[^\"]*\.jsonl#$WORK/t.jsonl#g" "$FIX/claude/$1.json" > "$WORK/$1.json"; }
+for f in session-start user-prompt-submit post-tool-use-failure post-tool-use stop pre-compact; do mk "$f"; done
+printf '{"session_id":"bench","transcript_path":"%s","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"the postgres connection pool times out under load in the worker, max_connections is reached"}\n' "$WORK/t.jsonl" "$WORK/repo" > "$WORK/prompt-hit.json"
+# A session whose dedupe set starts empty every run, so each prompt recalls.
+# Agents run hook commands through a shell with the payload on stdin; the
+# same is done here, and `sh -c '/bin/true < payload'` is the baseline.
+hook() { # NAME EVENT PAYLOAD [PREPARE]
+  local prep=${4:-true}
+  hyperfine --warmup 5 --runs "$RUNS" --prepare "$prep" -n "$1" "$REFLECT hook $2 --agent claude < $3" 
+}
+echo "== hooks (through sh, as agents run them)"
+hook "hook prompt (recalls)" prompt "$WORK/prompt-hit.json" "rm -rf $WORK/state/session-injected"
+hook "hook prompt (fixture)" prompt "$WORK/user-prompt-submit.json"
+hook "hook session-start (git repo)" session-start "$WORK/session-start.json" "rm -rf $WORK/state/session-injected"
+hook "hook stop" stop "$WORK/stop.json"
+hook "hook pre-compact" pre-compact "$WORK/pre-compact.json"
+hook "hook post-tool (failure)" post-tool "$WORK/post-tool-use-failure.json"
+hook "hook post-tool (success)" post-tool "$WORK/post-tool-use.json"
+hyperfine --warmup 5 --runs "$RUNS" -n "/bin/true (same shell, same stdin)" "/bin/true < $WORK/stop.json"
