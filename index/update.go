@@ -222,6 +222,13 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
+	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
+		// The WAL file is kept between processes (see driverName); empty
+		// it now, or every reader would look its pages up in the WAL
+		// until the next automatic checkpoint. A reader holding it back
+		// only makes this a partial checkpoint: not an error.
+		_, _ = ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
 	if opts.Progress != nil {
 		opts.Progress(len(files), len(files))
 	}
