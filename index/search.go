@@ -140,12 +140,16 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	for n := range cands {
 		ns = append(ns, n)
 	}
-	metas, err := ix.loadMeta(ctx, ns)
+	// Only what ranking needs is read for every candidate; the rest of a
+	// result is read for the few that are returned.
+	metas, err := ix.loadMeta(ctx, ns, factorColumns, scanFactors)
 	if err != nil {
 		return nil, err
 	}
 	results := make([]Result, 0, len(metas))
+	nOf := make(map[string]int64, len(metas))
 	for n, r := range metas {
+		nOf[r.ID] = n
 		w := cands[n].why
 		if w.LexicalRank > 0 {
 			w.Fused += weightLexical / (rrfK + float64(w.LexicalRank))
@@ -170,6 +174,19 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	})
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
+	}
+	top := make([]int64, len(results))
+	for i, r := range results {
+		top[i] = nOf[r.ID]
+	}
+	full, err := ix.loadMeta(ctx, top, metaColumns, scanMeta)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range results {
+		f := full[top[i]]
+		f.Why, f.Score = r.Why, r.Score
+		results[i] = f
 	}
 	bodies, err := ix.bodies(ctx, results)
 	if err != nil {
@@ -207,20 +224,32 @@ func scanMeta(rows *sql.Rows) (int64, Result, error) {
 	return n, r, err
 }
 
-func (ix *Index) loadMeta(ctx context.Context, ns []int64) (map[int64]Result, error) {
+const factorColumns = `n, id, confidence, scope, project`
+
+func scanFactors(rows *sql.Rows) (int64, Result, error) {
+	var n int64
+	var r Result
+	err := rows.Scan(&n, &r.ID, &r.Confidence, &r.Scope, &r.Project)
+	return n, r, err
+}
+
+func (ix *Index) loadMeta(ctx context.Context, ns []int64, columns string, scan func(*sql.Rows) (int64, Result, error)) (map[int64]Result, error) {
+	if len(ns) == 0 {
+		return map[int64]Result{}, nil
+	}
 	args := make([]any, len(ns))
 	for i, n := range ns {
 		args[i] = n
 	}
 	rows, err := ix.db.QueryContext(ctx,
-		`SELECT `+metaColumns+` FROM docs WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, args...)
+		`SELECT `+columns+` FROM docs WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	out := make(map[int64]Result, len(ns))
 	for rows.Next() {
-		n, r, err := scanMeta(rows)
+		n, r, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -428,6 +457,32 @@ func (ix *Index) Check(ctx context.Context) (string, error) {
 	return res + fts, nil
 }
 
+// minCandidates is how many candidates a restricted candidate query must
+// find before the plain one is tried.
+const minCandidates = 50
+
+// candidates runs one FTS5 candidate query, best bm25 first.
+func (ix *Index) candidates(ctx context.Context, query string) ([]any, error) {
+	rows, err := ix.db.QueryContext(ctx, bm25SQL, query, candidates)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var ns []any
+	for rows.Next() {
+		var n int64
+		var r float64
+		if err := rows.Scan(&n, &r); err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return ns, nil
+}
+
 type hit struct {
 	n     int64
 	score float64
@@ -457,28 +512,20 @@ func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := ix.db.QueryContext(ctx, bm25SQL, quoteAll(cs.selective(terms, stemOf)), candidates)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
 	var ns []any
-	for rows.Next() {
-		var n int64
-		var r float64
-		if err := rows.Scan(&n, &r); err != nil {
-			rows.Close()
+	queries := cs.candidateQueries(terms, stemOf)
+	for i, query := range queries {
+		if ns, err = ix.candidates(ctx, query); err != nil {
 			return nil, err
 		}
-		ns = append(ns, n)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		if len(ns) >= minCandidates || i == len(queries)-1 {
+			break
+		}
 	}
 	if len(ns) == 0 {
 		return nil, nil
 	}
-	rows, err = ix.db.QueryContext(ctx,
+	rows, err := ix.db.QueryContext(ctx,
 		`SELECT n, l0, l1, l2, l3, tf FROM stats WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, ns...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
