@@ -57,7 +57,6 @@ const (
 	rrfK          = 60.0
 	weightLexical = 1.0
 	weightTrigram = 0.5
-	candidates    = 200
 )
 
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
@@ -97,7 +96,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		return c
 	}
 	if len(terms) > 0 {
-		lexical, err := ix.lexical(ctx, terms)
+		lexical, err := ix.lexical(ctx, terms, candidatesFor(q.Limit))
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +112,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 			quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
 		}
 		rows, err := ix.db.QueryContext(ctx,
-			`SELECT rowid FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), candidates)
+			`SELECT rowid FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), candidatesFor(q.Limit))
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
@@ -457,13 +456,21 @@ func (ix *Index) Check(ctx context.Context) (string, error) {
 	return res + fts, nil
 }
 
+// candidatesFor is how many candidates each signal contributes for a
+// search of limit results: enough that re-scoring (BM25F, confidence,
+// scope) can promote a learning well below the top of FTS5's own ranking,
+// and no more, since each candidate costs a row read on every search.
+func candidatesFor(limit int) int {
+	return max(100, 4*limit)
+}
+
 // minCandidates is how many candidates a restricted candidate query must
 // find before the plain one is tried.
 const minCandidates = 50
 
 // candidates runs one FTS5 candidate query, best bm25 first.
-func (ix *Index) candidates(ctx context.Context, query string) ([]any, error) {
-	rows, err := ix.db.QueryContext(ctx, bm25SQL, query, candidates)
+func (ix *Index) candidates(ctx context.Context, query string, limit int) ([]any, error) {
+	rows, err := ix.db.QueryContext(ctx, bm25SQL, query, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -490,7 +497,7 @@ type hit struct {
 
 // lexical finds candidates with FTS5 (porter stemming, weighted bm25) and
 // re-scores them with BM25F (bm25f.go), best first.
-func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
+func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit, error) {
 	cache := map[string]string{}
 	stemOf := make([]string, len(terms))
 	seen := map[string]bool{}
@@ -515,7 +522,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string) ([]hit, error) {
 	var ns []any
 	queries := cs.candidateQueries(terms, stemOf)
 	for i, query := range queries {
-		if ns, err = ix.candidates(ctx, query); err != nil {
+		if ns, err = ix.candidates(ctx, query, limit); err != nil {
 			return nil, err
 		}
 		if len(ns) >= minCandidates || i == len(queries)-1 {
