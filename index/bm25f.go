@@ -312,3 +312,47 @@ func (cs corpusStats) selective(terms, stemOf []string) []string {
 	}
 	return keep
 }
+
+// rareDF is the share of documents below which one query word alone makes
+// a learning a candidate; more common words must come in pairs.
+const rareDF = 0.01
+
+// maxPairTerms bounds the words paired up (n words make n(n-1)/2 pairs).
+const maxPairTerms = 8
+
+// candidateQueries returns the FTS5 queries that find candidates, the
+// cheapest first. In a large knowledge base a learning that shares only one
+// fairly common word with a query of several words is rarely what it
+// wants, yet scoring every such learning was most of a search's time: so
+// the first query asks for learnings with two of the query's words (or one
+// rare word), and the plain OR of every word is the fallback when that
+// finds too few.
+func (cs corpusStats) candidateQueries(terms, stemOf []string) []string {
+	keep := cs.selective(terms, stemOf)
+	all := quoteAll(keep)
+	if cs.docs < 1000 || len(keep) < 3 {
+		return []string{all}
+	}
+	stem := map[string]string{}
+	for i, t := range terms {
+		stem[t] = stemOf[i]
+	}
+	rareLimit := max(int(rareDF*float64(cs.docs)), 10)
+	var parts, common []string
+	for _, t := range keep {
+		if cs.df[stem[t]] <= rareLimit {
+			parts = append(parts, quoteAll([]string{t}))
+		} else if len(common) < maxPairTerms {
+			common = append(common, t)
+		}
+	}
+	for i := 0; i < len(common); i++ {
+		for j := i + 1; j < len(common); j++ {
+			parts = append(parts, "("+quoteAll([]string{common[i]})+" AND "+quoteAll([]string{common[j]})+")")
+		}
+	}
+	if len(parts) == 0 {
+		return []string{all}
+	}
+	return []string{strings.Join(parts, " OR "), all}
+}

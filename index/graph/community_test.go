@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	gonum "gonum.org/v1/gonum/graph"
@@ -149,8 +150,37 @@ func TestCSRGraph(t *testing.T) {
 		}
 	}
 	r := community.Modularize(g, 1, rand.NewPCG(3, 4))
-	q := community.Q(r, nil, 1)
-	if want := community.Q(sg, r.Communities(), 1); math.Abs(q-want) > 1e-9 {
+	comm := make([]int64, 60)
+	for c, nodes := range r.Communities() {
+		for _, n := range nodes {
+			comm[n.ID()] = int64(c)
+		}
+	}
+	if q, want := modularity(weights, comm), community.Q(sg, r.Communities(), 1); math.Abs(q-want) > 1e-9 {
 		t.Errorf("modularity %g, gonum's Q on the same partition %g", q, want)
+	}
+	// strongest keeps the k heaviest edges of every node
+	keep := g.strongest(3)
+	for u := int64(0); u < 60; u++ {
+		var ws []float64
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			ws = append(ws, g.w[i])
+		}
+		sort.Sort(sort.Reverse(sort.Float64Slice(ws)))
+		for i := 0; i < min(3, len(ws)); i++ {
+			found := false
+			for j := g.off[u]; j < g.off[u+1]; j++ {
+				a, b := u, g.nbr[j]
+				if a > b {
+					a, b = b, a
+				}
+				if g.w[j] == ws[i] && keep[uint64(a)<<32|uint64(b)] == ws[i] {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("node %d lost its edge of weight %g", u, ws[i])
+			}
+		}
 	}
 }

@@ -49,6 +49,40 @@ func newCSR(n int, weights map[uint64]float64) *csr {
 	return g
 }
 
+// strongest returns the edges that are among the k heaviest of either end,
+// keyed lo<<32 | hi; ties go to the lower neighbour id, so the result is
+// deterministic.
+func (g *csr) strongest(k int) map[uint64]float64 {
+	keep := make(map[uint64]float64, int(g.n())*k)
+	var idx []int32
+	for u := int32(0); u < int32(g.n()); u++ {
+		idx = idx[:0]
+		for i := g.off[u]; i < g.off[u+1]; i++ {
+			idx = append(idx, i)
+		}
+		if len(idx) > k {
+			slices.SortStableFunc(idx, func(a, b int32) int {
+				switch {
+				case g.w[a] > g.w[b]:
+					return -1
+				case g.w[a] < g.w[b]:
+					return 1
+				}
+				return 0
+			})
+			idx = idx[:k]
+		}
+		for _, i := range idx {
+			a, b := uint64(u), uint64(g.nbr[i])
+			if a > b {
+				a, b = b, a
+			}
+			keep[a<<32|b] = g.w[i]
+		}
+	}
+	return keep
+}
+
 type adjacency struct {
 	nbr []int64
 	w   []float64

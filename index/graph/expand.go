@@ -22,10 +22,12 @@ type Hit struct {
 // neighbourDecay. Learnings sum what their entities give.
 const (
 	neighbourDecay = 0.5
-	// hubDocs: an entity mentioned by more learnings than this is not
-	// expanded to its neighbours. Its neighbours are half the knowledge
-	// base and say nothing about the query, and reading them would cost
-	// more than the 2 ms Expand may take.
+	// hubDocs: an entity mentioned by more learnings than this is a hub.
+	// It is not expanded to its neighbours (they are half the knowledge
+	// base and say nothing about the query), it is nobody's neighbour, it
+	// re-ranks more than it recalls (see aggregate), and Rebuild leaves it
+	// out of Louvain. Its mention list would otherwise cost more than the
+	// 2 ms Expand may take.
 	hubDocs = 200
 	// maxNeighbours per query entity, strongest relations first.
 	maxNeighbours = 8
@@ -57,8 +59,11 @@ type span struct{ start, end int }
 // neighbourDecay). Names are matched by their norm against the query's
 // identifiers and paths as whole tokens, its word n-grams up to four
 // words, and the entities Extract finds in it; a name found only inside a
-// longer matched name ("cookie" in "state cookie") does not count. At most
-// limit hits are returned, best first (ties: newest docs row first).
+// longer matched name ("cookie" in "state cookie") does not count. Hubs,
+// entities of more than hubDocs learnings, are not expanded and re-rank
+// more than they recall (see aggregate). At most limit hits are returned
+// (0: defaultLimit), best first, ties newest docs row first. A query that
+// names no entity gives no hits and no error.
 func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error) {
 	if limit <= 0 {
 		limit = defaultLimit
@@ -72,13 +77,9 @@ func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error
 		return nil, err
 	}
 
-	type weight struct {
-		w   float64
-		via string
-	}
 	weights := map[int64]*weight{}
 	for _, s := range seeds {
-		weights[s.id] = &weight{w: damp(s.df), via: s.name}
+		weights[s.id] = &weight{w: damp(s.df), via: s.name, df: s.df, seed: true}
 	}
 	for _, s := range seeds {
 		if s.df > hubDocs {
@@ -90,36 +91,81 @@ func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error
 		}
 		for _, n := range ns {
 			x := damp(s.df) * damp(n.df) * n.strength / 10 * neighbourDecay
-			if x <= 0 {
+			// A hub neighbour would add about 0.01 to a thousand learnings:
+			// no change to the ranking, most of the cost.
+			if x <= 0 || n.df > hubDocs {
 				continue
 			}
 			if w, ok := weights[n.id]; ok {
-				if !isSeed(seeds, n.id) {
+				if !w.seed {
 					w.w += x
 				}
 				continue
 			}
-			weights[n.id] = &weight{w: x, via: n.name}
+			weights[n.id] = &weight{w: x, via: n.name, df: n.df}
 		}
 	}
+	return aggregate(ctx, db, weights, limit)
+}
 
-	// One statement sums the weights per learning inside SQLite: a common
-	// entity's thousands of mentions never cross into Go.
+// weight is what an entity gives each learning that mentions it.
+type weight struct {
+	w    float64
+	via  string
+	df   int
+	seed bool // named in the query, not a neighbour
+}
+
+// aggregate sums the weights per learning inside SQLite, so that mention
+// lists never cross into Go, and returns the best limit learnings.
+//
+// Hubs named in the query (entities of more than hubDocs learnings)
+// re-rank rather than recall: they add their small weight to the
+// learnings found through rarer entities (a primary-key probe each), and
+// bring their newest limit learnings, never all of their thousands, which
+// would cost milliseconds to rank by weights this small.
+func aggregate(ctx context.Context, db Conn, weights map[int64]*weight, limit int) ([]Hit, error) {
 	ids := make([]int64, 0, len(weights))
 	for id := range weights {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	args := make([]any, 0, 3*len(ids)+1)
+	var fan, hubs, recall []any
 	for _, id := range ids {
-		args = append(args, id, weights[id].w, weights[id].via)
+		w := weights[id]
+		if w.df > hubDocs {
+			hubs = append(hubs, id, w.w, w.via)
+			recall = append(recall, w.w, w.via, id, limit)
+		} else {
+			fan = append(fan, id, w.w, w.via)
+		}
 	}
+	var q strings.Builder
+	var args []any
+	q.WriteString("WITH w(entity, weight, via) AS (")
+	values(&q, len(fan)/3)
+	args = append(args, fan...)
+	q.WriteString("), h(entity, weight, via) AS (")
+	values(&q, len(hubs)/3)
+	args = append(args, hubs...)
+	q.WriteString(`),
+	found(doc, weight, via) AS MATERIALIZED (SELECT m.doc, w.weight, w.via FROM w JOIN mentions m ON m.entity = w.entity),
+	hits(doc, weight, via) AS (
+		SELECT doc, weight, via FROM found
+		UNION ALL
+		SELECT c.doc, h.weight, h.via FROM (SELECT DISTINCT doc FROM found) c CROSS JOIN h
+			JOIN mentions m ON m.entity = h.entity AND m.doc = c.doc`)
+	for i := 0; i < len(recall)/4; i++ {
+		q.WriteString(`
+		UNION ALL
+		SELECT doc, ?, ? FROM (SELECT doc FROM mentions WHERE entity = ? AND doc NOT IN (SELECT doc FROM found) ORDER BY doc DESC LIMIT ?)`)
+	}
+	args = append(args, recall...)
+	q.WriteString(`)
+	SELECT doc, sum(weight) AS score, max(weight), via FROM hits
+	GROUP BY doc ORDER BY score DESC, doc DESC LIMIT ?`)
 	args = append(args, limit)
-	q := `WITH w(entity, weight, via) AS (VALUES (?,?,?)` + strings.Repeat(",(?,?,?)", len(ids)-1) + `)
-		SELECT m.doc, sum(w.weight) AS score, max(w.weight), w.via
-		FROM w JOIN mentions m ON m.entity = w.entity
-		GROUP BY m.doc ORDER BY score DESC, m.doc DESC LIMIT ?`
-	rows, err := db.QueryContext(ctx, q, args...)
+	rows, err := db.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: expand: %w", err)
 	}
@@ -136,13 +182,15 @@ func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error
 	return hits, rows.Err()
 }
 
-func isSeed(seeds []seed, id int64) bool {
-	for _, s := range seeds {
-		if s.id == id {
-			return true
-		}
+// values writes n rows of (?,?,?) as a VALUES list, or an empty select of
+// the same shape: SQLite has no empty VALUES.
+func values(q *strings.Builder, n int) {
+	if n == 0 {
+		q.WriteString("SELECT NULL, NULL, NULL WHERE 0")
+		return
 	}
-	return false
+	q.WriteString("VALUES (?,?,?)")
+	q.WriteString(strings.Repeat(",(?,?,?)", n-1))
 }
 
 // seed is an entity named in the query, or a neighbour of one.

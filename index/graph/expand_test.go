@@ -158,10 +158,11 @@ func TestExpandAmbiguousNames(t *testing.T) {
 	}
 }
 
-func TestExpandHubsAreNotExpanded(t *testing.T) {
+func TestExpandHubs(t *testing.T) {
 	db := openDB(t)
 	// git is in hubDocs+1 learnings, each relating it strongly to an
-	// entity of its own; u0 is also in a learning without git.
+	// entity of its own; u0 is also in a learning without git. A hub is
+	// not expanded to its neighbours.
 	for i := 0; i <= hubDocs; i++ {
 		id := fmt.Sprintf("lrn-%d", i)
 		u := fmt.Sprintf("u%d", i)
@@ -181,12 +182,29 @@ func TestExpandHubsAreNotExpanded(t *testing.T) {
 			t.Errorf("a hub's neighbour brought in %d", lone)
 		}
 	}
-	// a rare entity is expanded, and its hub neighbour counts little
+	// A rare entity is expanded, but a hub is nobody's neighbour: u0
+	// brings its two learnings and none of git's.
 	hits, err = Expand(context.Background(), db, "u0", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != hubDocs+2 || hits[0].Via != "u0" || hits[1].Via != "u0" || hits[2].Via != "git" || hits[2].Score > 0.05 {
-		t.Errorf("u0: %d hits, first %+v", len(hits), hits[:min(3, len(hits))])
+	if len(hits) != 2 || hits[0].Doc != lone || hits[0].Via != "u0" || hits[1].Score != damp(2) {
+		t.Errorf("u0: %+v", hits)
+	}
+	// A hub named with a rare entity boosts the rare one's learning.
+	hits, err = Expand(context.Background(), db, "git and u5", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 3 || hits[0].Via != "u5" || math.Abs(hits[0].Score-(damp(1)+damp(hubDocs+1))) > 1e-9 {
+		t.Errorf("git and u5: %+v", hits)
+	}
+	// A hub named in the query recalls only its newest learnings.
+	hits, err = Expand(context.Background(), db, "git", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || hits[0].Doc <= hits[4].Doc {
+		t.Errorf("git, limit 5: %+v", hits)
 	}
 }

@@ -62,7 +62,7 @@ func TestExtract(t *testing.T) {
 		},
 		{
 			name: "tools",
-			text: "We run docker, kubectl and git against postgres on k8s with Node.js and react.\n" +
+			text: "We run docker, kubectl and git against postgres on k8s with Node.js and React.\n" +
 				"The service is written in Go. Then go test -run TestX, make build and node server.js.\n" +
 				"```\n$ yarn add lodash\nRUN apt-get install -y curl\nimport pandas as pd\n```\n" +
 				"Then pip install requests==2.31 and npm i -D @types/node; go get github.com/mattn/go-sqlite3.",
@@ -77,8 +77,10 @@ func TestExtract(t *testing.T) {
 		{
 			name: "ambiguous tool names in prose",
 			text: "Go to settings and let's go home. Make sure a node in the graph is a black box,\n" +
-				"kind of. Express your intent; the next spring we rest. Black is a colour.",
-			not: []string{"go", "make", "node", "node.js", "black", "kind", "express", "spring"},
+				"kind of. Express your intent; the next spring we rest. Black is a colour. You go get 'em,\n" +
+				"they make all the difference; how services react to load, let's delve into it. Mm, yum!\n" +
+				"Go get 'em, Jon!",
+			not: []string{"go", "make", "node", "node.js", "black", "kind", "express", "spring", "em", "react", "delve", "yum"},
 		},
 		{
 			name: "error codes",
@@ -308,4 +310,34 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestExtractCoversStore checks that Extract finds what the store's first
+// heuristic (store.ExtractEntities) finds on the store's own test case,
+// except where it is deliberately different.
+func TestExtractCoversStore(t *testing.T) {
+	l := &store.Learning{
+		ID:         "lrn-x",
+		Title:      "Dial fails with ECONNREFUSED in callback/cookie.go",
+		KeyInsight: "The `parseToken` helper returns a TypeError when `SameSite` is unset.",
+		Body: "## Problem\nSee callback/cookie.go and (internal/auth/session.go). Run `go test -race ./...`.\n" +
+			"Again: `callback/cookie.go`, `ECONNREFUSED`, ECONNREFUSED, `parseToken`.\n" +
+			"Also main.go and HTTP502. Wrap it in `sync.Once` and `fetchAll`.\n",
+	}
+	differs := map[string]string{
+		// a command line is not an entity a query names; its tool is
+		"go test -race ./...": "go",
+		// an HTTP status is named one way whatever the spelling
+		"http502": "http 502",
+	}
+	got := extracted(t, l.Title+"\n"+l.KeyInsight+"\n"+l.Body)
+	for _, e := range store.ExtractEntities(l) {
+		norm := Normalize(e.Name)
+		if d, ok := differs[strings.ToLower(e.Name)]; ok {
+			norm = d
+		}
+		if _, ok := got[norm]; !ok {
+			t.Errorf("store finds %q (%s), Extract does not", e.Name, e.Type)
+		}
+	}
 }

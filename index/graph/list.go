@@ -138,8 +138,8 @@ func Related(ctx context.Context, db Conn, doc int64, limit int) ([]EntityInfo, 
 	}
 	n := len(args) / 3
 	args = append(args, doc, limit)
-	// char(31) (unit separator) cannot occur in an entity name from YAML
-	// or from Extract's tokens.
+	// char(31), the unit separator, joins the names: Extract never yields
+	// it, and a sidecar would have to escape it on purpose.
 	rows, err = db.QueryContext(ctx, `WITH w(entity, weight, name) AS (VALUES (?,?,?)`+strings.Repeat(",(?,?,?)", n-1)+`)
 		SELECT m.doc, sum(w.weight) AS score, group_concat(w.name, char(31))
 		FROM w JOIN mentions m ON m.entity = w.entity

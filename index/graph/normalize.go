@@ -24,7 +24,7 @@ func Normalize(name string) string {
 	}
 	// Sentence punctuation and a directory's trailing slash only: "c++"
 	// and "c#" keep their last character.
-	s = strings.TrimRight(s, ".,;:!?/")
+	s = strings.TrimSpace(strings.TrimRight(s, ".,;:!?/"))
 	if c, ok := aliases[s]; ok {
 		return c
 	}

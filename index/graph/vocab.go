@@ -31,11 +31,11 @@ Pulumi tool
 Ansible tool
 Vagrant* tool sub=up,ssh,destroy,halt,provision,reload
 Packer* tool sub=build,init,validate,fmt
-make* tool sub=build,test,install,clean,all,check,lint,release,run
+make* tool sub=build,test,install,clean,check,lint,release,run
 CMake tool
 Bazel tool
 Gradle|gradlew tool
-Maven|mvn tool
+Maven*|mvn tool
 npm tool
 npx tool
 Yarn* tool sub=add,install,remove,run,build,test,dlx,workspace,upgrade
@@ -55,7 +55,7 @@ gopls tool
 goimports tool
 golangci-lint tool
 staticcheck tool
-Delve|dlv tool
+Delve*|dlv tool
 gcc tool
 g++ tool
 clang tool
@@ -78,9 +78,9 @@ xargs tool
 tar* tool
 OpenSSL tool
 Homebrew|brew* tool sub=install,upgrade,update,uninstall,services,tap
-apt|apt-get tool
+apt*|apt-get tool sub=install,update,upgrade,remove,search
 dpkg tool
-yum tool
+yum* tool sub=install,update,remove
 dnf tool
 systemctl tool
 journalctl tool
@@ -101,7 +101,7 @@ Cypress* tool
 Playwright* tool
 Puppeteer* library
 Selenium* tool
-Storybook tool
+Storybook* tool
 pytest tool
 tox* tool
 mypy tool
@@ -125,10 +125,10 @@ psql tool
 pg_dump tool
 redis-cli tool
 Ollama tool
-React|reactjs|react.js library
+React*|reactjs|react.js library
 Vue|vuejs|vue.js library
-Angular library
-Svelte library
+Angular* library
+Svelte* library
 Next.js|nextjs library
 Nuxt library
 Express*|express.js library
@@ -473,7 +473,8 @@ var fileExts = toSet(`go py pyi rs ts tsx js jsx mjs cjs java kt kts rb c h cc c
 // that would otherwise read as code identifiers.
 var notIdentifiers = toSet(`iphone ipad ipod icloud itunes imac ebay ecommerce youtube linkedin paypal
 	wordpress devops devsecops saas paas iaas faas mcdonald mcdonalds powerpoint macbook playstation
-	wifi javadoc webassembly`)
+	wifi javadoc webassembly tiktok whatsapp doordash gopro airpods soundcloud onlyfans jetblue fedex
+	hubspot mastercard`)
 
 // literals are code words too common to identify anything.
 var literals = toSet(`true false nil null none undefined yes no on off ok err error self this
