@@ -317,8 +317,9 @@ func (cs corpusStats) selective(terms, stemOf []string) []string {
 // a learning a candidate; more common words must come in pairs.
 const rareDF = 0.01
 
-// maxPairTerms bounds the words paired up (n words make n(n-1)/2 pairs).
-const maxPairTerms = 8
+// maxPairTerms bounds the words paired up, the rarest first (n words make
+// n(n-1)/2 pairs, and every pair is a doclist intersection).
+const maxPairTerms = 5
 
 // candidateQueries returns the FTS5 queries that find candidates, the
 // cheapest first. In a large knowledge base a learning that shares only one
@@ -342,9 +343,13 @@ func (cs corpusStats) candidateQueries(terms, stemOf []string) []string {
 	for _, t := range keep {
 		if cs.df[stem[t]] <= rareLimit {
 			parts = append(parts, quoteAll([]string{t}))
-		} else if len(common) < maxPairTerms {
+		} else {
 			common = append(common, t)
 		}
+	}
+	sort.SliceStable(common, func(i, j int) bool { return cs.df[stem[common[i]]] < cs.df[stem[common[j]]] })
+	if len(common) > maxPairTerms {
+		common = common[:maxPairTerms]
 	}
 	for i := 0; i < len(common); i++ {
 		for j := i + 1; j < len(common); j++ {
