@@ -14,6 +14,9 @@ command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install hype
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reflect-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
+RES=$WORK/results; mkdir -p "$RES"
+n=0
+hf() { n=$((n+1)); hyperfine --export-json "$RES/$(printf %02d $n).json" "$@"; }
 export HOME=$WORK/home REFLECT_STATE_DIR=$WORK/state REFLECT_LEARNINGS_DIR=$WORK/kb
 mkdir -p "$HOME" "$WORK/repo"
 git -C "$WORK/repo" init -q -b feature/postgres-pool
@@ -23,16 +26,16 @@ done
 
 "$REFLECT" bench generate "$WORK/kb" --count "$COUNT" >/dev/null
 echo "== reindex --full of $COUNT learnings"
-hyperfine -N --runs 3 --prepare "rm -f $WORK/kb/index/catalog.db $WORK/kb/index/catalog.db-wal $WORK/kb/index/catalog.db-shm" \
+hf -N --runs 3 --prepare "rm -f $WORK/kb/index/catalog.db $WORK/kb/index/catalog.db-wal $WORK/kb/index/catalog.db-shm" \
   "$REFLECT reindex --full"
 "$REFLECT" reindex --full >/dev/null
 docs=("$WORK"/kb/documents/*.md)
 victim=$(basename "${docs[0]}")
 echo "== reindex after one changed file"
-hyperfine -N --runs 20 --prepare "sh -c 'printf \"\nedited %s\n\" \$(date +%N) >> $WORK/kb/documents/$victim'" "$REFLECT reindex"
+hf -N --runs 20 --prepare "sh -c 'printf \"\nedited %s\n\" \$(date +%N) >> $WORK/kb/documents/$victim'" "$REFLECT reindex"
 
 echo "== search"
-hyperfine -N --warmup 5 --runs "$RUNS" \
+hf -N --warmup 5 --runs "$RUNS" \
   "$REFLECT search postgres connection pool timeout" \
   "$REFLECT search sync.Mutex deadlock in the worker" \
   "$REFLECT search why does the docker build fail with ENOSPC" \
@@ -48,7 +51,7 @@ printf '{"session_id":"bench","transcript_path":"%s","cwd":"%s","hook_event_name
 # same is done here, and `sh -c '/bin/true < payload'` is the baseline.
 hook() { # NAME EVENT PAYLOAD [PREPARE]
   local prep=${4:-true}
-  hyperfine --warmup 5 --runs "$RUNS" --prepare "$prep" -n "$1" "$REFLECT hook $2 --agent claude < $3" 
+  hf --warmup 5 --runs "$RUNS" --prepare "$prep" -n "$1" "$REFLECT hook $2 --agent claude < $3" 
 }
 echo "== hooks (through sh, as agents run them)"
 hook "hook prompt (recalls)" prompt "$WORK/prompt-hit.json" "rm -rf $WORK/state/session-injected"
@@ -58,4 +61,17 @@ hook "hook stop" stop "$WORK/stop.json"
 hook "hook pre-compact" pre-compact "$WORK/pre-compact.json"
 hook "hook post-tool (failure)" post-tool "$WORK/post-tool-use-failure.json"
 hook "hook post-tool (success)" post-tool "$WORK/post-tool-use.json"
-hyperfine --warmup 5 --runs "$RUNS" -n "/bin/true (same shell, same stdin)" "/bin/true < $WORK/stop.json"
+hf --warmup 5 --runs "$RUNS" -n "/bin/true (same shell, same stdin)" "/bin/true < $WORK/stop.json"
+
+# Median and 95th percentile of every benchmark above, in milliseconds.
+echo "== summary (ms)"
+python3 - "$RES" "$REFLECT" <<'PY'
+import json, glob, os, sys
+print(f"{'command':60} {'p50':>8} {'p95':>8} {'runs':>5}")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    for r in json.load(open(f))["results"]:
+        t = sorted(x * 1000 for x in r["times"])
+        p = lambda q: t[min(len(t) - 1, int(q * (len(t) - 1) + 0.5))]
+        name = r["command"].replace(sys.argv[2], "reflect")
+        print(f"{name[:60]:60} {p(0.5):8.1f} {p(0.95):8.1f} {len(t):5}")
+PY

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -60,14 +59,14 @@ func Write(stateDir string, ev Event) error {
 	if err != nil {
 		return fmt.Errorf("write last event: %w", err)
 	}
-	return fsutil.WriteAtomicNoSync(filepath.Join(stateDir, FileName), append(data, '\n'), fsutil.FilePerm)
+	return fsutil.WriteLocked(filepath.Join(stateDir, FileName), append(data, '\n'), fsutil.FilePerm)
 }
 
 // Read returns the last event of stateDir. A missing file is the zero Event
 // and no error: nothing has happened yet on this machine.
 func Read(stateDir string) (Event, error) {
 	path := filepath.Join(stateDir, FileName)
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadLocked(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Event{}, nil
 	}

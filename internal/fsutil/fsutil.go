@@ -5,8 +5,10 @@ package fsutil
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // DirPerm and FilePerm are the permissions of everything reflect creates:
@@ -104,4 +106,43 @@ func SafeName(id string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// WriteLocked replaces the content of path in place under an exclusive
+// flock; ReadLocked reads it under a shared one, so a reader never sees a
+// partial write. It is for small files rewritten by every hook: unlike
+// WriteAtomic it creates no new file (inode) per write, which on ext4 was
+// a measurable share of a 5 ms hook.
+func WriteLocked(path string, data []byte, perm os.FileMode) error {
+	if err := EnsureDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil // closing the file releases the lock
+}
+
+// ReadLocked reads a file written with WriteLocked.
+func ReadLocked(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return io.ReadAll(f)
 }

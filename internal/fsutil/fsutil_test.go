@@ -58,3 +58,45 @@ func TestWriteAtomic(t *testing.T) {
 		t.Errorf("dir mode %v, want %v", di.Mode().Perm(), DirPerm)
 	}
 }
+
+// A reader never sees a partial WriteLocked, even while writers race.
+func TestWriteLockedReaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "last.json")
+	a := []byte(`{"v":"` + string(make([]byte, 0)) + `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}` + "\n")
+	b := []byte(`{"v":"b"}` + "\n")
+	if err := WriteLocked(path, a, FilePerm); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			data := a
+			if i%2 == 1 {
+				data = b
+			}
+			if err := WriteLocked(path, data, FilePerm); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			fi, _ := os.Stat(path)
+			if fi.Mode().Perm() != FilePerm {
+				t.Errorf("mode %v", fi.Mode().Perm())
+			}
+			return
+		default:
+		}
+		got, err := ReadLocked(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(a) && string(got) != string(b) {
+			t.Fatalf("partial read %q", got)
+		}
+	}
+}
