@@ -42,9 +42,8 @@ type Options struct {
 
 // answer is what a handler produced.
 type answer struct {
-	context  string // text to inject; "" for none
-	detail   string // one line for last-event.json and the status line
-	recalled int    // learnings injected by this session so far
+	context string // text to inject; "" for none
+	detail  string // one line for last-event.json and the status line
 }
 
 // handler handles one event for a parsed payload.
@@ -96,7 +95,11 @@ func Run(ctx context.Context, o Options) {
 	} else if werr := writeContext(o.Out, o.Event, res.context); werr != nil {
 		logf(o.Config.StateDir, r.now, "%s --agent %s: write answer: %v", o.Event, o.Agent, werr)
 	}
-	ev.Counts.Recalled = res.recalled
+	// Every event shows the session's running count, not only the events
+	// that recall: a Stop after three recalls still reads "recalled 3".
+	if r.payload != nil {
+		ev.Counts.Recalled = recall.InjectedCount(o.Config.StateDir, r.payload.SessionID)
+	}
 	if q, qerr := queue.Open(o.Config.StateDir); qerr == nil {
 		ev.Counts.Queued = q.Depth()
 	}
@@ -239,7 +242,7 @@ func (r *invocation) recallAnswer(res recall.Result) answer {
 	if res.Warning != "" {
 		logf(r.Config.StateDir, r.now, "%s: %s", r.Event, res.Warning)
 	}
-	a := answer{context: res.Context, recalled: recall.InjectedCount(r.Config.StateDir, r.payload.SessionID)}
+	a := answer{context: res.Context}
 	switch {
 	case len(res.Injected) > 0:
 		a.detail = fmt.Sprintf("recalled %d", len(res.Injected))

@@ -129,6 +129,13 @@ func TestSessionDedupeScenario(t *testing.T) {
 		}
 	}
 
+	// An event that recalls nothing still shows the session's running
+	// count on the status line.
+	run(t, e.cfg, "post-tool", "claude", e.fixture(t, "claude", "post-tool-use", nil))
+	if ev := lastEvent(t, e.state); ev.Event != "post-tool" || ev.Counts.Recalled != 2 {
+		t.Errorf("post-tool after the scenario: last event %+v, want recalled 2", ev)
+	}
+
 	// Another session is not deduplicated against this one.
 	out := run(t, e.cfg, "prompt", "codex", e.fixture(t, "codex", "user-prompt-submit",
 		map[string]any{"prompt": "login still fails with a state mismatch after the OAuth callback"}))
