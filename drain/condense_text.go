@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 )
@@ -444,23 +445,13 @@ func shellSegments(cmd string) [][]string {
 	return segs
 }
 
-// reCorrection finds the phrases with which users correct an agent: "use X
-// instead", "don't use X", "no, use X", "should have", "use X not Y", "not X
-// but Y", "wrong". Deliberately small: drain may not import the hooks'
-// richer detector (DESIGN §2), and a missed correction costs less here
-// than a learning made from a new task.
-var reCorrection = lazyre.New(`(?i)\binstead\b|\bdo(?:n'?t| not) use\b|^(?:no|nope|nah)\b[\s,.!:;-]+(?:use|try|run|it|that|this|the|you|we|do|not)\b|\bshould(?: have|'ve| be using)\b|\buse\s+\S+(?:\s+\S+)?,?\s+not\b|\bnot\s+\S+(?:\s+\S+){0,2},?\s+but\b|\bwrong\b|\bstop using\b|\bnever use\b`)
-
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.
 const maxCorrectionBytes = 1000
 
 // isCorrection reports whether a prompt reads as a correction of what the
-// agent just did.
+// agent just did, judged by the same detector as the hooks' mini-learnings.
 func isCorrection(prompt string) bool {
-	if len(prompt) > maxCorrectionBytes {
-		return false
-	}
-	return reCorrection.MatchString(strings.ReplaceAll(prompt, "’", "'"))
+	return len(prompt) <= maxCorrectionBytes && correction.Is(prompt)
 }
 
 // str decodes a JSON string, or returns "" for anything else: the

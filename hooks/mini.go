@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
@@ -428,7 +429,7 @@ type PromptEvent struct {
 
 // CaptureCorrection writes a mini-learning when the session has a live
 // watcher (a failed command less than WatchTTL ago) and the prompt reads as
-// a correction (IsCorrection); it returns the learning's id and clears the
+// a correction (correction.Is); it returns the learning's id and clears the
 // watcher. Otherwise it writes nothing, and the watcher:
 //   - stays armed when the prompt is neither (a question such as "why did
 //     that fail?" is often followed by the correction);
@@ -444,9 +445,9 @@ func CaptureCorrection(ctx context.Context, ix *index.Index, stateDir string, ev
 	if !armed {
 		return "", false, nil
 	}
-	v := judgeCorrection(ev.Prompt)
-	if !v.correction {
-		if v.movesOn() {
+	v := correction.Judge(ev.Prompt)
+	if !v.Correction {
+		if v.MovesOn() {
 			return "", false, Disarm(stateDir, ev.SessionID)
 		}
 		return "", false, nil
@@ -471,7 +472,7 @@ func CaptureCorrection(ctx context.Context, ix *index.Index, stateDir string, ev
 func userWords(prompt string) string {
 	lines := strings.Split(strings.TrimSpace(prompt), "\n")
 	for i, line := range lines {
-		if i > 0 && (strings.TrimSpace(line) == "" || looksLikeOutput(strings.TrimSpace(line))) {
+		if i > 0 && (strings.TrimSpace(line) == "" || correction.LooksLikeOutput(strings.TrimSpace(line))) {
 			return strings.Join(lines[:i], "\n")
 		}
 	}
@@ -493,4 +494,12 @@ func projectOf(ev PromptEvent, f Failure) string {
 		}
 	}
 	return ""
+}
+
+func setOf(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }

@@ -1,4 +1,9 @@
-package hooks
+// Package correction tells whether a user's prompt corrects what a coding
+// agent just did ("no, use X instead", "don't use Y", "should have …").
+// The hooks use it to turn a correction of a failed command into a
+// mini-learning, and the drainer's builtin writer to find corrections in
+// transcripts, so both judge a prompt the same way. It only reads text.
+package correction
 
 import (
 	"strings"
@@ -47,24 +52,25 @@ const maxCorrectionChars = 400
 // "use pnpm"): a mini-learning needs a correction that says something.
 const minCorrectionWords = 3
 
-// IsCorrection reports whether a prompt reads as a correction of what the
-// agent just did. See ExplainCorrection for the reasons behind a verdict.
-func IsCorrection(prompt string) bool {
-	ok, _ := ExplainCorrection(prompt)
+// Is reports whether a prompt reads as a correction of what the agent just
+// did. See Explain for the reasons behind a verdict.
+func Is(prompt string) bool {
+	ok, _ := Explain(prompt)
 	return ok
 }
 
-// ExplainCorrection is IsCorrection with the reasons: the markers found, or
+// Explain is Is with the reasons: the markers found, or
 // why the prompt was rejected outright. It is for
 // debugging and for test failure messages.
-func ExplainCorrection(prompt string) (bool, string) {
-	v := judgeCorrection(prompt)
-	return v.correction, v.reason()
+func Explain(prompt string) (bool, string) {
+	v := Judge(prompt)
+	return v.Correction, v.reason()
 }
 
-// verdict is the detector's judgement of one prompt.
-type verdict struct {
-	correction bool
+// Verdict is the detector's judgement of one prompt.
+type Verdict struct {
+	// Correction is the answer.
+	Correction bool
 	rejected   string // why the prompt was rejected outright, if it was
 	score      int
 	markers    []string
@@ -73,9 +79,9 @@ type verdict struct {
 	ack, task bool
 }
 
-func (v verdict) reason() string {
+func (v Verdict) reason() string {
 	var b strings.Builder
-	if v.correction {
+	if v.Correction {
 		b.WriteString("correction")
 	} else {
 		b.WriteString("not a correction")
@@ -89,9 +95,9 @@ func (v verdict) reason() string {
 	return b.String()
 }
 
-// movesOn reports whether the prompt shows that the user has moved past
+// MovesOn reports whether the prompt shows that the user has moved past
 // the failure: an acknowledgement or a new task.
-func (v verdict) movesOn() bool { return !v.correction && (v.ack || v.task) }
+func (v Verdict) MovesOn() bool { return !v.Correction && (v.ack || v.task) }
 
 // signal is one marker of a correction.
 type signal struct {
@@ -123,6 +129,7 @@ var (
 	reWrongNoun   = rx(`\bwrong\s+([a-z][\w.-]*)`)
 	wrongNotNoun  = setOf("with", "here", "there", "about", "again", "so", "to", "in", "on", "at", "and", "or", "but", "for", "if", "is", "was", "though")
 	reCommaNot    = rx(`,\s*not\s+(?:the\s+|a\s+)?([\w\x60'".~/-]+)`)
+	reUseNot      = rx(`\b(?:use|try|run|pass|call)\s+[\w\x60'".~/=:-]+\s+not\s+(?:the\s+|a\s+)?([\w\x60'".~/=:-]+)`)
 	commaNotIdiom = setOf("yet", "now", "sure", "really", "bad", "quite", "necessarily", "that", "this", "me", "just", "much", "at", "too", "so", "always", "a", "only", "even", "exactly")
 	reNotBut      = rx(`\bnot\s+[^,.;!?]{1,40}?\s+but\s+`)
 	reCodeNot     = rx("\x60\\s*,?\\s+not\\s+\\S")
@@ -182,6 +189,14 @@ var signals = []signal{
 		}
 		return false
 	}},
+	{"use X not Y", 2, func(s signalText) bool {
+		for _, m := range reUseNot.FindAllStringSubmatch(s.lower, -1) {
+			if !commaNotIdiom[m[1]] {
+				return true
+			}
+		}
+		return false
+	}},
 	{"X, not Y", 2, func(s signalText) bool {
 		for _, m := range reCommaNot.FindAllStringSubmatch(s.lower, -1) {
 			if !commaNotIdiom[m[1]] {
@@ -211,9 +226,10 @@ var signals = []signal{
 	}},
 }
 
-// judgeCorrection scores a prompt.
-func judgeCorrection(prompt string) verdict {
-	var v verdict
+// Judge scores a prompt.
+// Judge returns the detector's Verdict on a prompt.
+func Judge(prompt string) Verdict {
+	var v Verdict
 	line, rejected := correctionLine(prompt)
 	s := signalText{raw: line, lower: normalize(line)}
 	s.body = reFiller.ReplaceAllString(stripOpener(s.lower), "")
@@ -250,7 +266,7 @@ func judgeCorrection(prompt string) verdict {
 	case v.task && !judged:
 		v.rejected = "a request for new work"
 	case v.score >= correctionThreshold:
-		v.correction = true
+		v.Correction = true
 	}
 	return v
 }
@@ -268,7 +284,7 @@ func correctionLine(prompt string) (line, rejected string) {
 	}
 	first, rest, multiline := strings.Cut(prompt, "\n")
 	line = strings.TrimSpace(first)
-	if multiline && strings.TrimSpace(rest) != "" && looksLikeOutput(line) {
+	if multiline && strings.TrimSpace(rest) != "" && LooksLikeOutput(line) {
 		return "", "pasted output"
 	}
 	if len(line) > maxCorrectionChars {
@@ -285,7 +301,9 @@ func correctionLine(prompt string) (line, rejected string) {
 // "program: error …".
 var reOutputLine = rx(`^(?:\$ |> |>>> |npm (?:err|warn)|traceback|error\b|fatal\b|panic:|warning:|exception|caused by|at [\w.$<>]+\(|---|\+\+\+|===|\[[a-z]*\]|\d{4}-\d\d-\d\d|\d\d:\d\d:\d\d|[\w./-]+\.\w+:\d+|e\d{4}|goroutine \d|#\d+ |[\w./-]+: (?:\(\d+\)|error|fatal|warning|cannot|can't|no such|command not found|permission denied))`)
 
-func looksLikeOutput(line string) bool {
+// LooksLikeOutput reports whether a line reads as pasted tool output rather
+// than something the user wrote.
+func LooksLikeOutput(line string) bool {
 	return reOutputLine.MatchString(strings.ToLower(line))
 }
 

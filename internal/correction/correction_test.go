@@ -1,4 +1,4 @@
-package hooks
+package correction
 
 import (
 	"bufio"
@@ -50,7 +50,7 @@ func readLabelled(t *testing.T, name string) []labelled {
 // every miss.
 func scoreList(t *testing.T, name string) (tp, fp, fn, tn int) {
 	for _, l := range readLabelled(t, name) {
-		got, why := ExplainCorrection(l.prompt)
+		got, why := Explain(l.prompt)
 		switch {
 		case got && l.correction:
 			tp++
@@ -126,7 +126,7 @@ func TestCorrectionEdges(t *testing.T) {
 	tests := []struct {
 		prompt string
 		want   bool
-		reason string // a piece of ExplainCorrection's answer
+		reason string // a piece of Explain's answer
 	}{
 		{"", false, "empty"},
 		{"   \n\t ", false, "empty"},
@@ -151,20 +151,20 @@ func TestCorrectionEdges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		prompt := strings.ReplaceAll(tt.prompt, `\n`, "\n")
-		got, why := ExplainCorrection(prompt)
+		got, why := Explain(prompt)
 		if got != tt.want || !strings.Contains(why, tt.reason) {
-			t.Errorf("ExplainCorrection(%.60q) = %v, %q; want %v with %q", prompt, got, why, tt.want, tt.reason)
+			t.Errorf("Explain(%.60q) = %v, %q; want %v with %q", prompt, got, why, tt.want, tt.reason)
 		}
-		if IsCorrection(prompt) != got {
-			t.Errorf("IsCorrection and ExplainCorrection disagree on %q", prompt)
+		if Is(prompt) != got {
+			t.Errorf("IsCorrection and Explain disagree on %q", prompt)
 		}
 	}
 }
 
-func TestIsCorrectionIsFastOnHugePrompts(t *testing.T) {
+func TestIsIsFastOnHugePrompts(t *testing.T) {
 	huge := strings.Repeat("use --insecure instead ", 200000) // 4.6 MB on one line
 	start := time.Now()
-	if IsCorrection(huge) {
+	if Is(huge) {
 		t.Error("a 4.6 MB prompt is a correction")
 	}
 	if d := time.Since(start); d > 100*time.Millisecond {
@@ -172,12 +172,12 @@ func TestIsCorrectionIsFastOnHugePrompts(t *testing.T) {
 	}
 }
 
-func FuzzIsCorrection(f *testing.F) {
+func FuzzIs(f *testing.F) {
 	for _, s := range []string{"no, use --insecure instead", "why?", "", "\u2019\u201c", "no,", "wrong wrong", "instead of , use", "a\nb"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, prompt string) {
-		ok, why := ExplainCorrection(prompt)
+		ok, why := Explain(prompt)
 		if ok != strings.HasPrefix(why, "correction") {
 			t.Errorf("verdict %v but reason %q", ok, why)
 		}
