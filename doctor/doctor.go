@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 )
@@ -88,7 +89,26 @@ func Run(ctx context.Context, c *config.Config) *Report {
 	}
 	r.checkIndex(ctx, c)
 	r.checkWriter(c)
+	r.checkHooks()
 	return r
+}
+
+// checkHooks says whether reflect's hooks are in each agent's settings: the
+// first thing to look at when nothing is ever recalled. A dry-run uninstall
+// finds exactly the entries install adds and writes nothing.
+func (r *Report) checkHooks() {
+	for _, agent := range hooks.Agents {
+		name := agent + " hooks"
+		res, err := hooks.Uninstall(hooks.InstallOptions{Agent: agent, DryRun: true})
+		switch {
+		case err != nil:
+			r.add(Check{Name: name, Status: Warn, Detail: err.Error()})
+		case len(res.Removed) > 0:
+			r.add(Check{Name: name, Status: OK, Detail: fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)})
+		default:
+			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)"})
+		}
+	}
 }
 
 // checkWriter reports which writer the drainer will use and why.
