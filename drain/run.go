@@ -153,6 +153,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Ran = true
 
 	if !o.DryRun {
+		if id := interruptedEntry(c.StateDir); id != "" {
+			// The last drain died inside this entry (we hold the lock, so
+			// it is gone): count it as an attempt, so an entry that kills
+			// every drain is poisoned instead of blocking the queue.
+			if _, err := q.Interrupted(id, o.Now(), c.Drain.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
+				return nil, err
+			}
+			clearCurrent(c.StateDir)
+		}
 		// Tidy first: merge duplicate entries, move malformed lines aside
 		// and prune the ledger, so hooks' Enqueue stays fast.
 		if _, err := q.Compact(); err != nil {
@@ -185,7 +194,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if o.Progress != nil {
 			o.Progress(rec)
 		}
+		if !o.DryRun {
+			markCurrent(c.StateDir, rec.ID)
+		}
 		e := (&entryRun{opts: o, q: q, ix: ix, w: w, rec: rec}).run(ctx)
+		if !o.DryRun {
+			clearCurrent(c.StateDir)
+		}
 		rep.Entries = append(rep.Entries, e)
 		if e.Outcome != OutcomeSkipped && e.Outcome != OutcomeWouldRun {
 			rep.Today.Entries++
@@ -242,4 +257,22 @@ func due(q *queue.Queue, now time.Time, limit int) ([]queue.Record, error) {
 		}
 	}
 	return out, nil
+}
+
+// currentFile names the entry a drain is working on, so that the next
+// drain can tell that one died inside it.
+const currentFile = "drain-current"
+
+func markCurrent(stateDir, id string) {
+	_ = fsutil.WriteAtomicNoSync(filepath.Join(stateDir, currentFile), []byte(id+"\n"), fsutil.FilePerm)
+}
+
+func clearCurrent(stateDir string) { _ = os.Remove(filepath.Join(stateDir, currentFile)) }
+
+func interruptedEntry(stateDir string) string {
+	data, err := os.ReadFile(filepath.Join(stateDir, currentFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
 }

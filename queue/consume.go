@@ -199,6 +199,20 @@ func (q *Queue) freshLine(raw []byte, rec Record) ([]byte, error) {
 // does not queue the same failing content again; new turns still are, and
 // Requeue re-arms the entry on demand.
 func (q *Queue) Retry(id string, now time.Time, maxAttempts int, reason string) (poisoned bool, err error) {
+	return q.retry(id, now, maxAttempts, reason, true)
+}
+
+// Interrupted counts an attempt for an entry whose reflection was cut short
+// by the drainer dying (a crash, the OOM killer, kill -9), without a
+// backoff: the entry is taken again at once, and after maxAttempts such
+// deaths it is poisoned like any failing entry. Without it, a transcript
+// that kills the drainer would be claimed first by every drain, forever,
+// and block the queue behind it.
+func (q *Queue) Interrupted(id string, now time.Time, maxAttempts int, reason string) (poisoned bool, err error) {
+	return q.retry(id, now, maxAttempts, reason, false)
+}
+
+func (q *Queue) retry(id string, now time.Time, maxAttempts int, reason string, backoff bool) (poisoned bool, err error) {
 	if maxAttempts < 1 {
 		return false, fmt.Errorf("retry %q: max attempts is %d, want at least 1", id, maxAttempts)
 	}
@@ -229,8 +243,10 @@ func (q *Queue) Retry(id string, now time.Time, maxAttempts int, reason string) 
 	raw := data[start:end]
 	rec.Attempts++
 	if rec.Attempts < maxAttempts {
-		nb := ceilSecond(now.Add(Backoff(rec.Attempts)))
-		rec.NotBefore = &nb
+		if backoff {
+			nb := ceilSecond(now.Add(Backoff(rec.Attempts)))
+			rec.NotBefore = &nb
+		}
 		line, err := patchRecord(raw, rec)
 		if err != nil {
 			return false, fmt.Errorf("retry %q: %w", id, err)

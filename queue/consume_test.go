@@ -492,3 +492,23 @@ func TestConsumeKeepsTornLastLine(t *testing.T) {
 		t.Error("queue does not end with a whole line")
 	}
 }
+
+// Interrupted counts an attempt without a backoff: the entry stays due.
+func TestInterruptedCountsWithoutBackoff(t *testing.T) {
+	q := newTestQueue(t)
+	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
+	writeQueue(t, q, rawLine(t, Record{ID: "q-1", TranscriptPath: tr, SessionID: "s"}))
+	if poisoned, err := q.Interrupted("q-1", q.now(), 2, "drainer died"); err != nil || poisoned {
+		t.Fatalf("Interrupted = %v, %v", poisoned, err)
+	}
+	recs, err := q.Claim(q.now(), 0)
+	if err != nil || len(recs) != 1 || recs[0].Attempts != 1 || recs[0].NotBefore != nil {
+		t.Fatalf("after one interruption: %+v, %v; want due at once with attempts 1", recs, err)
+	}
+	if poisoned, err := q.Interrupted("q-1", q.now(), 2, "drainer died"); err != nil || !poisoned {
+		t.Fatalf("second Interrupted = %v, %v; want poisoned", poisoned, err)
+	}
+	if p, _ := q.ListPoisoned(); len(p) != 1 || p[0].Reason != "drainer died" {
+		t.Errorf("ListPoisoned = %+v", p)
+	}
+}
