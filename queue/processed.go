@@ -58,23 +58,15 @@ func (q *Queue) ledgerLine(p Processed) ([]byte, error) {
 	return marshalLine(p)
 }
 
-// Covered reports whether the ledger holds an entry for path at size whose
-// hash equals hash(). hash is called at most once, and only when an entry
-// of that path and size exists, so callers can pass an expensive HashFile.
+// Reflected reports whether the ledger holds an entry for path at size whose
+// hash equals hash(), for the drainer. hash is called at most once, and
+// only when an entry of that path and size exists, so callers can pass an
+// expensive HashFile. A poisoned outcome does not count, because an entry
+// re-armed with `reflect queue retry` must run again (Enqueue still counts
+// it, so hooks do not queue content that failed).
 //
 // It reads the ledger without the lock: the ledger only grows by whole-line
 // appends, and a line caught half-written fails to parse and is ignored.
-func (q *Queue) Covered(path string, size int64, hash func() (string, error)) (bool, error) {
-	ledger, err := readFile(q.processedPath)
-	if err != nil {
-		return false, err
-	}
-	return covers(ledger, path, size, hash, true)
-}
-
-// Reflected is Covered for the drainer: a poisoned outcome does not count,
-// because an entry re-armed with `reflect queue retry` must run again.
-// (Enqueue still counts it, so hooks do not queue content that failed.)
 func (q *Queue) Reflected(path string, size int64, hash func() (string, error)) (bool, error) {
 	ledger, err := readFile(q.processedPath)
 	if err != nil {
@@ -113,7 +105,7 @@ func covers(ledger []byte, path string, size int64, hash func() (string, error),
 
 // HashFile returns the size and lowercase hex SHA-256 of the file at path,
 // both taken from the same read so that they describe the same content even
-// while the file grows. The drainer records them with MarkProcessed.
+// while the file grows. The drainer records them when it acks an entry.
 func HashFile(path string) (size int64, sum string, err error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -386,8 +386,8 @@ func TestListAndDepthOnMissingState(t *testing.T) {
 	if d := q.Depth(); d != 0 {
 		t.Errorf("Depth = %d", d)
 	}
-	if ok, err := q.Covered("/x", 1, func() (string, error) { t.Error("hash called"); return "", nil }); ok || err != nil {
-		t.Errorf("Covered = %v, %v", ok, err)
+	if ok, err := q.Reflected("/x", 1, func() (string, error) { t.Error("hash called"); return "", nil }); ok || err != nil {
+		t.Errorf("Reflected = %v, %v", ok, err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("read-only calls created the state directory (stat err %v)", err)
@@ -460,7 +460,7 @@ func TestDrop(t *testing.T) {
 	mustEnqueue(t, q, testRecord(before[1].TranscriptPath, "s2"))
 }
 
-func TestCovered(t *testing.T) {
+func TestReflected(t *testing.T) {
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "hello\n")
 	markHashed(t, q, tr)
@@ -472,6 +472,10 @@ func TestCovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, sum, _ := HashFile(tr)
+	poisoned := tr + ".poisoned"
+	if err := q.MarkProcessed(Processed{Path: poisoned, Size: 6, SHA256: sum, Outcome: OutcomePoisoned}); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name      string
@@ -489,16 +493,18 @@ func TestCovered(t *testing.T) {
 		{name: "other size is never hashed", path: tr, size: 7, hash: sum},
 		{name: "unknown path is never hashed", path: tr + ".new", size: 6, hash: sum},
 		{name: "hash error", path: tr, size: 6, hashErr: errors.New("disk on fire"), wantCalls: 1, wantErr: true},
+		// A poisoned outcome does not count: a re-armed entry must run.
+		{name: "poisoned at this size", path: poisoned, size: 6, hash: sum, wantCalls: 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			calls := 0
-			got, err := q.Covered(tt.path, tt.size, func() (string, error) {
+			got, err := q.Reflected(tt.path, tt.size, func() (string, error) {
 				calls++
 				return tt.hash, tt.hashErr
 			})
 			if (err != nil) != tt.wantErr || got != tt.want || calls != tt.wantCalls {
-				t.Errorf("Covered = %v, %v with %d hash calls; want %v, err %v, %d calls",
+				t.Errorf("Reflected = %v, %v with %d hash calls; want %v, err %v, %d calls",
 					got, err, calls, tt.want, tt.wantErr, tt.wantCalls)
 			}
 		})
