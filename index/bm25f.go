@@ -150,48 +150,14 @@ func termsOf(tf []byte) []string {
 	return out
 }
 
-// lookup returns a term's per-field frequencies in an encoded record.
-func lookup(tf []byte, term string) ([numFields]int, bool) {
-	var c [numFields]int
-	n, ok := recordLen(tf)
-	if !ok {
-		return c, false
-	}
-	lo, hi := 0, n
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		t, rest, ok := entry(tf, n, mid)
-		if !ok {
-			return c, false
-		}
-		switch {
-		case t < term:
-			lo = mid + 1
-		case t > term:
-			hi = mid
-		default:
-			for f := 0; f < numFields; f++ {
-				v, k := binary.Uvarint(rest)
-				if k <= 0 {
-					return c, false
-				}
-				c[f], rest = int(v), rest[k:]
-			}
-			return c, true
-		}
-	}
-	return c, false
-}
-
 // corpusStats are the collection-wide numbers BM25F needs.
 type corpusStats struct {
 	docs   int
 	avgLen [numFields]float64
-	df     map[string]int
 }
 
-func loadCorpusStats(ctx context.Context, db *sql.DB, stems []string) (corpusStats, error) {
-	cs := corpusStats{df: map[string]int{}}
+func loadCorpusStats(ctx context.Context, db *sql.DB) (corpusStats, error) {
+	var cs corpusStats
 	var totals string
 	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='field_totals'`).Scan(&totals)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -216,55 +182,32 @@ func loadCorpusStats(ctx context.Context, db *sql.DB, stems []string) (corpusSta
 			cs.avgLen[f] = sums[f] / float64(cs.docs)
 		}
 	}
-	if len(stems) == 0 {
-		return cs, nil
-	}
-	args := make([]any, len(stems))
-	for i, s := range stems {
-		args[i] = s
-	}
-	rows, err := db.QueryContext(ctx, `SELECT term, df FROM terms WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
-	if err != nil {
-		return cs, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var df int
-		if err := rows.Scan(&t, &df); err != nil {
-			return cs, err
-		}
-		cs.df[t] = df
-	}
-	return cs, rows.Err()
+	return cs, nil
 }
 
-// score is BM25F (Robertson & Zaragoza): per-field length-normalised term
-// frequencies are weighted and summed before the k1 saturation.
-func (cs corpusStats) score(lens [numFields]int, tf []byte, stems []string) float64 {
-	var total float64
-	for _, t := range stems {
-		c, ok := lookup(tf, t)
-		if !ok {
+// idf is BM25's inverse document frequency (Lucene's variant, never
+// negative).
+func (cs corpusStats) idf(df int) float64 {
+	n, d := float64(cs.docs), float64(df)
+	return math.Log(1 + (n-d+0.5)/(d+0.5))
+}
+
+// saturate is BM25F's term weight before idf (Robertson & Zaragoza):
+// per-field length-normalised term frequencies are weighted and summed
+// before the k1 saturation.
+func (cs corpusStats) saturate(tf, lens *[numFields]int) float64 {
+	var pseudo float64
+	for f := 0; f < numFields; f++ {
+		if tf[f] == 0 {
 			continue
 		}
-		var pseudo float64
-		for f := 0; f < numFields; f++ {
-			if c[f] == 0 {
-				continue
-			}
-			norm := 1.0
-			if cs.avgLen[f] > 0 {
-				norm = 1 - bm25B + bm25B*float64(lens[f])/cs.avgLen[f]
-			}
-			pseudo += fieldWeights[f] * float64(c[f]) / norm
+		norm := 1.0
+		if cs.avgLen[f] > 0 {
+			norm = 1 - bm25B + bm25B*float64(lens[f])/cs.avgLen[f]
 		}
-		df := float64(cs.df[t])
-		n := float64(cs.docs)
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		total += idf * pseudo / (bm25K1 + pseudo)
+		pseudo += fieldWeights[f] * float64(tf[f]) / norm
 	}
-	return total
+	return pseudo / (bm25K1 + pseudo)
 }
 
 // saveCorpusTotals records the document count and per-field token totals
@@ -280,84 +223,4 @@ func saveCorpusTotals(ctx context.Context, tx *sql.Tx) error {
 	totals := fmt.Sprintf("%d %d %d %d %d", n, sums[0].Int64, sums[1].Int64, sums[2].Int64, sums[3].Int64)
 	_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('field_totals',?)`, totals)
 	return err
-}
-
-// maxCandidateDF is the share of documents above which a term no longer
-// selects candidates: a word in most learnings says little about which
-// ones matter, while scoring its whole posting list costs the most. Such
-// terms still count when the candidates are scored.
-const maxCandidateDF = 0.4
-
-// selective returns the terms worth matching in FTS5: those whose document
-// frequency is at most maxCandidateDF, or the rarest term when all are
-// common. Small collections keep every term.
-func (cs corpusStats) selective(terms, stemOf []string) []string {
-	if cs.docs < 1000 {
-		return terms
-	}
-	limit := int(maxCandidateDF * float64(cs.docs))
-	var keep []string
-	rarest, rarestDF := "", -1
-	for i, t := range terms {
-		df := cs.df[stemOf[i]]
-		if df <= limit {
-			keep = append(keep, t)
-		}
-		if rarestDF < 0 || df < rarestDF {
-			rarest, rarestDF = t, df
-		}
-	}
-	if len(keep) == 0 && rarest != "" {
-		keep = []string{rarest}
-	}
-	return keep
-}
-
-// rareDF is the share of documents below which one query word alone makes
-// a learning a candidate; more common words must come in pairs.
-const rareDF = 0.01
-
-// maxPairTerms bounds the words paired up, the rarest first (n words make
-// n(n-1)/2 pairs, and every pair is a doclist intersection).
-const maxPairTerms = 5
-
-// candidateQueries returns the FTS5 queries that find candidates, the
-// cheapest first. In a large knowledge base a learning that shares only one
-// fairly common word with a query of several words is rarely what it
-// wants, yet scoring every such learning was most of a search's time: so
-// the first query asks for learnings with two of the query's words (or one
-// rare word), and the plain OR of every word is the fallback when that
-// finds too few.
-func (cs corpusStats) candidateQueries(terms, stemOf []string) []string {
-	keep := cs.selective(terms, stemOf)
-	all := quoteAll(keep)
-	if cs.docs < 1000 || len(keep) < 3 {
-		return []string{all}
-	}
-	stem := map[string]string{}
-	for i, t := range terms {
-		stem[t] = stemOf[i]
-	}
-	rareLimit := max(int(rareDF*float64(cs.docs)), 10)
-	var parts, common []string
-	for _, t := range keep {
-		if cs.df[stem[t]] <= rareLimit {
-			parts = append(parts, quoteAll([]string{t}))
-		} else {
-			common = append(common, t)
-		}
-	}
-	sort.SliceStable(common, func(i, j int) bool { return cs.df[stem[common[i]]] < cs.df[stem[common[j]]] })
-	if len(common) > maxPairTerms {
-		common = common[:maxPairTerms]
-	}
-	for i := 0; i < len(common); i++ {
-		for j := i + 1; j < len(common); j++ {
-			parts = append(parts, "("+quoteAll([]string{common[i]})+" AND "+quoteAll([]string{common[j]})+")")
-		}
-	}
-	if len(parts) == 0 {
-		return []string{all}
-	}
-	return []string{strings.Join(parts, " OR "), all}
 }

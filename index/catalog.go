@@ -20,7 +20,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -30,9 +30,6 @@ const (
 	weightTags    = 1.5
 	weightBody    = 1.0
 )
-
-var bm25SQL = fmt.Sprintf(`SELECT rowid, bm25(fts, %g, %g, %g, %g) AS r FROM fts WHERE fts MATCH ? ORDER BY r LIMIT ?`,
-	weightTitle, weightInsight, weightTags, weightBody)
 
 var schema = []string{
 	`CREATE TABLE IF NOT EXISTS docs(
@@ -57,11 +54,12 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
-	// stats and terms feed the BM25F re-scoring (bm25f.go).
+	// stats keeps each document's field lengths and terms (bm25f.go), so
+	// that removing it knows which postings (postings.go) to edit.
+	postingsSchema,
 	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL, tf BLOB NOT NULL)`,
 	// a covering index, so summing field lengths never reads the tf blobs
 	`CREATE INDEX IF NOT EXISTS stats_lens ON stats(l0, l1, l2, l3)`,
-	`CREATE TABLE IF NOT EXISTS terms(term TEXT PRIMARY KEY, df INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),

@@ -420,7 +420,7 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 // DocCount is the number of indexed learnings as of the last reindex, read
 // from one stored row: cheaper than Count on every hook.
 func (ix *Index) DocCount(ctx context.Context) (int, error) {
-	cs, err := loadCorpusStats(ctx, ix.db, nil)
+	cs, err := loadCorpusStats(ctx, ix.db)
 	return cs.docs, err
 }
 
@@ -456,107 +456,16 @@ func (ix *Index) Check(ctx context.Context) (string, error) {
 	return res + fts, nil
 }
 
-// candidatesFor is how many candidates each signal contributes for a
-// search of limit results: enough that re-scoring (BM25F, confidence,
-// scope) can promote a learning well below the top of FTS5's own ranking,
-// and no more, since each candidate costs a row read on every search.
+// candidatesFor is how many learnings each signal contributes to fusion
+// for a search of limit results: enough that the factors applied after
+// fusion (confidence, scope, recency, freshness) can promote a learning
+// from well below the top of any one list, and no more, since each
+// candidate costs a row read on every search.
 func candidatesFor(limit int) int {
 	return max(100, 4*limit)
-}
-
-// minCandidates is how many candidates a restricted candidate query must
-// find before the plain one is tried.
-const minCandidates = 50
-
-// candidates runs one FTS5 candidate query, best bm25 first.
-func (ix *Index) candidates(ctx context.Context, query string, limit int) ([]any, error) {
-	rows, err := ix.db.QueryContext(ctx, bm25SQL, query, limit)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var ns []any
-	for rows.Next() {
-		var n int64
-		var r float64
-		if err := rows.Scan(&n, &r); err != nil {
-			return nil, err
-		}
-		ns = append(ns, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return ns, nil
 }
 
 type hit struct {
 	n     int64
 	score float64
-}
-
-// lexical finds candidates with FTS5 (porter stemming, weighted bm25) and
-// re-scores them with BM25F (bm25f.go), best first.
-func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit, error) {
-	cache := map[string]string{}
-	stemOf := make([]string, len(terms))
-	seen := map[string]bool{}
-	var stems []string
-	for i, t := range terms {
-		st := analyze(t, cache)
-		if len(st) == 0 {
-			continue
-		}
-		stemOf[i] = st[0]
-		for _, s := range st {
-			if !seen[s] {
-				seen[s] = true
-				stems = append(stems, s)
-			}
-		}
-	}
-	cs, err := loadCorpusStats(ctx, ix.db, stems)
-	if err != nil {
-		return nil, err
-	}
-	var ns []any
-	queries := cs.candidateQueries(terms, stemOf)
-	for i, query := range queries {
-		if ns, err = ix.candidates(ctx, query, limit); err != nil {
-			return nil, err
-		}
-		if len(ns) >= minCandidates || i == len(queries)-1 {
-			break
-		}
-	}
-	if len(ns) == 0 {
-		return nil, nil
-	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT n, l0, l1, l2, l3, tf FROM stats WHERE n IN (?`+strings.Repeat(",?", len(ns)-1)+`)`, ns...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	hits := make([]hit, 0, len(ns))
-	for rows.Next() {
-		var h hit
-		var lens [numFields]int
-		var tf []byte
-		if err := rows.Scan(&h.n, &lens[0], &lens[1], &lens[2], &lens[3], &tf); err != nil {
-			return nil, err
-		}
-		h.score = cs.score(lens, tf, stems)
-		hits = append(hits, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].score != hits[j].score {
-			return hits[i].score > hits[j].score
-		}
-		return hits[i].n < hits[j].n
-	})
-	return hits, nil
 }

@@ -72,7 +72,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(files)
 	if opts.Full {
-		for _, t := range []string{"docs", "fts", "tri", "stats", "terms", "problems"} {
+		for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "problems"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
 			}
@@ -86,7 +86,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
-	w, err := newWriter(ctx, tx)
+	w, err := newWriter(ctx, tx, opts.Full)
 	if err != nil {
 		return st, err
 	}
@@ -199,16 +199,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 		}
 	}
-	if err := w.flushDF(); err != nil {
+	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
 	}
 	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
 		if err := saveCorpusTotals(ctx, tx); err != nil {
-			return st, err
-		}
-	}
-	if st.Removed+st.Updated > 0 {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM terms WHERE df <= 0`); err != nil {
 			return st, err
 		}
 	}
@@ -366,16 +361,15 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 type writer struct {
 	ctx                                            context.Context
 	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
-	insStats, getStats, delStats, addDF            *sql.Stmt
+	insStats, getStats, delStats                   *sql.Stmt
 	stems                                          map[string]string
-	// dfDelta collects document-frequency changes for one write at the end
-	// of the transaction: one statement per distinct term instead of one
-	// per term of every document.
-	dfDelta map[string]int
+	post                                           *postingsWriter
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{ctx: ctx, stems: map[string]string{}, dfDelta: map[string]int{}}
+// newWriter prepares the statements; fresh says the tables were emptied
+// by this transaction (a full reindex).
+func newWriter(ctx context.Context, tx *sql.Tx, fresh bool) (*writer, error) {
+	w := &writer{ctx: ctx, stems: map[string]string{}, post: newPostingsWriter(fresh)}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -390,7 +384,6 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
 		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
-		{&w.addDF, `INSERT INTO terms(term,df) VALUES(?1,?2) ON CONFLICT(term) DO UPDATE SET df=df+?2`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -403,25 +396,11 @@ func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.addDF} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats} {
 		if s != nil {
 			s.Close()
 		}
 	}
-}
-
-// flushDF applies the collected document-frequency changes.
-func (w *writer) flushDF() error {
-	for t, d := range w.dfDelta {
-		if d == 0 {
-			continue
-		}
-		if _, err := w.addDF.ExecContext(w.ctx, t, d); err != nil {
-			return fmt.Errorf("reindex: term statistics: %w", err)
-		}
-	}
-	clear(w.dfDelta)
-	return nil
 }
 
 func (w *writer) remove(n int64) error {
@@ -430,9 +409,7 @@ func (w *writer) remove(n int64) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("reindex: remove: %w", err)
 	}
-	for _, t := range termsOf(tf) {
-		w.dfDelta[t]--
-	}
+	w.post.remove(n, termsOf(tf))
 	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
@@ -471,9 +448,7 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
-	for t := range st.tf {
-		w.dfDelta[t]++
-	}
+	w.post.add(n, st)
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
 	if len(idents) > 0 {
 		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {
