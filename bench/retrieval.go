@@ -27,11 +27,21 @@ type Report struct {
 	Run map[string][]string `json:"-"`
 }
 
+// Options select what a retrieval benchmark searches with.
+type Options struct {
+	// Signals are the lists fused (zero: all of them), to measure what
+	// each contributes.
+	Signals index.Signals
+	// Index configures the index (the embedder, as the user's config
+	// would).
+	Index []index.OpenOption
+}
+
 // Retrieval loads ds into a new knowledge base under workDir as real
 // learnings (title → title, text → body) through store.Write and
 // index.Update, runs every query through index.Search, and scores the
 // ranking. workDir must be empty or missing; the caller removes it.
-func Retrieval(ctx context.Context, ds *Dataset, workDir string) (*Report, error) {
+func Retrieval(ctx context.Context, ds *Dataset, workDir string, opts Options) (*Report, error) {
 	st := store.Open(filepath.Join(workDir, "documents"))
 	created := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	docOf := make(map[string]string, len(ds.Corpus)) // learning id → BEIR id
@@ -53,12 +63,12 @@ func Retrieval(ctx context.Context, ds *Dataset, workDir string) (*Report, error
 		}
 	}
 	start := time.Now()
-	ix, err := index.Open(ctx, st.Dir, filepath.Join(workDir, "index"))
+	ix, err := index.Open(ctx, st.Dir, filepath.Join(workDir, "index"), opts.Index...)
 	if err != nil {
 		return nil, err
 	}
 	defer ix.Close()
-	if _, err := ix.Update(ctx, index.UpdateOptions{}); err != nil {
+	if _, err := ix.Update(ctx, index.UpdateOptions{Communities: true}); err != nil {
 		return nil, err
 	}
 	rep := &Report{Dataset: ds.Name, Documents: len(ds.Corpus), Run: map[string][]string{}}
@@ -67,7 +77,7 @@ func Retrieval(ctx context.Context, ds *Dataset, workDir string) (*Report, error
 	lat := make([]time.Duration, 0, len(ds.Queries))
 	for _, q := range ds.Queries {
 		t0 := time.Now()
-		results, err := ix.Search(ctx, index.Query{Text: q.Text, Limit: RunDepth})
+		results, err := ix.Search(ctx, index.Query{Text: q.Text, Limit: RunDepth, Signals: opts.Signals})
 		if err != nil {
 			return nil, fmt.Errorf("query %s: %w", q.ID, err)
 		}

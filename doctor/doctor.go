@@ -153,7 +153,12 @@ func (r *Report) checkDir(name, dir, missingHint string) {
 }
 
 func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
+	opts, err := index.ConfigOptions(c.Index, false)
+	if err != nil {
+		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "set index.embedder to hash, ollama, openai or none in " + c.File})
+		return
+	}
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
 	if err != nil {
 		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {

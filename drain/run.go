@@ -179,7 +179,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	var ix *index.Index
 	if !o.DryRun && len(recs) > 0 {
-		if ix, err = index.Open(ctx, c.DocumentsDir(), c.IndexDir()); err != nil {
+		opts, err := index.ConfigOptions(c.Index, false)
+		if err != nil {
+			return nil, err
+		}
+		if ix, err = index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...); err != nil {
 			return nil, err
 		}
 		defer ix.Close()

@@ -217,7 +217,11 @@ func postTool(ctx context.Context, r *invocation) (answer, error) {
 // `reflect reindex`, and this hook recalls nothing.
 func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	c := r.Config
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), index.NoRebuild())
+	opts, err := index.ConfigOptions(c.Index, true)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, index.NoRebuild())...)
 	if errors.Is(err, index.ErrNeedsRebuild) {
 		if serr := r.Spawn("reindex"); serr != nil {
 			return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)

@@ -14,6 +14,9 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"github.com/reflectkb/reflect/index/embed"
+	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/store"
 )
@@ -62,8 +65,12 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS stats_lens ON stats(l0, l1, l2, l3)`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
-	fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion),
+	vectorsSchema,
 }
+
+// allSchema is the index's schema, the entity graph's tables, and the
+// version stamp last.
+var allSchema = append(append(schema, graph.Schema()...), fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 
 // driverName is go-sqlite3 with reflect's connection settings.
 const driverName = "sqlite3_reflect"
@@ -92,14 +99,23 @@ type Index struct {
 	RebuildStats Stats
 
 	opts openOptions
+
+	// vecFile is vectors.f32, mapped on first use (vectorFile).
+	vecFile   *vector.File
+	vecSearch *vector.Searcher
+	vecLoaded bool
 }
 
 // OpenOption adjusts Open.
 type OpenOption func(*openOptions)
 
 type openOptions struct {
-	update    UpdateOptions
-	noRebuild bool
+	update           UpdateOptions
+	noRebuild        bool
+	embedder         embed.Embedder
+	noQueryEmbedding bool
+	halfLife         time.Duration
+	annThreshold     int
 }
 
 // WithProgress reports the progress of a rebuild that Open may have to do.
@@ -249,7 +265,7 @@ func (ix *Index) createSchema(ctx context.Context) error {
 	if version == schemaVersion {
 		return tx.Commit()
 	}
-	for _, stmt := range schema {
+	for _, stmt := range allSchema {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("create schema: %w", err)
 		}
@@ -293,6 +309,7 @@ func (ix *Index) remove() error {
 
 // Close releases the database.
 func (ix *Index) Close() error {
+	ix.closeVectors()
 	if ix.db == nil {
 		return nil
 	}

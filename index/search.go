@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -19,7 +21,30 @@ type Query struct {
 	// Project ranks learnings of this project first: its project-scoped
 	// learnings are boosted, other projects' project-scoped ones demoted.
 	Project string
+	// Root is the current project's directory: files that learnings of
+	// this project (or of none) cite by relative path are looked up under
+	// it for the freshness check. Empty: only absolute cites are checked.
+	Root string
+	// Signals selects the ranked lists fused; zero means AllSignals.
+	Signals Signals
+	// Now is when recency is measured from; zero means time.Now().
+	Now time.Time
 }
+
+// Signals is a set of ranked lists that fusion combines.
+type Signals uint8
+
+// The signals. Lexical is BM25F over the learning's fields; Trigram
+// matches identifiers, paths and error codes as substrings; Vector is the
+// embedder's cosine similarity; Graph brings in the learnings that mention
+// the entities the query names, and their neighbours.
+const (
+	Lexical Signals = 1 << iota
+	Trigram
+	Vector
+	Graph
+	AllSignals = Lexical | Trigram | Vector | Graph
+)
 
 // Result is one ranked learning.
 type Result struct {
@@ -35,36 +60,56 @@ type Result struct {
 	Path       string   `json:"path"`
 	Snippet    string   `json:"snippet"`
 	Updated    string   `json:"updated"`
+	// Stale says a file the learning cites has changed since it was
+	// written: the learning may be out of date. StaleFiles names them.
+	Stale      bool     `json:"stale,omitempty"`
+	StaleFiles []string `json:"stale_files,omitempty"`
 	Why        Why      `json:"why"`
+
+	cites string // JSON of the learning's cites, while ranking
 }
 
 // Why explains a result's score: each signal's rank (0 when the signal did
-// not find the learning), its raw score, and the factors applied after
-// fusion.
+// not find the learning), raw score and share of the fused score, and the
+// factors applied after fusion.
 type Why struct {
 	LexicalRank  int     `json:"lexical_rank"`
 	BM25         float64 `json:"bm25"`
 	TrigramRank  int     `json:"trigram_rank"`
+	VectorRank   int     `json:"vector_rank"`
+	Cosine       float64 `json:"cosine"`
+	GraphRank    int     `json:"graph_rank"`
+	GraphVia     string  `json:"graph_via,omitempty"`
 	Fused        float64 `json:"fused"`
 	Confidence   float64 `json:"confidence_factor"`
 	Scope        float64 `json:"scope_factor"`
+	Recency      float64 `json:"recency_factor"`
+	Freshness    float64 `json:"freshness_factor"`
 	MatchedTerms int     `json:"matched_terms"`
+}
+
+// Contribution is what a signal at rank adds to the fused score.
+func Contribution(s Signals, rank int) float64 {
+	if rank <= 0 {
+		return 0
+	}
+	return fusionWeight[s] / (rrfK + float64(rank))
 }
 
 // Fusion settings. Reciprocal-rank fusion needs no score calibration between
 // signals: each list contributes weight/(rrfK+rank).
-const (
-	rrfK          = 60.0
-	weightLexical = 1.0
-	weightTrigram = 0.5
-)
+const rrfK = 60.0
+
+var fusionWeight = map[Signals]float64{Lexical: 1.0, Trigram: 0.5, Vector: 0.5, Graph: 0.3}
 
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
 
-// Search ranks learnings for free text. The text is quoted (QuoteQuery) and
-// matched with BM25F; identifier-like tokens are also matched as substrings
-// in the trigram table; the two lists are fused by weighted reciprocal
-// rank and scaled by confidence and project scope. Text without searchable
+// Search ranks learnings for free text. Up to four ranked lists are fused
+// by weighted reciprocal rank: BM25F over the learning's fields, trigram
+// substring matches of the identifiers in the text, the embedder's cosine
+// similarity, and the entity graph. The fused score is then scaled by
+// confidence, project scope, recency and freshness (a learning citing a
+// file that changed is demoted and marked Stale). Text without searchable
 // words gives no results and no error.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	res, err := ix.search(ctx, q)
@@ -78,57 +123,64 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
+	if q.Signals == 0 {
+		q.Signals = AllSignals
+	}
 	terms := Terms(q.Text)
 	idents := Identifiers(q.Text)
 	if len(terms) == 0 && len(idents) == 0 {
 		return nil, nil
 	}
-	type cand struct {
-		why Why
-	}
-	cands := map[int64]*cand{}
-	get := func(n int64) *cand {
+	cands := map[int64]*Why{}
+	get := func(n int64) *Why {
 		c, ok := cands[n]
 		if !ok {
-			c = &cand{}
+			c = &Why{}
 			cands[n] = c
 		}
 		return c
 	}
-	if len(terms) > 0 {
-		lexical, err := ix.lexical(ctx, terms, candidatesFor(q.Limit))
+	depth := candidatesFor(q.Limit)
+	if len(terms) > 0 && q.Signals&Lexical != 0 {
+		lexical, err := ix.lexical(ctx, terms, depth)
 		if err != nil {
 			return nil, err
 		}
 		for i, h := range lexical {
 			c := get(h.n)
-			c.why.LexicalRank = i + 1
-			c.why.BM25 = h.score
+			c.LexicalRank = i + 1
+			c.BM25 = h.score
 		}
 	}
-	if len(idents) > 0 {
-		var quoted []string
-		for _, id := range idents {
-			quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
-		}
-		rows, err := ix.db.QueryContext(ctx,
-			`SELECT rowid FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), candidatesFor(q.Limit))
+	if len(idents) > 0 && q.Signals&Trigram != 0 {
+		ns, err := ix.trigram(ctx, idents, depth)
 		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, err
 		}
-		rank := 0
-		for rows.Next() {
-			var n int64
-			if err := rows.Scan(&n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			rank++
-			get(n).why.TrigramRank = rank
+		for i, n := range ns {
+			get(n).TrigramRank = i + 1
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+	}
+	if q.Signals&Vector != 0 {
+		vec, err := ix.vectorHits(ctx, q.Text, depth)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range vec {
+			c := get(h.n)
+			c.VectorRank = i + 1
+			c.Cosine = h.score
+		}
+	}
+	if q.Signals&Graph != 0 {
+		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			c := get(h.Doc)
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
 		}
 	}
 	if len(cands) == 0 {
@@ -145,32 +197,34 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	halfLife := ix.opts.halfLife
 	results := make([]Result, 0, len(metas))
 	nOf := make(map[string]int64, len(metas))
 	for n, r := range metas {
 		nOf[r.ID] = n
-		w := cands[n].why
-		if w.LexicalRank > 0 {
-			w.Fused += weightLexical / (rrfK + float64(w.LexicalRank))
-		}
-		if w.TrigramRank > 0 {
-			w.Fused += weightTrigram / (rrfK + float64(w.TrigramRank))
-		}
+		w := *cands[n]
+		w.Fused = Contribution(Lexical, w.LexicalRank) + Contribution(Trigram, w.TrigramRank) +
+			Contribution(Vector, w.VectorRank) + Contribution(Graph, w.GraphRank)
 		w.Confidence = confidenceFactor[r.Confidence]
 		if w.Confidence == 0 {
 			w.Confidence = confidenceFactor["medium"]
 		}
 		w.Scope = scopeFactor(r, q.Project)
+		w.Recency = recencyFactor(r.Updated, now, halfLife)
+		w.Freshness = 1
 		r.Why = w
-		r.Score = w.Fused * w.Confidence * w.Scope
+		r.Score = w.Fused * w.Confidence * w.Scope * w.Recency
 		results = append(results, r)
 	}
-	sort.Slice(results, func(i, j int) bool {
-		if results[i].Score != results[j].Score {
-			return results[i].Score > results[j].Score
-		}
-		return results[i].ID < results[j].ID
-	})
+	sortResults(results)
+	// Freshness hashes cited files, so it is judged only for the learnings
+	// that can still make the cut; a stale one is demoted and may drop out.
+	checkFreshness(results[:min(len(results), q.Limit+freshnessHeadroom)], q)
+	sortResults(results)
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
 	}
@@ -184,7 +238,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	for i, r := range results {
 		f := full[top[i]]
-		f.Why, f.Score = r.Why, r.Score
+		f.Why, f.Score, f.Stale, f.StaleFiles = r.Why, r.Score, r.Stale, r.StaleFiles
 		results[i] = f
 	}
 	bodies, err := ix.bodies(ctx, results)
@@ -196,6 +250,41 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		results[i].Why.MatchedTerms = matchedTerms(results[i].Title+"\n"+results[i].KeyInsight+"\n"+bodies[results[i].ID], terms)
 	}
 	return results, nil
+}
+
+func sortResults(results []Result) {
+	sort.Slice(results, func(i, j int) bool {
+		if results[i].Score != results[j].Score {
+			return results[i].Score > results[j].Score
+		}
+		return results[i].ID < results[j].ID
+	})
+}
+
+// trigram matches identifiers, paths and error codes as substrings.
+func (ix *Index) trigram(ctx context.Context, idents []string, limit int) ([]int64, error) {
+	var quoted []string
+	for _, id := range idents {
+		quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
+	}
+	rows, err := ix.db.QueryContext(ctx,
+		`SELECT rowid FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), limit)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var ns []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		ns = append(ns, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return ns, nil
 }
 
 // scopeFactor prefers the current project's learnings and pushes down
@@ -223,12 +312,14 @@ func scanMeta(rows *sql.Rows) (int64, Result, error) {
 	return n, r, err
 }
 
-const factorColumns = `n, id, confidence, scope, project`
+const factorColumns = `n, id, confidence, scope, project, updated, cites`
 
+// scanFactors reads what ranking needs, including the cites the freshness
+// check reads.
 func scanFactors(rows *sql.Rows) (int64, Result, error) {
 	var n int64
 	var r Result
-	err := rows.Scan(&n, &r.ID, &r.Confidence, &r.Scope, &r.Project)
+	err := rows.Scan(&n, &r.ID, &r.Confidence, &r.Scope, &r.Project, &r.Updated, &r.cites)
 	return n, r, err
 }
 
@@ -468,4 +559,44 @@ func candidatesFor(limit int) int {
 type hit struct {
 	n     int64
 	score float64
+}
+
+var signalNames = []struct {
+	name string
+	s    Signals
+}{{"lexical", Lexical}, {"trigram", Trigram}, {"vector", Vector}, {"graph", Graph}}
+
+// ParseSignals reads a comma-separated list of signal names ("lexical,
+// vector"), or "all" / "" for every signal.
+func ParseSignals(text string) (Signals, error) {
+	var out Signals
+	for _, part := range strings.Split(text, ",") {
+		part = strings.TrimSpace(strings.ToLower(part))
+		if part == "" || part == "all" {
+			out |= AllSignals
+			continue
+		}
+		found := false
+		for _, n := range signalNames {
+			if n.name == part {
+				out |= n.s
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown signal %q: use all, or some of lexical,trigram,vector,graph", part)
+		}
+	}
+	return out, nil
+}
+
+// String names the signals, comma-separated.
+func (s Signals) String() string {
+	var names []string
+	for _, n := range signalNames {
+		if s&n.s != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, ",")
 }

@@ -191,7 +191,9 @@ func TestSearchFieldWeights(t *testing.T) {
 		mk(fmt.Sprintf("lrn-w9-other%d", i), func(*fields) {})
 	}
 	ix := k.open(t)
-	res := search(t, ix, Query{Text: "zeppelin"})
+	// BM25F alone: the entity graph rightly relates the other documents
+	// through the tags they share with the one tagged zeppelin.
+	res := search(t, ix, Query{Text: "zeppelin", Signals: Lexical})
 	bm := map[string]float64{}
 	for _, r := range res {
 		bm[r.ID] = r.Why.BM25
@@ -233,12 +235,16 @@ func TestSearchIdentifiers(t *testing.T) {
 				t.Errorf("trigram rank %d, want 1", w.TrigramRank)
 			}
 			wantFused := 0.0
-			if w.LexicalRank > 0 {
-				wantFused += weightLexical / (rrfK + float64(w.LexicalRank))
+			for _, sig := range []struct {
+				weight float64
+				rank   int
+			}{{fusionWeight[Lexical], w.LexicalRank}, {fusionWeight[Trigram], w.TrigramRank}, {fusionWeight[Vector], w.VectorRank}, {fusionWeight[Graph], w.GraphRank}} {
+				if sig.rank > 0 {
+					wantFused += sig.weight / (rrfK + float64(sig.rank))
+				}
 			}
-			wantFused += weightTrigram / (rrfK + float64(w.TrigramRank))
 			if math.Abs(w.Fused-wantFused) > 1e-12 {
-				t.Errorf("fused %v, want %v from ranks %d/%d", w.Fused, wantFused, w.LexicalRank, w.TrigramRank)
+				t.Errorf("fused %v, want %v from ranks %d/%d/%d/%d", w.Fused, wantFused, w.LexicalRank, w.TrigramRank, w.VectorRank, w.GraphRank)
 			}
 			for _, r := range res[1:] {
 				if r.Why.TrigramRank == 1 {
@@ -271,17 +277,17 @@ func TestSearchWhyAndSnippet(t *testing.T) {
 				if r.Title == "" || r.Path == "" || r.Updated == "" || r.Confidence == "" || r.Type != "learning" {
 					t.Errorf("%s: incomplete result %+v", r.ID, r)
 				}
-				if w.LexicalRank == 0 && w.TrigramRank == 0 {
+				if w.LexicalRank == 0 && w.TrigramRank == 0 && w.VectorRank == 0 && w.GraphRank == 0 {
 					t.Errorf("%s: found by no signal: %+v", r.ID, w)
 				}
 				if (w.LexicalRank > 0) != (w.BM25 > 0) {
 					t.Errorf("%s: lexical rank %d with bm25 %v", r.ID, w.LexicalRank, w.BM25)
 				}
-				if w.Fused <= 0 || w.Confidence <= 0 || w.Scope <= 0 {
+				if w.Fused <= 0 || w.Confidence <= 0 || w.Scope <= 0 || w.Recency <= 0 || w.Recency > 1 || w.Freshness != 1 {
 					t.Errorf("%s: factors %+v", r.ID, w)
 				}
-				if math.Abs(r.Score-w.Fused*w.Confidence*w.Scope) > 1e-12 {
-					t.Errorf("%s: score %v != fused %v x confidence %v x scope %v", r.ID, r.Score, w.Fused, w.Confidence, w.Scope)
+				if math.Abs(r.Score-w.Fused*w.Confidence*w.Scope*w.Recency*w.Freshness) > 1e-12 {
+					t.Errorf("%s: score %v != fused %v x confidence %v x scope %v x recency %v x freshness %v", r.ID, r.Score, w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness)
 				}
 				if w.LexicalRank > 0 && w.MatchedTerms == 0 {
 					t.Errorf("%s: lexical match with 0 matched terms", r.ID)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -21,6 +22,17 @@ type UpdateOptions struct {
 	Full bool
 	// Progress, when set, is called as documents are examined.
 	Progress func(done, total int)
+	// EmbedProgress, when set, is called as learnings are embedded (all of
+	// them after a full reindex or a change of embedder).
+	EmbedProgress func(done, total int)
+	// Communities recomputes the entity graph's communities (Louvain), a
+	// pass over the whole graph that 'reflect reindex' makes and a single
+	// added learning does not wait for.
+	Communities bool
+	// ANN decides again between the exact vector scan and the HNSW tier
+	// (building and checking the graph above the threshold): also a
+	// whole-KB pass for 'reflect reindex'.
+	ANN bool
 }
 
 // Stats reports what a reindex did.
@@ -31,6 +43,9 @@ type Stats struct {
 	Updated   int               `json:"updated"`
 	Removed   int               `json:"removed"`
 	Unchanged int               `json:"unchanged"`
+	Embedded  bool              `json:"embedded"` // vectors were (re)computed
+	Graph     *graph.Stats      `json:"graph,omitempty"`
+	ANN       *ANNStatus        `json:"ann,omitempty"`
 	Problems  []*store.DocError `json:"-"`
 	Duration  time.Duration     `json:"-"`
 }
@@ -72,10 +87,13 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(files)
 	if opts.Full {
-		for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "problems"} {
+		for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
 			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
 			}
+		}
+		if err := graph.Reset(ctx, tx); err != nil {
+			return st, fmt.Errorf("reindex: %w", err)
 		}
 	}
 	have, err := loadKnown(ctx, tx)
@@ -86,7 +104,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
-	w, err := newWriter(ctx, tx, opts.Full)
+	w, err := newWriter(ctx, tx, opts.Full, ix.store)
 	if err != nil {
 		return st, err
 	}
@@ -202,6 +220,16 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
 	}
+	if st.Embedded, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
+		return st, err
+	}
+	if opts.Communities {
+		gs, err := graph.Rebuild(ctx, tx)
+		if err != nil {
+			return st, fmt.Errorf("reindex: %w", err)
+		}
+		st.Graph = &gs
+	}
 	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
 		if err := saveCorpusTotals(ctx, tx); err != nil {
 			return st, err
@@ -223,6 +251,14 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		// until the next automatic checkpoint. A reader holding it back
 		// only makes this a partial checkpoint: not an error.
 		_, _ = ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+	if err := ix.exportVectors(ctx, st.Embedded || st.Removed+st.Updated > 0); err != nil {
+		return st, err
+	}
+	if opts.ANN {
+		if st.ANN, err = ix.buildANN(ctx); err != nil {
+			return st, err
+		}
 	}
 	if opts.Progress != nil {
 		opts.Progress(len(files), len(files))
@@ -361,15 +397,17 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 type writer struct {
 	ctx                                            context.Context
 	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
-	insStats, getStats, delStats                   *sql.Stmt
+	insStats, getStats, delStats, delVec           *sql.Stmt
 	stems                                          map[string]string
 	post                                           *postingsWriter
+	tx                                             *sql.Tx
+	store                                          *store.Store
 }
 
 // newWriter prepares the statements; fresh says the tables were emptied
 // by this transaction (a full reindex).
-func newWriter(ctx context.Context, tx *sql.Tx, fresh bool) (*writer, error) {
-	w := &writer{ctx: ctx, stems: map[string]string{}, post: newPostingsWriter(fresh)}
+func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*writer, error) {
+	w := &writer{ctx: ctx, stems: map[string]string{}, post: newPostingsWriter(fresh), tx: tx, store: st}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -384,6 +422,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool) (*writer, error) {
 		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
 		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
+		{&w.delVec, `DELETE FROM vectors WHERE n=?`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -396,7 +435,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool) (*writer, error) {
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.delVec} {
 		if s != nil {
 			s.Close()
 		}
@@ -410,10 +449,13 @@ func (w *writer) remove(n int64) error {
 		return fmt.Errorf("reindex: remove: %w", err)
 	}
 	w.post.remove(n, termsOf(tf))
-	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats} {
+	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats, w.delVec} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
 		}
+	}
+	if err := graph.RemoveDocument(w.ctx, w.tx, n); err != nil {
+		return fmt.Errorf("reindex: remove: %w", err)
 	}
 	return nil
 }
@@ -449,6 +491,15 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	w.post.add(n, st)
+	// A sidecar the writer of the learning provided names its entities;
+	// without one (or with a broken one) they are extracted from the text.
+	sc, err := w.store.ReadSidecar(l.ID)
+	if err != nil {
+		sc = nil
+	}
+	if err := graph.AddDocument(w.ctx, w.tx, n, sc, l); err != nil {
+		return fmt.Errorf("index %s: %w", l.ID, err)
+	}
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
 	if len(idents) > 0 {
 		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {

@@ -105,12 +105,13 @@ func evidence(r index.Result, docs int) float64 {
 // learning of this project that shares two words with the prompt would
 // otherwise be "the top hit" over the one that matches its error message.
 // Applied to the evidence, the same factors stay the modest adjustments
-// they were meant to be.
+// they were meant to be; recency and freshness (a cited file changed) are
+// applied the same way.
 func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []float64) {
 	kept, ev := filterFloor(results, docs, floorFor(terms, docs, minEvidence, minEvidencePerRootTerm), minRelative)
 	rank := make([]float64, len(kept))
 	for i, r := range kept {
-		rank[i] = ev[i] * factor(r.Why.Confidence) * factor(r.Why.Scope)
+		rank[i] = ev[i] * factor(r.Why.Confidence) * factor(r.Why.Scope) * factor(r.Why.Recency) * factor(r.Why.Freshness)
 	}
 	idx := make([]int, len(kept))
 	for i := range idx {

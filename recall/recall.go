@@ -66,8 +66,7 @@ type Hit struct {
 	// (see floor.go), in units of the KB's largest idf.
 	Evidence float64 `json:"evidence"`
 	// Stale marks a learning whose cited files changed since it was
-	// written; rendered as "may be stale". The index does not report
-	// freshness yet, so it is always false for now.
+	// written; rendered as "may be stale".
 	Stale bool `json:"stale,omitempty"`
 }
 
@@ -157,6 +156,9 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		Text:    res.Query,
 		Limit:   min(req.Max+len(injected)+searchHeadroom, maxSearch),
 		Project: res.Project,
+		// Writers cite files relative to the session's directory.
+		Root: req.Cwd,
+		Now:  req.Now,
 	})
 	if err != nil {
 		return res, err
@@ -210,7 +212,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 // injected already: that one is named, not repeated.
 func choose(kept []index.Result, ev []float64, injected map[string]string, limit int) (fresh []Hit, still *Hit) {
 	for i, r := range kept {
-		h := Hit{ID: r.ID, Title: r.Title, Confidence: r.Confidence, Insight: r.KeyInsight, Score: r.Score, Evidence: ev[i]}
+		h := Hit{ID: r.ID, Title: r.Title, Confidence: r.Confidence, Insight: r.KeyInsight, Score: r.Score, Evidence: ev[i], Stale: r.Stale}
 		if h.Insight == "" {
 			h.Insight = r.Snippet
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/bench"
+	"github.com/reflectkb/reflect/index"
 )
 
 // NewCmdBench builds `reflect bench`.
@@ -23,7 +24,7 @@ func NewCmdBench(f *Factory) *cobra.Command {
 }
 
 func newCmdBenchRetrieval(f *Factory) *cobra.Command {
-	var runPath string
+	var runPath, signals string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "retrieval DATASET_DIR...",
@@ -32,9 +33,11 @@ func newCmdBenchRetrieval(f *Factory) *cobra.Command {
 (title → title, text → body) and every query runs through the same search as
 'reflect search'. --run writes the ranked lists (qid docid rank, top 100) so
 beir_eval.py can score them independently. Your own knowledge base is not
-touched.`,
+touched. The embedder is the one config.toml sets (hash by default);
+--signals fuses only the lists named, to measure what each contributes.`,
 		Example: `  reflect bench retrieval ../shared/bench/locomo-dev/conv-26 --run conv-26.tsv
-  python3 ../shared/bench/beir_eval.py ../shared/bench/locomo-dev/conv-26 --run conv-26.tsv`,
+  python3 ../shared/bench/beir_eval.py ../shared/bench/locomo-dev/conv-26 --run conv-26.tsv
+  reflect bench retrieval ../shared/bench/locomo-dev/conv-26 --signals lexical,vector`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("bench retrieval needs a dataset directory")
@@ -42,10 +45,21 @@ touched.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sig, err := index.ParseSignals(signals)
+			if err != nil {
+				return usagef("--signals: %v", err)
+			}
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			ixOpts, err := index.ConfigOptions(c.Index, false)
+			if err != nil {
+				return err
+			}
 			var reports []*bench.Report
 			var runFile *os.File
 			if runPath != "" {
-				var err error
 				if runFile, err = os.Create(runPath); err != nil {
 					return err
 				}
@@ -63,7 +77,7 @@ touched.`,
 				if err != nil {
 					return err
 				}
-				rep, err := bench.Retrieval(cmd.Context(), ds, filepath.Join(work, "kb"))
+				rep, err := bench.Retrieval(cmd.Context(), ds, filepath.Join(work, "kb"), bench.Options{Signals: sig, Index: ixOpts})
 				os.RemoveAll(work)
 				if err != nil {
 					return err
@@ -90,6 +104,7 @@ touched.`,
 		},
 	}
 	cmd.Flags().StringVar(&runPath, "run", "", "write the ranked lists to this file")
+	cmd.Flags().StringVar(&signals, "signals", "all", "lists to fuse: all, or some of lexical,trigram,vector,graph")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

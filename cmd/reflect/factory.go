@@ -65,7 +65,11 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
+	cfgOpts, err := index.ConfigOptions(c.Index, false)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(cfgOpts, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 	}

@@ -16,38 +16,40 @@ func NewCmdReindex(f *Factory) *cobra.Command {
 		Use:   "reindex",
 		Short: "Bring the index up to date with documents/",
 		Long: `Reindex indexes new and changed documents and drops deleted ones; unchanged
-documents cost one stat. --full rebuilds the index from scratch. Malformed
-documents are reported and skipped.`,
+documents cost one stat. --full rebuilds the index from scratch. Learnings
+without a vector for the configured embedder are embedded (all of them after
+the embedder changed), the entity graph's communities are recomputed, and
+above index.ann_threshold vectors the HNSW tier is built and checked.
+Malformed documents are reported and skipped.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var bar *progressbar.ProgressBar
-			var progress func(done, total int)
-			if f.IO.ErrTTY && !asJSON {
-				progress = func(done, total int) {
-					if bar == nil {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.Err),
-							progressbar.OptionSetDescription("indexing"), progressbar.OptionShowCount(),
-							progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50e6))
-					}
-					_ = bar.Set(done)
-				}
-			}
+			show := f.IO.ErrTTY && !asJSON
+			progress, finish := progressBar(f, "indexing", show)
+			embedProgress, finishEmbed := progressBar(f, "embedding", show)
 			ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress))
 			if err != nil {
+				finish()
 				return err
 			}
 			defer ix.Close()
-			// A catalog Open just rebuilt is complete: a second pass would
-			// only repeat the work.
-			st := ix.RebuildStats
-			if ix.Rebuilt == "" {
-				st, err = ix.Update(cmd.Context(), index.UpdateOptions{Full: full, Progress: progress})
+			opts := index.UpdateOptions{Full: full, Progress: progress, EmbedProgress: embedProgress, Communities: true, ANN: true}
+			if ix.Rebuilt != "" {
+				// A catalog Open just rebuilt is complete: the second pass
+				// only adds what a rebuild leaves to reindex (communities,
+				// the ANN decision).
+				opts.Full = false
 			}
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			st, err := ix.Update(cmd.Context(), opts)
+			finish()
+			finishEmbed()
 			if err != nil {
 				return err
+			}
+			if ix.Rebuilt != "" {
+				rb := ix.RebuildStats
+				rb.Graph, rb.ANN, rb.Embedded = st.Graph, st.ANN, rb.Embedded || st.Embedded
+				rb.Duration += st.Duration
+				st = rb
 			}
 			problems := make([]map[string]string, 0, len(st.Problems))
 			for _, p := range st.Problems {
@@ -69,4 +71,26 @@ documents are reported and skipped.`,
 	cmd.Flags().BoolVar(&full, "full", false, "rebuild the index from scratch")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// progressBar returns a progress callback that draws a bar on stderr when
+// show is set (a TTY), and a finish func that clears it.
+func progressBar(f *Factory, what string, show bool) (func(done, total int), func()) {
+	if !show {
+		return nil, func() {}
+	}
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f.IO.Err),
+				progressbar.OptionSetDescription(what), progressbar.OptionShowCount(),
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(50e6))
+		}
+		_ = bar.Set(done)
+	}
+	return progress, func() {
+		if bar != nil {
+			_ = bar.Finish()
+		}
+	}
 }

@@ -1,12 +1,16 @@
 package vector
 
 import (
+	"bytes"
 	"errors"
+	"os"
 	"fmt"
 	"math/rand"
 	"strconv"
 
 	"github.com/coder/hnsw"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // HNSWParams tunes the graph. Zero fields take the defaults in
@@ -74,10 +78,52 @@ func BuildHNSW(rows []Row, p HNSWParams) (ann *ANN, err error) {
 	g := hnsw.NewGraph[uint64]()
 	g.M, g.EfSearch, g.Ml = p.M, p.EfSearch, p.Ml
 	g.Rng = rand.New(rand.NewSource(p.Seed))
-	// Vectors are unit length, so 1 - dot is the cosine distance without
-	// the library recomputing both norms on every comparison.
-	g.Distance = func(a, b []float32) float32 { return 1 - dot(a, b) }
+	g.Distance = unitCosine
 	g.Add(nodes...)
+	return &ANN{g: g, dim: dim}, nil
+}
+
+// unitCosine is the graph's distance. Vectors are unit length, so 1 - dot
+// is the cosine distance without the library recomputing both norms on
+// every comparison. It is registered by name so a graph can be saved.
+func unitCosine(a, b []float32) float32 { return 1 - dot(a, b) }
+
+const unitCosineName = "reflect-unit-cosine"
+
+func init() { hnsw.RegisterDistanceFunc(unitCosineName, unitCosine) }
+
+// Save writes the graph to path atomically (temp file and rename).
+func (a *ANN) Save(path string) error {
+	var buf bytes.Buffer
+	if err := a.g.Export(&buf); err != nil {
+		return fmt.Errorf("save hnsw graph: %w", err)
+	}
+	if err := fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm); err != nil {
+		return fmt.Errorf("save hnsw graph: %w", err)
+	}
+	return nil
+}
+
+// LoadANN reads a graph written by Save for vectors of dim components. A
+// panic inside the library while decoding a damaged file is returned as an
+// error.
+func LoadANN(path string, dim int) (ann *ANN, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load hnsw graph: %w", err)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			ann, err = nil, fmt.Errorf("load hnsw graph %s: damaged (%v)", path, r)
+		}
+	}()
+	g := hnsw.NewGraph[uint64]()
+	if err := g.Import(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("load hnsw graph %s: %w", path, err)
+	}
+	if g.Len() > 0 && g.Dims() != dim {
+		return nil, fmt.Errorf("load hnsw graph %s: %d dimensions, want %d", path, g.Dims(), dim)
+	}
 	return &ANN{g: g, dim: dim}, nil
 }
 
@@ -272,6 +318,16 @@ func (s *Searcher) Search(q []float32, k int, filter func(key uint64) bool) []Hi
 	}
 	return kept[:min(k, len(kept))]
 }
+
+// WithANN returns a Searcher that answers through ann, a graph of f's
+// rows that passed its self-check with recall when it was built (saved by
+// Save, loaded by LoadANN), as NewSearcher would have decided.
+func WithANN(f *File, ann *ANN, recall float64, reason string) *Searcher {
+	return &Searcher{file: f, ann: ann, recall: recall, reason: reason}
+}
+
+// ANN returns the graph in use, or nil with the exact scan.
+func (s *Searcher) ANN() *ANN { return s.ann }
 
 // UsesANN reports whether searches go through the HNSW tier.
 func (s *Searcher) UsesANN() bool { return s.ann != nil }

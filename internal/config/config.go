@@ -47,7 +47,19 @@ type Drain struct {
 
 // Index holds retrieval settings.
 type Index struct {
+	// Embedder is the vector signal's provider: hash (local, the
+	// default), ollama or openai; "none" turns the vector signal off.
 	Embedder string `toml:"embedder"`
+	// EmbedderModel, EmbedderURL, EmbedderDim and EmbedderKeyEnv configure
+	// a remote embedder (and Dim the hash one); empty takes the defaults.
+	EmbedderModel  string `toml:"embedder_model"`
+	EmbedderURL    string `toml:"embedder_url"`
+	EmbedderDim    int    `toml:"embedder_dim"`
+	EmbedderKeyEnv string `toml:"embedder_api_key_env"`
+	// HalfLifeDays is the recency half-life of ranking (default 180).
+	HalfLifeDays int `toml:"half_life_days"`
+	// ANNThreshold is the vector count from which the HNSW tier is tried.
+	ANNThreshold int `toml:"ann_threshold"`
 }
 
 // Recall holds the budgets of injected context.
@@ -129,6 +141,12 @@ func (c *Config) applyFile(fc *fileConfig) {
 		c.Origin["drain.timeout"] = src
 	}
 	setStr("index.embedder", &c.Index.Embedder, fc.Index.Embedder)
+	setStr("index.embedder_model", &c.Index.EmbedderModel, fc.Index.EmbedderModel)
+	setStr("index.embedder_url", &c.Index.EmbedderURL, fc.Index.EmbedderURL)
+	setInt("index.embedder_dim", &c.Index.EmbedderDim, fc.Index.EmbedderDim)
+	setStr("index.embedder_api_key_env", &c.Index.EmbedderKeyEnv, fc.Index.EmbedderKeyEnv)
+	setInt("index.half_life_days", &c.Index.HalfLifeDays, fc.Index.HalfLifeDays)
+	setInt("index.ann_threshold", &c.Index.ANNThreshold, fc.Index.ANNThreshold)
 	setInt("recall.max", &c.Recall.Max, fc.Recall.Max)
 	setInt("recall.chars", &c.Recall.Chars, fc.Recall.Chars)
 }
@@ -166,6 +184,7 @@ func (c *Config) applyEnv(home string) error {
 		{"REFLECT_DRAIN_MAX_ATTEMPTS", "drain.max_attempts", &c.Drain.MaxAttempts},
 		{"REFLECT_RECALL_MAX", "recall.max", &c.Recall.Max},
 		{"REFLECT_RECALL_CHARS", "recall.chars", &c.Recall.Chars},
+		{"REFLECT_HALF_LIFE_DAYS", "index.half_life_days", &c.Index.HalfLifeDays},
 	} {
 		if err := num(n.env, n.key, n.dst); err != nil {
 			return err

@@ -1,0 +1,298 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/reflectkb/reflect/index/embed"
+	"github.com/reflectkb/reflect/index/vector"
+)
+
+// Embeddings live in the catalog's vectors table, written in the same
+// transaction as the documents they belong to, so a crash never leaves a
+// vector for a learning that is not indexed, or the reverse for long: a
+// learning without a vector is embedded by the next update. After every
+// update that changed them they are exported to vectors.f32, the flat file
+// a search maps and scans (package vector); the file is derived from the
+// table and rewritten whole, by rename, so a reader's mapping stays valid.
+const vectorsSchema = `CREATE TABLE IF NOT EXISTS vectors(n INTEGER PRIMARY KEY, v BLOB NOT NULL)`
+
+// minCosine is the similarity below which a vector hit is noise and not
+// a candidate: texts that share no words still share a few hashed
+// features. (See the README's retrieval section for how it was chosen.)
+const minCosine = 0.15
+
+// embedBatch is how many learnings are embedded per Embed call.
+const embedBatch = 64
+
+// WithEmbedder sets the embedder of the vector signal. Without one, updates
+// store no vectors and searches use the lexical and graph signals only.
+func WithEmbedder(e embed.Embedder) OpenOption {
+	return func(o *openOptions) { o.embedder = e }
+}
+
+// QueryEmbedding controls whether a search may embed its query: a hook
+// must never call the network, so it passes false when the embedder is a
+// remote one. The vector signal is then left out of that search.
+func QueryEmbedding(allowed bool) OpenOption {
+	return func(o *openOptions) { o.noQueryEmbedding = !allowed }
+}
+
+// embedderID names the vector space: provider, feature scheme or model,
+// and dimension. Vectors made under another id are re-embedded.
+func embedderID(e embed.Embedder) string {
+	return fmt.Sprintf("%s/%s/%d", e.Name(), e.Version(), e.Dim())
+}
+
+func (ix *Index) vectorsPath() string {
+	return filepath.Join(filepath.Dir(ix.path), "vectors.f32")
+}
+
+// embedMissing embeds, inside the update's transaction, every indexed
+// learning that has no vector under the current embedder: those just added
+// or changed, all of them after the embedder changed, and any a crashed or
+// embedder-less update left behind. It reports whether the table changed.
+func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int)) (bool, error) {
+	e := ix.opts.embedder
+	if e == nil {
+		return false, nil
+	}
+	changed := false
+	var stored string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	// A remote embedder learns its dimension from its first answer, so its
+	// id is only known once something was embedded.
+	if id := embedderID(e); e.Dim() > 0 && stored != id {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
+			return false, fmt.Errorf("reindex: vectors: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, id); err != nil {
+			return false, fmt.Errorf("reindex: vectors: %w", err)
+		}
+		changed = stored != ""
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.title, d.key_insight, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.n
+		WHERE d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n`)
+	if err != nil {
+		return false, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	var ns []int64
+	var texts []string
+	for rows.Next() {
+		var n int64
+		var title, insight, tags, body string
+		if err := rows.Scan(&n, &title, &insight, &tags, &body); err != nil {
+			rows.Close()
+			return false, err
+		}
+		ns = append(ns, n)
+		texts = append(texts, embedText(title, insight, tags, body))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	if len(ns) == 0 {
+		return changed, nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(n, v) VALUES(?,?)`)
+	if err != nil {
+		return false, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	defer ins.Close()
+	for lo := 0; lo < len(ns); lo += embedBatch {
+		if progress != nil {
+			progress(lo, len(ns))
+		}
+		hi := min(lo+embedBatch, len(ns))
+		vecs, err := e.Embed(ctx, texts[lo:hi])
+		if err != nil {
+			return false, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
+		}
+		if len(vecs) != hi-lo {
+			return false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), hi-lo)
+		}
+		for i, v := range vecs {
+			if _, err := ins.ExecContext(ctx, ns[lo+i], encodeVector(v)); err != nil {
+				return false, fmt.Errorf("reindex: vectors: %w", err)
+			}
+		}
+	}
+	if progress != nil {
+		progress(len(ns), len(ns))
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, embedderID(e)); err != nil {
+		return false, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	return true, nil
+}
+
+// embedText is what a learning's vector is made of: every indexed field.
+func embedText(title, insight, tags, body string) string {
+	return strings.Join([]string{title, insight, tags, body}, "\n")
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// exportVectors rewrites vectors.f32 from the table when the table changed
+// or the file does not match it (missing, damaged, another embedder, or
+// another count after a crash between commit and export).
+func (ix *Index) exportVectors(ctx context.Context, changed bool) error {
+	e := ix.opts.embedder
+	if e == nil {
+		return nil
+	}
+	var stored string
+	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // nothing embedded yet
+		}
+		return fmt.Errorf("vectors: %w", err)
+	}
+	var count int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&count); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	path := ix.vectorsPath()
+	if !changed {
+		if f, err := vector.Open(path); err == nil {
+			ok := f.Len() == count && fileEmbedderID(f.Header()) == stored
+			f.Close()
+			if ok {
+				return nil
+			}
+		} else if count == 0 && errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors ORDER BY n`)
+	if err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	defer rows.Close()
+	out := make([]vector.Row, 0, count)
+	dim := 0
+	for rows.Next() {
+		var n int64
+		var b []byte
+		if err := rows.Scan(&n, &b); err != nil {
+			return err
+		}
+		v := decodeVector(b)
+		if dim == 0 {
+			dim = len(v)
+		}
+		if len(v) != dim {
+			continue // not of this space; the next full reindex rewrites it
+		}
+		out = append(out, vector.Row{Key: uint64(n), Vec: v})
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	if dim == 0 {
+		dim = max(e.Dim(), 1)
+	}
+	name, version := splitEmbedderID(stored)
+	if err := vector.Write(path, vector.Header{Dim: dim, Embedder: name, EmbedderVersion: version}, out); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	ix.closeVectors()
+	return nil
+}
+
+// splitEmbedderID turns "name/version/dim" into the file header's name and
+// version ("version/dim", so the file alone names the whole space).
+func splitEmbedderID(id string) (name, version string) {
+	name, version, _ = strings.Cut(id, "/")
+	return name, version
+}
+
+func fileEmbedderID(h vector.Header) string {
+	return h.Embedder + "/" + h.EmbedderVersion
+}
+
+// vectorFile maps vectors.f32 once per Index, and only when it belongs to
+// the configured embedder: vectors from another space would rank noise.
+func (ix *Index) vectorFile() *vector.File {
+	if ix.vecLoaded {
+		return ix.vecFile
+	}
+	ix.vecLoaded = true
+	e := ix.opts.embedder
+	if e == nil {
+		return nil
+	}
+	f, err := vector.Open(ix.vectorsPath())
+	if err != nil {
+		return nil
+	}
+	h := f.Header()
+	if h.Embedder != e.Name() || !strings.HasPrefix(h.EmbedderVersion, e.Version()+"/") || (e.Dim() > 0 && h.Dim != e.Dim()) {
+		f.Close()
+		return nil
+	}
+	ix.vecFile = f
+	ix.vecSearch = ix.searcher(context.Background(), f)
+	return f
+}
+
+func (ix *Index) closeVectors() {
+	if ix.vecFile != nil {
+		ix.vecFile.Close()
+	}
+	ix.vecFile, ix.vecSearch, ix.vecLoaded = nil, nil, false
+}
+
+// vectorHits ranks learnings by the cosine of their vector with the
+// query's. It returns nothing (and no error) when there is no embedder, no
+// vector file for it, or the query may not be embedded here.
+func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit, error) {
+	if ix.opts.embedder == nil || ix.opts.noQueryEmbedding {
+		return nil, nil
+	}
+	f := ix.vectorFile()
+	if f == nil || f.Len() == 0 {
+		return nil, nil
+	}
+	vecs, err := ix.opts.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("search: embed query: %w", err)
+	}
+	if len(vecs) != 1 {
+		return nil, nil
+	}
+	found := ix.vecSearch.Search(vecs[0], limit, nil)
+	out := make([]hit, 0, len(found))
+	for _, h := range found {
+		if float64(h.Score) < minCosine {
+			break
+		}
+		out = append(out, hit{n: int64(h.Key), score: float64(h.Score)})
+	}
+	return out, nil
+}
