@@ -3,9 +3,9 @@ package vector
 import (
 	"bytes"
 	"errors"
-	"os"
 	"fmt"
 	"math/rand"
+	"os"
 	"strconv"
 
 	"github.com/coder/hnsw"
