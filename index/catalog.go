@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -23,7 +24,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -101,6 +102,7 @@ type Index struct {
 	opts openOptions
 
 	// vecFile is vectors.f32, mapped on first use (vectorFile).
+	vecMu     sync.Mutex
 	vecFile   *vector.File
 	vecSearch *vector.Searcher
 	vecLoaded bool

@@ -278,13 +278,83 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 	// Scores by docs row: a dense slice is several times faster than a map
 	// when common terms bring in thousands of learnings.
 	scores := make([]float64, (maxChunk+1)<<chunkShift)
+	// A learning has one entry per term, so counting entries counts the
+	// query stems it contains.
+	matched := make([]uint8, len(scores))
 	for _, c := range chunks {
-		idf := cs.idf(df[c.term])
-		eachEntry(c.chunk, c.entries, func(e *entryOf, _ []byte) {
-			scores[e.n] += idf * cs.saturate(&e.tf, &e.lens)
-		})
+		scoreChunk(c.chunk, c.entries, cs.idf(df[c.term]), &cs, scores, matched)
 	}
-	return topHits(scores, limit), nil
+	hits := topHits(scores, limit)
+	for i := range hits {
+		hits[i].matched = int(matched[hits[i].n])
+	}
+	return hits, nil
+}
+
+// scoreChunk adds one term's BM25F contribution (idf × saturated pseudo
+// frequency) to the score of every learning in a chunk, and counts the term
+// in matched. It is eachEntry and saturate unrolled by hand, without a call
+// per entry or per number: it is the inner loop of every search. A damaged
+// chunk stops it quietly, as it does eachEntry.
+func scoreChunk(chunk int64, data []byte, idf float64, cs *corpusStats, scores []float64, matched []uint8) {
+	var inv [numFields]float64 // bm25B / avgLen per field
+	for f := range inv {
+		if cs.avgLen[f] > 0 {
+			inv[f] = bm25B / cs.avgLen[f]
+		}
+	}
+	base := int(chunk << chunkShift)
+	var v [1 + 2*numFields]uint64
+	i := 0
+	for i < len(data) {
+		for k := range v {
+			// uvarint, with the one-byte case (nearly every number) first
+			b := data[i]
+			i++
+			if b < 0x80 {
+				v[k] = uint64(b)
+			} else {
+				x, shift := uint64(b&0x7f), uint(7)
+				for {
+					if i >= len(data) || shift > 35 {
+						return
+					}
+					b = data[i]
+					i++
+					x |= uint64(b&0x7f) << shift
+					if b < 0x80 {
+						break
+					}
+					shift += 7
+				}
+				v[k] = x
+			}
+			if i >= len(data) && k < len(v)-1 {
+				return
+			}
+		}
+		if v[0] >= 1<<chunkShift {
+			return
+		}
+		n := base + int(v[0])
+		if n >= len(scores) {
+			return
+		}
+		var pseudo float64
+		for f := 0; f < numFields; f++ {
+			if tf := v[1+f]; tf != 0 {
+				norm := 1.0
+				if inv[f] > 0 {
+					norm = 1 - bm25B + inv[f]*float64(v[1+numFields+f])
+				}
+				pseudo += fieldWeights[f] * float64(tf) / norm
+			}
+		}
+		scores[n] += idf * pseudo / (bm25K1 + pseudo)
+		if matched[n] < math.MaxUint8 {
+			matched[n]++
+		}
+	}
 }
 
 // topHits returns the limit best non-zero scores, best first (ties: lower

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -73,19 +74,21 @@ type Result struct {
 // not find the learning), raw score and share of the fused score, and the
 // factors applied after fusion.
 type Why struct {
-	LexicalRank  int     `json:"lexical_rank"`
-	BM25         float64 `json:"bm25"`
-	TrigramRank  int     `json:"trigram_rank"`
-	VectorRank   int     `json:"vector_rank"`
-	Cosine       float64 `json:"cosine"`
-	GraphRank    int     `json:"graph_rank"`
-	GraphVia     string  `json:"graph_via,omitempty"`
-	Fused        float64 `json:"fused"`
-	Confidence   float64 `json:"confidence_factor"`
-	Scope        float64 `json:"scope_factor"`
-	Recency      float64 `json:"recency_factor"`
-	Freshness    float64 `json:"freshness_factor"`
-	MatchedTerms int     `json:"matched_terms"`
+	LexicalRank int     `json:"lexical_rank"`
+	BM25        float64 `json:"bm25"`
+	TrigramRank int     `json:"trigram_rank"`
+	VectorRank  int     `json:"vector_rank"`
+	Cosine      float64 `json:"cosine"`
+	GraphRank   int     `json:"graph_rank"`
+	GraphVia    string  `json:"graph_via,omitempty"`
+	Fused       float64 `json:"fused"`
+	Confidence  float64 `json:"confidence_factor"`
+	Scope       float64 `json:"scope_factor"`
+	Recency     float64 `json:"recency_factor"`
+	Freshness   float64 `json:"freshness_factor"`
+	// MatchedTerms is how many of the query's (stemmed) words the learning
+	// contains in any field.
+	MatchedTerms int `json:"matched_terms"`
 }
 
 // Contribution is what a signal at rank adds to the fused score.
@@ -141,6 +144,20 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		return c
 	}
 	depth := candidatesFor(q.Limit)
+	// The vector scan needs no SQL: it runs beside the lists that do. Every
+	// return waits for it, so it never outlives the search (and the
+	// mapping it reads, which Close unmaps).
+	var vec []hit
+	var vecErr error
+	var vecWG sync.WaitGroup
+	defer vecWG.Wait()
+	if q.Signals&Vector != 0 {
+		vecWG.Add(1)
+		go func() {
+			defer vecWG.Done()
+			vec, vecErr = ix.vectorHits(ctx, q.Text, depth)
+		}()
+	}
 	if len(terms) > 0 && q.Signals&Lexical != 0 {
 		lexical, err := ix.lexical(ctx, terms, depth)
 		if err != nil {
@@ -150,6 +167,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 			c := get(h.n)
 			c.LexicalRank = i + 1
 			c.BM25 = h.score
+			c.MatchedTerms = h.matched
 		}
 	}
 	if len(idents) > 0 && q.Signals&Trigram != 0 {
@@ -159,17 +177,6 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		for i, n := range ns {
 			get(n).TrigramRank = i + 1
-		}
-	}
-	if q.Signals&Vector != 0 {
-		vec, err := ix.vectorHits(ctx, q.Text, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range vec {
-			c := get(h.n)
-			c.VectorRank = i + 1
-			c.Cosine = h.score
 		}
 	}
 	if q.Signals&Graph != 0 {
@@ -183,13 +190,37 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 			c.GraphVia = h.Via
 		}
 	}
+	vecWG.Wait()
+	if vecErr != nil {
+		return nil, vecErr
+	}
+	for i, h := range vec {
+		c := get(h.n)
+		c.VectorRank = i + 1
+		c.Cosine = h.score
+	}
 	if len(cands) == 0 {
 		return nil, nil
 	}
 
 	ns := make([]int64, 0, len(cands))
-	for n := range cands {
+	for n, c := range cands {
+		c.Fused = Contribution(Lexical, c.LexicalRank) + Contribution(Trigram, c.TrigramRank) +
+			Contribution(Vector, c.VectorRank) + Contribution(Graph, c.GraphRank)
 		ns = append(ns, n)
+	}
+	// The factors (confidence, scope, recency, freshness) are read only for
+	// the best fused candidates: they are adjustments, and a learning far
+	// down every list does not climb into the top from there, while reading
+	// every candidate's row was a third of a search's time.
+	sort.Slice(ns, func(i, j int) bool {
+		if cands[ns[i]].Fused != cands[ns[j]].Fused {
+			return cands[ns[i]].Fused > cands[ns[j]].Fused
+		}
+		return ns[i] < ns[j]
+	})
+	if keep := factorCandidates(q.Limit); len(ns) > keep {
+		ns = ns[:keep]
 	}
 	// Only what ranking needs is read for every candidate; the rest of a
 	// result is read for the few that are returned.
@@ -207,8 +238,6 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	for n, r := range metas {
 		nOf[r.ID] = n
 		w := *cands[n]
-		w.Fused = Contribution(Lexical, w.LexicalRank) + Contribution(Trigram, w.TrigramRank) +
-			Contribution(Vector, w.VectorRank) + Contribution(Graph, w.GraphRank)
 		w.Confidence = confidenceFactor[r.Confidence]
 		if w.Confidence == 0 {
 			w.Confidence = confidenceFactor["medium"]
@@ -241,13 +270,20 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		f.Why, f.Score, f.Stale, f.StaleFiles = r.Why, r.Score, r.Stale, r.StaleFiles
 		results[i] = f
 	}
-	bodies, err := ix.bodies(ctx, results)
+	// The snippet is the key insight when there is one; only learnings
+	// without one need their body read.
+	var noInsight []Result
+	for _, r := range results {
+		if r.KeyInsight == "" {
+			noInsight = append(noInsight, r)
+		}
+	}
+	bodies, err := ix.bodies(ctx, noInsight)
 	if err != nil {
 		return nil, err
 	}
 	for i := range results {
 		results[i].Snippet = snippet(bodies[results[i].ID], results[i].KeyInsight, terms)
-		results[i].Why.MatchedTerms = matchedTerms(results[i].Title+"\n"+results[i].KeyInsight+"\n"+bodies[results[i].ID], terms)
 	}
 	return results, nil
 }
@@ -371,18 +407,6 @@ func (ix *Index) bodies(ctx context.Context, results []Result) (map[string]strin
 		out[id] = body
 	}
 	return out, rows.Err()
-}
-
-// matchedTerms counts the query terms that occur in text (by stem prefix).
-func matchedTerms(text string, terms []string) int {
-	lower := strings.ToLower(text)
-	n := 0
-	for _, t := range terms {
-		if strings.Contains(lower, stemPrefix(t)) {
-			n++
-		}
-	}
-	return n
 }
 
 // snippet picks the line of context a user sees under a result: the key
@@ -556,9 +580,16 @@ func candidatesFor(limit int) int {
 	return max(100, 4*limit)
 }
 
+// factorCandidates is how many of the best fused candidates have their
+// factors read and compete for the limit results.
+func factorCandidates(limit int) int {
+	return max(50, 3*limit)
+}
+
 type hit struct {
-	n     int64
-	score float64
+	n       int64
+	score   float64
+	matched int // query stems the learning contains (lexical hits)
 }
 
 var signalNames = []struct {

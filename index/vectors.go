@@ -239,6 +239,8 @@ func fileEmbedderID(h vector.Header) string {
 // vectorFile maps vectors.f32 once per Index, and only when it belongs to
 // the configured embedder: vectors from another space would rank noise.
 func (ix *Index) vectorFile() *vector.File {
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
 	if ix.vecLoaded {
 		return ix.vecFile
 	}
@@ -262,6 +264,8 @@ func (ix *Index) vectorFile() *vector.File {
 }
 
 func (ix *Index) closeVectors() {
+	ix.vecMu.Lock()
+	defer ix.vecMu.Unlock()
 	if ix.vecFile != nil {
 		ix.vecFile.Close()
 	}
