@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -564,7 +565,7 @@ func flagDiff(failed, ok string) string {
 }
 
 // Programs worth a tag when a learning's text names them.
-var knownPrograms = func() map[string]bool {
+var knownPrograms = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for p := range multiTools {
 		m[p] = true
@@ -576,7 +577,7 @@ var knownPrograms = func() map[string]bool {
 		m[p] = true
 	}
 	return m
-}()
+})
 
 // programsIn lists the known programs that start a command in text: in a
 // code span, in parentheses, or a command key before a colon.
@@ -585,7 +586,7 @@ func programsIn(text string) []string {
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune("`'\"(),;:", r)
 	}) {
-		if knownPrograms[w] && !contains(out, w) && isProgramMention(text, w) {
+		if knownPrograms()[w] && !contains(out, w) && isProgramMention(text, w) {
 			out = append(out, w)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/reflectkb/reflect/store"
 )
@@ -34,7 +35,7 @@ func (*Codex) Name() string { return "codex" }
 // sends it to the Responses API with strict: true, where every object must
 // list all its properties as required and set additionalProperties to
 // false; optional values are expressed as "" or [] instead.
-var codexSchema = func() []byte {
+var codexSchema = sync.OnceValue(func() []byte {
 	str := map[string]any{"type": "string"}
 	strs := map[string]any{"type": "array", "items": str}
 	object := func(props map[string]any) map[string]any {
@@ -81,7 +82,7 @@ var codexSchema = func() []byte {
 		panic(err) // a static value: cannot fail
 	}
 	return b
-}()
+})
 
 // Write implements Writer. The prompt goes on stdin ("-"): it can exceed
 // what one argument may hold. --skip-git-repo-check is needed because the
@@ -107,7 +108,7 @@ func (w *Codex) Write(ctx context.Context, c *Condensed) (*Output, error) {
 	defer os.RemoveAll(files)
 	schema := filepath.Join(files, "schema.json")
 	answer := filepath.Join(files, "answer.json")
-	if err := os.WriteFile(schema, codexSchema, 0o600); err != nil {
+	if err := os.WriteFile(schema, codexSchema(), 0o600); err != nil {
 		return nil, fmt.Errorf("write codex schema: %w", err)
 	}
 	stdout, err := writerProc{

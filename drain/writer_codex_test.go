@@ -63,7 +63,7 @@ func TestCodexWriter(t *testing.T) {
 	if env := readRecorded(t, out, "env"); !strings.Contains(env, "\nREFLECT_DISABLE=1\n") {
 		t.Errorf("env lacks REFLECT_DISABLE=1")
 	}
-	if schema := readRecorded(t, out, "schema.json"); schema != string(codexSchema) {
+	if schema := readRecorded(t, out, "schema.json"); schema != string(codexSchema()) {
 		t.Errorf("codex got schema %q", schema)
 	}
 }
@@ -98,7 +98,7 @@ func TestCodexWriterFailures(t *testing.T) {
 // required and forbids additional ones.
 func TestCodexSchemaStrict(t *testing.T) {
 	var root map[string]any
-	if err := json.Unmarshal(codexSchema, &root); err != nil {
+	if err := json.Unmarshal(codexSchema(), &root); err != nil {
 		t.Fatal(err)
 	}
 	var walk func(path string, node map[string]any)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -436,7 +437,7 @@ func (q *Queue) Requeue(id string) error {
 }
 
 // recordKeys are the JSON keys of Record, the ones patchRecord re-encodes.
-var recordKeys = func() map[string]bool {
+var recordKeys = sync.OnceValue(func() map[string]bool {
 	var m map[string]json.RawMessage
 	b, err := json.Marshal(Record{})
 	if err == nil {
@@ -450,7 +451,7 @@ var recordKeys = func() map[string]bool {
 		keys[k] = true
 	}
 	return keys
-}()
+})
 
 // patchRecord encodes rec, the decoded and changed form of the queue line
 // raw, as a line. Keys of raw that Record does not know (written by a newer
@@ -467,7 +468,7 @@ func patchRecord(raw []byte, rec Record) ([]byte, error) {
 	}
 	var extra []string
 	for k := range fields {
-		if !recordKeys[k] {
+		if !recordKeys()[k] {
 			extra = append(extra, k)
 		}
 	}

@@ -65,6 +65,7 @@ type span struct{ start, end int }
 // (0: defaultLimit), best first, ties newest docs row first. A query that
 // names no entity gives no hits and no error.
 func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error) {
+	loadVocab()
 	if limit <= 0 {
 		limit = defaultLimit
 	}
@@ -307,6 +308,7 @@ func neighbours(ctx context.Context, db Conn, id int64, limit int) ([]seed, erro
 // word. Ambiguous tool names ("go", "make") count only where Extract says
 // they are the tool.
 func queryCandidates(q string) map[string][]span {
+	loadVocab()
 	if len(q) > maxQueryBytes {
 		q = q[:maxQueryBytes]
 	}

@@ -64,6 +64,7 @@ const (
 // URLs, e-mail addresses, numbers, versions and ordinary capitalised words
 // are never entities. Entities are marked Extracted "heuristic".
 func Extract(l *store.Learning) *store.Sidecar {
+	loadVocab()
 	sc := &store.Sidecar{DocumentID: l.ID, Entities: []store.Entity{}, Relationships: []store.Relationship{}}
 	parts := []string{l.Title, l.KeyInsight, strings.Join(l.Symptoms, "\n"), l.Body}
 	x := newExtractor(strings.Join(parts, "\n\n"))
@@ -350,27 +351,7 @@ func isWordByte(c byte) bool {
 
 // phraseIndex maps the first word of each error phrase to the phrases, as
 // word lists, longest first.
-var phraseIndex = func() map[string][][]string {
-	idx := map[string][][]string{}
-	add := func(p string) {
-		ws := splitWords(p)
-		var list []string
-		for _, w := range ws {
-			list = append(list, w.s)
-		}
-		idx[list[0]] = append(idx[list[0]], list)
-	}
-	for _, p := range errorPhrases {
-		add(p)
-	}
-	for p := range httpPhrases {
-		add(p)
-	}
-	for _, ps := range idx {
-		sort.Slice(ps, func(i, j int) bool { return len(ps[i]) > len(ps[j]) })
-	}
-	return idx
-}()
+var phraseIndex map[string][][]string
 
 // phrases finds the multi-word errors: curated failure messages, HTTP
 // statuses with their context, exit statuses and SQLSTATE codes.
@@ -517,7 +498,7 @@ var installers = map[string]string{
 	"apt-get": "tool", "dnf": "tool", "yum": "tool",
 }
 
-var installVerbs = toSet(`install add get i require`)
+var installVerbs map[string]bool
 
 // install handles "pip install requests", "go get golang.org/x/sync": the
 // package manager is a tool and up to three packages after it are named.
@@ -668,7 +649,7 @@ func isVersion(s string) bool {
 
 // prompts are the tokens after which a code line's next word is a command
 // or, after import and from, a library.
-var prompts = toSet("$ # > % sudo RUN && || | ; exec time import from require")
+var prompts map[string]bool
 
 // toolContext tells whether an ambiguous tool name ("go", "make", "black")
 // is meant as the tool: it is a command (first in a code line or code
@@ -702,12 +683,11 @@ func (x *extractor) toolContext(i int, tl *tool) bool {
 }
 
 // knownDirs are directories that are entities by name alone.
-var knownDirs = toSet(`node_modules __pycache__ .git .github .venv .vscode .idea .terraform`)
+var knownDirs map[string]bool
 
 // verbWords are the words after which "go", "make" or "run" are verbs of
 // a sentence ("you go get them", "we make sure"), not commands.
-var verbWords = toSet(`i you we they he she it to let's lets will can could should would must might
-	may gonna wanna i'll you'll we'll they'll don't didn't won't can't and or then just also`)
+var verbWords map[string]bool
 
 // verbContext tells whether the word before token i makes it a verb.
 func (x *extractor) verbContext(i int) bool {

@@ -13,6 +13,7 @@ import (
 // "postgresql"). Path separators are kept: "callback/cookie.go" and
 // "cookie.go" are different entities. "SameSite" and "samesite" are one.
 func Normalize(name string) string {
+	loadVocab()
 	s := strings.TrimSpace(name)
 	s = strings.Trim(s, "`\"'")
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {

@@ -75,9 +75,9 @@ func errorName(s string, tick bool) (string, bool) {
 // compilerPrefixes are the letter prefixes of numbered diagnostics:
 // TypeScript, C#, VB, MSVC linker, MSBuild, .NET SDK, NuGet, ShellCheck,
 // Roslyn analyzers.
-var compilerPrefixes = toSet(`TS CS BC LNK MSB NETSDK NU SC CA IDE RS`)
+var compilerPrefixes map[string]bool
 
-var oracle = toSet(`ORA PLS TNS`)
+var oracle map[string]bool
 
 func codeWithPrefix(s string, prefixes map[string]bool, minDigits, maxDigits int) bool {
 	k := 0
@@ -254,7 +254,7 @@ func isDomain(seg string) bool {
 	return tlds[seg[i+1:]]
 }
 
-var tlds = toSet(`com org net io dev app co ai gov edu uk de fr jp me info biz sh ly gg xyz cloud us eu`)
+var tlds map[string]bool
 
 // modulePath recognises Go module and scoped npm package paths; for
 // hosted repositories it keeps the repository root, so every import of

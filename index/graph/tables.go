@@ -104,6 +104,7 @@ type relationRow struct {
 // A sidecar's entity type and description win over a heuristic guess for
 // the same name; between two sidecars the last one written wins.
 func AddDocument(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar, l *store.Learning) error {
+	loadVocab()
 	if sc == nil {
 		if l == nil {
 			return RemoveDocument(ctx, tx, doc)
