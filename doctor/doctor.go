@@ -10,10 +10,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
 )
 
@@ -43,6 +46,9 @@ type Report struct {
 	Writer       string         `json:"writer"`
 	Malformed    []Malformed    `json:"malformed"`
 	Checks       []Check        `json:"checks"`
+	// ANN is how vectors are searched, as the last reindex decided; null
+	// when none recorded it.
+	ANN *index.ANNStatus `json:"ann"`
 }
 
 // Malformed is a document the index had to skip.
@@ -203,4 +209,53 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
 	}
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
+	r.checkVectors(ctx, c, ix)
+}
+
+// checkVectors reports the embedder and how its vectors are searched: the
+// exact scan, or the HNSW tier when the last reindex found its recall good
+// enough (DESIGN §5). Either is healthy; the detail says why, so a slow
+// vector search at scale can be traced to a failed self-check.
+func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.Index) {
+	name := c.Index.Embedder
+	if name == "" {
+		name = embed.ProviderHash
+	}
+	if name == index.NoEmbedder {
+		r.add(Check{Name: "vectors", Status: OK, Detail: "none: the vector signal is off (index.embedder = none)"})
+		return
+	}
+	if c.Index.EmbedderModel != "" {
+		name += " (" + c.Index.EmbedderModel + ")"
+	}
+	st, err := ix.ANN(ctx)
+	switch {
+	case err != nil:
+		r.add(Check{Name: "vectors", Status: Warn, Detail: name + ": " + err.Error(), Fix: "run 'reflect reindex'"})
+		return
+	case st == nil && r.Counts.Learnings > 0:
+		r.add(Check{Name: "vectors", Status: Warn, Detail: name + ": no reindex has decided how vectors are searched yet",
+			Fix: "run 'reflect reindex'"})
+		return
+	case st == nil:
+		r.add(Check{Name: "vectors", Status: OK, Detail: name + ": no vectors yet"})
+		return
+	}
+	r.ANN = st
+	detail := name + ", " + st.Reason
+	if !strings.Contains(st.Reason, " vectors") {
+		// The reasons for a failed self-check name the recall, not the size.
+		detail += " (" + thousands(st.Vectors) + " vectors)"
+	}
+	r.add(Check{Name: "vectors", Status: OK, Detail: detail})
+}
+
+// thousands formats n with comma separators, as the vector package writes
+// counts in its reasons.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -6,8 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/store"
 )
 
 func checkNamed(r *Report, name string) *Check {
@@ -71,5 +74,78 @@ func TestHooksCheck(t *testing.T) {
 	r = Run(context.Background(), c)
 	if ch := checkNamed(r, "claude hooks"); ch == nil || !strings.Contains(ch.Detail, "not installed") {
 		t.Errorf("claude hooks check without settings = %+v", ch)
+	}
+}
+
+// The vectors check names the embedder and the vector search the last
+// reindex chose, and asks for a reindex only when learnings exist but no
+// reindex has made that choice.
+func TestVectorsCheck(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	newConfig := func(embedder string) *config.Config {
+		c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
+			File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+		c.Drain.Writer = "builtin"
+		c.Index.Embedder = embedder
+		return c
+	}
+	vectors := func(c *config.Config) *Check {
+		t.Helper()
+		r := Run(context.Background(), c)
+		ch := checkNamed(r, "vectors")
+		if ch == nil {
+			t.Fatalf("no vectors check in %+v", r.Checks)
+		}
+		return ch
+	}
+	c := newConfig("")
+
+	if ch := vectors(c); ch.Status != OK || ch.Detail != "hash: no vectors yet" {
+		t.Errorf("empty KB: %+v", ch)
+	}
+
+	st := store.Open(c.DocumentsDir())
+	for _, id := range []string{"lrn-a", "lrn-b"} {
+		l := &store.Learning{ID: id, Title: "Title of " + id, Confidence: "high", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+		if err := st.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Run opens and refreshes the index, which embeds the learnings but
+	// does not decide the vector search: that is reindex's whole-KB pass.
+	if ch := vectors(c); ch.Status != Warn || ch.Fix != "run 'reflect reindex'" || !strings.Contains(ch.Detail, "hash: no reindex") {
+		t.Errorf("learnings, no reindex: %+v", ch)
+	}
+
+	ix, err := index.Open(context.Background(), c.DocumentsDir(), c.IndexDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Update(context.Background(), index.UpdateOptions{ANN: true}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	r := Run(context.Background(), c)
+	if ch := checkNamed(r, "vectors"); ch == nil || ch.Status != OK || ch.Detail != "hash, exact scan: 2 vectors below ann_threshold 50,000" {
+		t.Errorf("after reindex: %+v", ch)
+	}
+	if r.ANN == nil || r.ANN.Vectors != 2 || r.ANN.Used {
+		t.Errorf("report ANN = %+v", r.ANN)
+	}
+
+	if ch := vectors(newConfig(index.NoEmbedder)); ch.Status != OK || !strings.HasPrefix(ch.Detail, "none: ") {
+		t.Errorf("embedder none: %+v", ch)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 50000: "50,000", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

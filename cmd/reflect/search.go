@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 )
 
 // SearchOptions are the inputs of `reflect search`.
@@ -15,8 +19,11 @@ type SearchOptions struct {
 	Query   string
 	Limit   int
 	Project string
-	JSON    bool
-	Explain bool
+	// ProjectSet says --project was given (even empty): it then replaces
+	// the current directory's project.
+	ProjectSet bool
+	JSON       bool
+	Explain    bool
 }
 
 // NewCmdSearch builds `reflect search`.
@@ -25,12 +32,26 @@ func NewCmdSearch(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find learnings by free text",
-		Long: `Search ranks learnings by the words of QUERY (BM25 over title, key insight,
-tags and body, weighted in that order) and by code-like tokens matched as
-substrings (paths, flags, error codes). Operators and quotes in QUERY are
-searched as plain words.`,
+		Long: `Search ranks learnings by four signals, fused by weighted reciprocal rank:
+  lexical  BM25 over title, key insight, tags and symptoms, and body,
+           weighted in that order
+  trigram  code-like tokens of QUERY (paths, flags, error codes) matched
+           as substrings
+  vector   similarity of meaning, from the configured embedder
+           (index.embedder; the default hash embedder needs no network)
+  graph    learnings that mention the entities QUERY names, and their
+           neighbours in the entity graph (see 'reflect graph')
+The fused score is then multiplied by factors: confidence (high 1.0,
+medium 0.8, low 0.55), scope (the current project's learnings first, other
+projects' last), recency (newer learnings win near-ties) and freshness (a
+learning citing a file that changed since is demoted and marked "may be
+stale"). The current project is the git repository around the current
+directory (its origin remote's name, else the directory's); --project
+names another. --explain shows each result's ranks and factors.
+Operators and quotes in QUERY are searched as plain words.`,
 		Example: `  reflect search oauth state mismatch
   reflect search -- -fPIC relocation
+  reflect search --explain --project auth-service "SameSite cookie"
   reflect search --json --limit 3 "SameSite cookie"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(strings.Join(args, " ")) == "" {
@@ -40,6 +61,7 @@ searched as plain words.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
+			opts.ProjectSet = cmd.Flags().Changed("project")
 			if opts.Limit < 1 || opts.Limit > 1000 {
 				return usagef("--limit must be between 1 and 1000")
 			}
@@ -48,7 +70,7 @@ searched as plain words.`,
 				return err
 			}
 			defer ix.Close()
-			results, err := ix.Search(cmd.Context(), index.Query{Text: opts.Query, Limit: opts.Limit, Project: opts.Project})
+			results, err := ix.Search(cmd.Context(), searchQuery(cmd.Context(), opts))
 			if err != nil {
 				return err
 			}
@@ -56,10 +78,31 @@ searched as plain words.`,
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 10, "how many results at most")
-	cmd.Flags().StringVar(&opts.Project, "project", "", "rank this project's learnings first")
+	cmd.Flags().StringVar(&opts.Project, "project", "", "rank this project's learnings first (default: the current directory's project)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show how each result was scored")
 	return cmd
+}
+
+// searchQuery places the search in the current directory, as the hooks'
+// recall does for a session: its project ranks first (DESIGN §5), and
+// files that project's learnings cite are checked for changes under the
+// repository's top directory, wherever in the tree the search runs. A
+// directory that names no project ($HOME, /) checks relative cites nowhere.
+func searchQuery(ctx context.Context, opts *SearchOptions) index.Query {
+	q := index.Query{Text: opts.Query, Limit: opts.Limit, Project: opts.Project}
+	cwd, err := os.Getwd()
+	if err != nil || gitrepo.SkipDir(cwd) != "" {
+		return q
+	}
+	cwd = filepath.Clean(cwd)
+	if q.Root = gitrepo.Root(cwd); q.Root == "" {
+		q.Root = cwd
+	}
+	if !opts.ProjectSet {
+		q.Project = gitrepo.Project(ctx, cwd)
+	}
+	return q
 }
 
 func searchOutput(opts *SearchOptions, results []index.Result) error {
@@ -83,6 +126,9 @@ func searchOutput(opts *SearchOptions, results []index.Result) error {
 		if r.Snippet != "" {
 			fmt.Fprintf(out, "   %s\n", oneLine(r.Snippet))
 		}
+		if r.Stale {
+			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", strings.Join(r.StaleFiles, ", "))
+		}
 		if opts.Explain {
 			fmt.Fprintf(out, "   why: %s\n", explain(r.Why))
 		}
@@ -90,13 +136,26 @@ func searchOutput(opts *SearchOptions, results []index.Result) error {
 	return nil
 }
 
+// explain renders a result's Why on one line: each signal's rank, raw
+// score and share of the fused score ("-" when it did not find the
+// learning), then the factors the fused score was multiplied by.
 func explain(w index.Why) string {
-	rank := func(n int) string {
-		if n == 0 {
-			return "-"
+	signal := func(name string, s index.Signals, rank int, details ...string) string {
+		if rank == 0 {
+			return name + " -"
 		}
-		return fmt.Sprintf("#%d", n)
+		details = append(details, fmt.Sprintf("+%.4f", index.Contribution(s, rank)))
+		return fmt.Sprintf("%s #%d (%s)", name, rank, strings.Join(details, ", "))
 	}
-	return fmt.Sprintf("lexical %s (bm25 %.2f, %d terms) · trigram %s · fused %.4f × confidence %.2f × scope %.2f",
-		rank(w.LexicalRank), w.BM25, w.MatchedTerms, rank(w.TrigramRank), w.Fused, w.Confidence, w.Scope)
+	graph := signal("graph", index.Graph, w.GraphRank)
+	if w.GraphRank > 0 && w.GraphVia != "" {
+		graph = fmt.Sprintf("graph #%d via %s (+%.4f)", w.GraphRank, oneLine(w.GraphVia), index.Contribution(index.Graph, w.GraphRank))
+	}
+	return strings.Join([]string{
+		signal("lexical", index.Lexical, w.LexicalRank, fmt.Sprintf("bm25 %.2f", w.BM25), fmt.Sprintf("%d terms", w.MatchedTerms)),
+		signal("trigram", index.Trigram, w.TrigramRank),
+		signal("vector", index.Vector, w.VectorRank, fmt.Sprintf("cos %.2f", w.Cosine)),
+		graph,
+	}, " · ") + fmt.Sprintf(" = fused %.4f × confidence %.2f × scope %.2f × recency %.2f × freshness %.2f",
+		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness)
 }

@@ -1,23 +1,34 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/store"
 )
+
+// showRelated is how many related learnings show lists: enough to find
+// the neighbours worth reading, few enough to read at a glance.
+const showRelated = 5
 
 // NewCmdShow builds `reflect show`.
 func NewCmdShow(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
-		Short: "Print one learning and its entities",
-		Args:  exactArgs(1, "one learning id"),
+		Short: "Print one learning, its entities and related learnings",
+		Long: `Show prints the learning's file as written, then its entities as the index
+knows them (with their community, see 'reflect graph') and the learnings
+that share entities with it, rarest shared entity first.`,
+		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.Config()
 			if err != nil {
@@ -39,18 +50,44 @@ func NewCmdShow(f *Factory) *cobra.Command {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
 			}
+			ents, related, indexed := showGraph(cmd.Context(), f, l.ID)
 			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc})
+				if ents == nil {
+					ents = []graph.EntityInfo{}
+				}
+				if related == nil {
+					related = []index.RelatedLearning{}
+				}
+				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
+					"indexed": indexed, "graph_entities": ents, "related": related})
 			}
 			data, err := os.ReadFile(l.Path)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "%s\n", data)
-			if sc != nil && len(sc.Entities) > 0 {
-				fmt.Fprintln(f.IO.Out, "Entities:")
+			out := f.IO.Out
+			fmt.Fprintf(out, "%s\n", data)
+			switch {
+			case indexed && len(ents) > 0:
+				fmt.Fprintln(out, "Entities:")
+				for _, e := range ents {
+					if e.Community > 0 {
+						fmt.Fprintf(out, "  - %s (%s, community %d)\n", oneLine(e.Name), e.Type, e.Community)
+					} else {
+						fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
+					}
+				}
+			case !indexed && sc != nil && len(sc.Entities) > 0:
+				// Not indexed yet: the sidecar is all there is to say.
+				fmt.Fprintln(out, "Entities:")
 				for _, e := range sc.Entities {
-					fmt.Fprintf(f.IO.Out, "  - %s (%s)\n", e.Name, e.Type)
+					fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
+				}
+			}
+			if len(related) > 0 {
+				fmt.Fprintln(out, "Related:")
+				for _, r := range related {
+					fmt.Fprintf(out, "  - %s  %s  (shares %s)\n", r.ID, oneLine(r.Title), strings.Join(r.Shared, ", "))
 				}
 			}
 			return nil
@@ -58,4 +95,29 @@ func NewCmdShow(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// showGraph reads the learning's entities and related learnings from the
+// index. The file is the source of truth and is shown regardless: an index
+// that cannot be opened, or that does not hold the learning yet, is a note
+// on stderr, not a failure. The index is not refreshed first, since show
+// reads and should not write while a drain may be indexing; the note says
+// how to catch up instead.
+func showGraph(ctx context.Context, f *Factory, id string) (ents []graph.EntityInfo, related []index.RelatedLearning, indexed bool) {
+	ix, err := f.OpenIndex(ctx, false)
+	if err != nil {
+		fmt.Fprintf(f.IO.Err, "reflect: no entities or related learnings: %v\n", err)
+		return nil, nil, false
+	}
+	defer ix.Close()
+	ents, related, err = ix.Related(ctx, id, showRelated)
+	switch {
+	case errors.Is(err, index.ErrNotIndexed):
+		fmt.Fprintf(f.IO.Err, "reflect: %s is not indexed yet: run 'reflect reindex'\n", id)
+		return nil, nil, false
+	case err != nil:
+		fmt.Fprintf(f.IO.Err, "reflect: no entities or related learnings: %v\n", err)
+		return nil, nil, false
+	}
+	return ents, related, true
 }

@@ -38,6 +38,21 @@ func Project(ctx context.Context, cwd string) string {
 	return Inspect(ctx, filepath.Clean(cwd), false).Project
 }
 
+// Root is the top directory of the git working tree around cwd (the
+// directory holding .git, a worktree's or submodule's .git file included),
+// or "" outside a repository. Files a learning cites are paths relative to
+// it, wherever in the tree the user happens to be.
+func Root(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	root, _, ok := findGitDir(filepath.Clean(cwd))
+	if !ok {
+		return ""
+	}
+	return root
+}
+
 // SkipDir says why a working directory names no project: a session in
 // $HOME (or at the root) is about nothing in particular, and whatever its
 // name matched would be noise.

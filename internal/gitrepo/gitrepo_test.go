@@ -45,3 +45,38 @@ func TestReadHeadAndConfig(t *testing.T) {
 		t.Errorf("no origin: %q, %v", u, ok)
 	}
 }
+
+func TestRoot(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	sub := filepath.Join(repo, "a", "b")
+	wt := filepath.Join(dir, "worktree")
+	plain := filepath.Join(dir, "plain")
+	for _, d := range []string{filepath.Join(repo, ".git"), sub, wt, plain} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A worktree has a .git file, not a directory: it is a root all the same.
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git", "worktrees", "wt")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ cwd, want string }{
+		{repo, repo},
+		{sub, repo},
+		{sub + "/", repo},
+		{wt, wt},
+		{"", ""},
+	} {
+		if got := Root(tc.cwd); got != tc.want {
+			t.Errorf("Root(%q) = %q, want %q", tc.cwd, got, tc.want)
+		}
+	}
+	// Outside any repository, unless the temporary directory is itself
+	// inside one, which would say nothing about Root.
+	if _, _, inRepo := findGitDir(dir); !inRepo {
+		if got := Root(plain); got != "" {
+			t.Errorf("Root outside a repository = %q, want \"\"", got)
+		}
+	}
+}
