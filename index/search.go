@@ -30,6 +30,11 @@ type Query struct {
 	Signals Signals
 	// Now is when recency is measured from; zero means time.Now().
 	Now time.Time
+	// Rerank limits the vector signal to ordering the learnings the other
+	// signals found, instead of scanning every vector for more. A caller
+	// that keeps only lexical matches anyway (a hook's relevance floor)
+	// gets the same answer for a fraction of the cost.
+	Rerank bool
 }
 
 // Signals is a set of ranked lists that fusion combines.
@@ -151,7 +156,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	var vecErr error
 	var vecWG sync.WaitGroup
 	defer vecWG.Wait()
-	if q.Signals&Vector != 0 {
+	if q.Signals&Vector != 0 && !q.Rerank {
 		vecWG.Add(1)
 		go func() {
 			defer vecWG.Done()
@@ -191,6 +196,13 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		}
 	}
 	vecWG.Wait()
+	if q.Signals&Vector != 0 && q.Rerank && len(cands) > 0 {
+		keys := make([]int64, 0, len(cands))
+		for n := range cands {
+			keys = append(keys, n)
+		}
+		vec, vecErr = ix.vectorRerank(ctx, q.Text, keys)
+	}
 	if vecErr != nil {
 		return nil, vecErr
 	}

@@ -272,25 +272,42 @@ func (ix *Index) closeVectors() {
 	ix.vecFile, ix.vecSearch, ix.vecLoaded = nil, nil, false
 }
 
-// vectorHits ranks learnings by the cosine of their vector with the
-// query's. It returns nothing (and no error) when there is no embedder, no
-// vector file for it, or the query may not be embedded here.
-func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit, error) {
+// vectorRerank ranks the learnings ns by the cosine of their vector with
+// the query's, looking each up in vectors.f32 instead of scanning it.
+func (ix *Index) vectorRerank(ctx context.Context, text string, ns []int64) ([]hit, error) {
+	q, f, err := ix.queryVector(ctx, text)
+	if q == nil || err != nil {
+		return nil, err
+	}
+	keys := make([]uint64, len(ns))
+	for i, n := range ns {
+		keys[i] = uint64(n)
+	}
+	return toHits(f.Score(q, keys)), nil
+}
+
+// queryVector embeds the query for the vector file in use; nil when the
+// vector signal is off for this index.
+func (ix *Index) queryVector(ctx context.Context, text string) ([]float32, *vector.File, error) {
 	if ix.opts.embedder == nil || ix.opts.noQueryEmbedding {
-		return nil, nil
+		return nil, nil, nil
 	}
 	f := ix.vectorFile()
 	if f == nil || f.Len() == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	vecs, err := ix.opts.embedder.Embed(ctx, []string{text})
 	if err != nil {
-		return nil, fmt.Errorf("search: embed query: %w", err)
+		return nil, nil, fmt.Errorf("search: embed query: %w", err)
 	}
 	if len(vecs) != 1 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	found := ix.vecSearch.Search(vecs[0], limit, nil)
+	return vecs[0], f, nil
+}
+
+// toHits keeps the vector hits above minCosine, in order.
+func toHits(found []vector.Hit) []hit {
 	out := make([]hit, 0, len(found))
 	for _, h := range found {
 		if float64(h.Score) < minCosine {
@@ -298,5 +315,16 @@ func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit,
 		}
 		out = append(out, hit{n: int64(h.Key), score: float64(h.Score)})
 	}
-	return out, nil
+	return out
+}
+
+// vectorHits ranks learnings by the cosine of their vector with the
+// query's. It returns nothing (and no error) when there is no embedder, no
+// vector file for it, or the query may not be embedded here.
+func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit, error) {
+	q, _, err := ix.queryVector(ctx, text)
+	if q == nil || err != nil {
+		return nil, err
+	}
+	return toHits(ix.vecSearch.Search(q, limit, nil)), nil
 }

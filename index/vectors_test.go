@@ -235,3 +235,30 @@ func TestParseSignals(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// Rerank orders only what the other signals found: no learning enters
+// through its vector alone, and the candidates' vector ranks follow their
+// cosines.
+func TestVectorRerank(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-pool", "postgres connection pool exhausted under load"))
+	k.write(t, simple("lrn-pool2", "pool sizing for the postgres replica"))
+	k.write(t, simple("lrn-rebalance", "kafka consumers rebalancing storm"))
+	ix := openWith(t, k, WithEmbedder(hashEmbedder(t, 64)))
+	full := search(t, ix, Query{Text: "postgres pool rebalancng"})
+	re := search(t, ix, Query{Text: "postgres pool rebalancng", Rerank: true, Signals: Lexical | Vector})
+	if len(full) != 3 {
+		t.Fatalf("full search found %v", ids(full))
+	}
+	if len(re) != 2 {
+		t.Fatalf("rerank found %v, want only the two lexical matches", ids(re))
+	}
+	for _, r := range re {
+		if r.Why.LexicalRank == 0 || r.Why.VectorRank == 0 {
+			t.Errorf("%s: ranks %+v", r.ID, r.Why)
+		}
+	}
+	if re[0].Why.VectorRank == re[1].Why.VectorRank || (re[0].Why.Cosine > re[1].Why.Cosine) != (re[0].Why.VectorRank < re[1].Why.VectorRank) {
+		t.Errorf("vector ranks do not follow cosines: %+v / %+v", re[0].Why, re[1].Why)
+	}
+}

@@ -158,7 +158,10 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		Project: res.Project,
 		// Writers cite files relative to the session's directory.
 		Root: req.Cwd,
-		Now:  req.Now,
+		// Only what clears the lexical floor is injected, so the vector
+		// signal need only order the candidates, not scan for more.
+		Rerank: true,
+		Now:    req.Now,
 	})
 	if err != nil {
 		return res, err

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 
 	"github.com/viterin/vek"
@@ -210,4 +211,36 @@ func (t *topK) sorted() []Hit {
 		return 0
 	})
 	return t.h
+}
+
+// Score returns the dot product of q with the vector stored under each of
+// keys, for files whose rows are in ascending key order (as the index
+// writes them): each key is found by binary search, so scoring a few
+// hundred candidates touches a few hundred rows, not the file. Keys that
+// are not in the file are left out. Results are best first, ties by key.
+func (f *File) Score(q []float32, keys []uint64) []Hit {
+	if f.count == 0 || len(q) != f.hdr.Dim || !finite(q) {
+		return nil
+	}
+	out := make([]Hit, 0, len(keys))
+	for _, k := range keys {
+		i := sort.Search(f.count, func(i int) bool { return f.Key(i) >= k })
+		if i < f.count && f.Key(i) == k {
+			out = append(out, Hit{Key: k, Score: dot(q, f.Vector(i))})
+		}
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		case a.Key < b.Key:
+			return -1
+		case a.Key > b.Key:
+			return 1
+		}
+		return 0
+	})
+	return out
 }

@@ -322,3 +322,29 @@ func BenchmarkDot256(b *testing.B) {
 	}
 	_ = s
 }
+
+func TestScoreKeys(t *testing.T) {
+	rows := randomRows(300, 16, 11) // keys 1000.. ascending
+	f := openFile(t, writeFile(t, Header{Dim: 16}, rows))
+	q := rows[42].Vec
+	keys := []uint64{rows[42].Key, rows[7].Key, 999999, rows[299].Key, rows[0].Key}
+	got := f.Score(q, keys)
+	if len(got) != 4 {
+		t.Fatalf("%d hits for 4 stored keys and 1 missing: %+v", len(got), got)
+	}
+	if got[0].Key != rows[42].Key {
+		t.Errorf("best %d, want the query's own row %d", got[0].Key, rows[42].Key)
+	}
+	for i, h := range got {
+		want := dot(q, rows[h.Key-1000].Vec)
+		if h.Score != want {
+			t.Errorf("key %d: score %v, want %v", h.Key, h.Score, want)
+		}
+		if i > 0 && got[i-1].Score < h.Score {
+			t.Errorf("not sorted at %d", i)
+		}
+	}
+	if f.Score(q[:3], keys) != nil {
+		t.Error("wrong dimension scored")
+	}
+}
