@@ -348,3 +348,33 @@ func TestScoreKeys(t *testing.T) {
 		t.Error("wrong dimension scored")
 	}
 }
+
+// find must locate every key of files with gaps, runs and a single row,
+// and report absent keys (between, below and above the stored ones).
+func TestFind(t *testing.T) {
+	for _, keys := range [][]uint64{
+		{5},
+		{1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
+		{1, 2, 3, 1000, 1001, 1002, 50000, 1 << 40},
+		{3, 9, 27, 81, 243, 729, 2187},
+	} {
+		rows := make([]Row, len(keys))
+		for i, k := range keys {
+			rows[i] = Row{Key: k, Vec: []float32{1, 0}}
+		}
+		f := openFile(t, writeFile(t, Header{Dim: 2}, rows))
+		for i, k := range keys {
+			if got, ok := f.find(k); !ok || got != i {
+				t.Errorf("keys %v: find(%d) = %d, %v; want %d", keys, k, got, ok, i)
+			}
+		}
+		for _, k := range []uint64{0, 4, 11, 999, 2000, 1<<40 + 1} {
+			if slices.Contains(keys, k) {
+				continue
+			}
+			if _, ok := f.find(k); ok {
+				t.Errorf("keys %v: found absent %d", keys, k)
+			}
+		}
+	}
+}
