@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,8 +27,11 @@ type UpdateOptions struct {
 	// them after a full reindex or a change of embedder).
 	EmbedProgress func(done, total int)
 	// Communities recomputes the entity graph's communities (Louvain), a
-	// pass over the whole graph that 'reflect reindex' makes and a single
-	// added learning does not wait for.
+	// pass over the whole graph that 'reflect reindex' asks for and a
+	// single added learning does not wait for. It runs when the graph has
+	// never been grouped, on a full reindex, or once a tenth of the
+	// learnings changed since the last grouping (staleCommunities); until
+	// then new entities show community 0.
 	Communities bool
 	// ANN decides again between the exact vector scan and the HNSW tier
 	// (building and checking the graph above the threshold): also a
@@ -223,12 +227,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if st.Embedded, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
 		return st, err
 	}
-	if opts.Communities {
-		gs, err := graph.Rebuild(ctx, tx)
-		if err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
-		}
-		st.Graph = &gs
+	if st.Graph, err = ix.maybeRebuildCommunities(ctx, tx, opts, st.Added+st.Updated+st.Removed); err != nil {
+		return st, err
 	}
 	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
 		if err := saveCorpusTotals(ctx, tx); err != nil {
@@ -514,4 +514,44 @@ func orDefault(v, def string) string {
 		return def
 	}
 	return v
+}
+
+// staleCommunities is the share of learnings that may change before
+// 'reflect reindex' groups the entities again: Louvain over 10,000
+// learnings takes a quarter of a second, which a reindex after one edit
+// should not pay, while a tenth of new learnings can move communities.
+const staleCommunities = 0.1
+
+// maybeRebuildCommunities counts the learnings changed since the entities
+// were last grouped and regroups them when opts asks and it is due.
+func (ix *Index) maybeRebuildCommunities(ctx context.Context, tx *sql.Tx, opts UpdateOptions, changed int) (*graph.Stats, error) {
+	var pending, docs int
+	var never bool
+	var v string
+	switch err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='graph_changes'`).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+		never = true
+	case err != nil:
+		return nil, fmt.Errorf("reindex: %w", err)
+	default:
+		pending, _ = strconv.Atoi(v)
+	}
+	pending += changed
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&docs); err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	var gs *graph.Stats
+	if opts.Communities && (never || opts.Full || float64(pending) > staleCommunities*float64(docs)) {
+		s, err := graph.Rebuild(ctx, tx)
+		if err != nil {
+			return nil, fmt.Errorf("reindex: %w", err)
+		}
+		gs, pending = &s, 0
+	} else if never {
+		return nil, nil // nothing grouped yet: the first reindex will
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('graph_changes',?)`, strconv.Itoa(pending)); err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	return gs, nil
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -260,5 +261,33 @@ func TestVectorRerank(t *testing.T) {
 	}
 	if re[0].Why.VectorRank == re[1].Why.VectorRank || (re[0].Why.Cosine > re[1].Why.Cosine) != (re[0].Why.VectorRank < re[1].Why.VectorRank) {
 		t.Errorf("vector ranks do not follow cosines: %+v / %+v", re[0].Why, re[1].Why)
+	}
+}
+
+// Communities are regrouped by a reindex that asks for it when the graph
+// was never grouped, on --full, or once a tenth of the learnings changed.
+func TestCommunitiesWhenStale(t *testing.T) {
+	k := newKB(t)
+	for i := 0; i < 20; i++ {
+		k.write(t, simple(fmt.Sprintf("lrn-%02d", i), fmt.Sprintf("pgbouncer pool tuning step %d", i)))
+	}
+	ix := k.open(t)
+	if st := update(t, ix, UpdateOptions{Communities: true}); st.Graph == nil {
+		t.Fatal("never grouped: no rebuild")
+	}
+	k.write(t, simple("lrn-new-1", "pgbouncer transaction mode"))
+	if st := update(t, ix, UpdateOptions{Communities: true}); st.Graph != nil {
+		t.Fatal("one change in 21 learnings regrouped the graph")
+	}
+	k.write(t, simple("lrn-new-2", "pgbouncer session mode"))
+	k.write(t, simple("lrn-new-3", "pgbouncer statement mode"))
+	if st := update(t, ix, UpdateOptions{}); st.Graph != nil {
+		t.Fatal("regrouped without being asked")
+	}
+	if st := update(t, ix, UpdateOptions{Communities: true}); st.Graph == nil {
+		t.Fatal("3 changes in 23 learnings: no regrouping")
+	}
+	if st := update(t, ix, UpdateOptions{Communities: true, Full: true}); st.Graph == nil {
+		t.Fatal("--full did not regroup")
 	}
 }
