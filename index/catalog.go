@@ -117,6 +117,7 @@ type openOptions struct {
 	embedder         embed.Embedder
 	noQueryEmbedding bool
 	halfLife         time.Duration
+	vectorWeight     float64
 	annThreshold     int
 }
 

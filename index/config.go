@@ -21,6 +21,9 @@ func ConfigOptions(c config.Index, offline bool) ([]OpenOption, error) {
 	if c.HalfLifeDays > 0 {
 		opts = append(opts, WithHalfLife(time.Duration(c.HalfLifeDays)*24*time.Hour))
 	}
+	if c.VectorWeight > 0 {
+		opts = append(opts, WithVectorWeight(c.VectorWeight))
+	}
 	if c.ANNThreshold > 0 {
 		opts = append(opts, WithANNThreshold(c.ANNThreshold))
 	}

@@ -238,7 +238,7 @@ func TestSearchIdentifiers(t *testing.T) {
 			for _, sig := range []struct {
 				weight float64
 				rank   int
-			}{{fusionWeight[Lexical], w.LexicalRank}, {fusionWeight[Trigram], w.TrigramRank}, {fusionWeight[Vector], w.VectorRank}, {fusionWeight[Graph], w.GraphRank}} {
+			}{{weightLexical, w.LexicalRank}, {weightTrigram, w.TrigramRank}, {ix.vectorWeight(), w.VectorRank}, {weightGraph, w.GraphRank}} {
 				if sig.rank > 0 {
 					wantFused += sig.weight / (rrfK + float64(sig.rank))
 				}

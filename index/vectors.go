@@ -38,6 +38,24 @@ func WithEmbedder(e embed.Embedder) OpenOption {
 	return func(o *openOptions) { o.embedder = e }
 }
 
+// WithVectorWeight sets the vector signal's fusion weight; 0 keeps the
+// embedder's default (HashVectorWeight for hash, ModelVectorWeight for a
+// model).
+func WithVectorWeight(w float64) OpenOption {
+	return func(o *openOptions) { o.vectorWeight = w }
+}
+
+func (ix *Index) vectorWeight() float64 {
+	switch {
+	case ix.opts.vectorWeight > 0:
+		return ix.opts.vectorWeight
+	case ix.opts.embedder != nil && ix.opts.embedder.Name() == embed.ProviderHash:
+		return HashVectorWeight
+	default:
+		return ModelVectorWeight
+	}
+}
+
 // QueryEmbedding controls whether a search may embed its query: a hook
 // must never call the network, so it passes false when the embedder is a
 // remote one. The vector signal is then left out of that search.

@@ -2,9 +2,9 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"

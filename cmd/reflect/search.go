@@ -140,21 +140,22 @@ func searchOutput(opts *SearchOptions, results []index.Result) error {
 // score and share of the fused score ("-" when it did not find the
 // learning), then the factors the fused score was multiplied by.
 func explain(w index.Why) string {
-	signal := func(name string, s index.Signals, rank int, details ...string) string {
+	c := w.Contributions
+	signal := func(name string, rank int, share float64, details ...string) string {
 		if rank == 0 {
 			return name + " -"
 		}
-		details = append(details, fmt.Sprintf("+%.4f", index.Contribution(s, rank)))
+		details = append(details, fmt.Sprintf("+%.4f", share))
 		return fmt.Sprintf("%s #%d (%s)", name, rank, strings.Join(details, ", "))
 	}
-	graph := signal("graph", index.Graph, w.GraphRank)
+	graph := signal("graph", w.GraphRank, c.Graph)
 	if w.GraphRank > 0 && w.GraphVia != "" {
-		graph = fmt.Sprintf("graph #%d via %s (+%.4f)", w.GraphRank, oneLine(w.GraphVia), index.Contribution(index.Graph, w.GraphRank))
+		graph = fmt.Sprintf("graph #%d via %s (+%.4f)", w.GraphRank, oneLine(w.GraphVia), c.Graph)
 	}
 	return strings.Join([]string{
-		signal("lexical", index.Lexical, w.LexicalRank, fmt.Sprintf("bm25 %.2f", w.BM25), fmt.Sprintf("%d terms", w.MatchedTerms)),
-		signal("trigram", index.Trigram, w.TrigramRank),
-		signal("vector", index.Vector, w.VectorRank, fmt.Sprintf("cos %.2f", w.Cosine)),
+		signal("lexical", w.LexicalRank, c.Lexical, fmt.Sprintf("bm25 %.2f", w.BM25), fmt.Sprintf("%d terms", w.MatchedTerms)),
+		signal("trigram", w.TrigramRank, c.Trigram),
+		signal("vector", w.VectorRank, c.Vector, fmt.Sprintf("cos %.2f", w.Cosine)),
 		graph,
 	}, " · ") + fmt.Sprintf(" = fused %.4f × confidence %.2f × scope %.2f × recency %.2f × freshness %.2f",
 		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness)

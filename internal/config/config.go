@@ -60,6 +60,9 @@ type Index struct {
 	HalfLifeDays int `toml:"half_life_days"`
 	// ANNThreshold is the vector count from which the HNSW tier is tried.
 	ANNThreshold int `toml:"ann_threshold"`
+	// VectorWeight is the vector signal's fusion weight (0: the embedder's
+	// default).
+	VectorWeight float64 `toml:"vector_weight"`
 }
 
 // Recall holds the budgets of injected context.
@@ -147,6 +150,10 @@ func (c *Config) applyFile(fc *fileConfig) {
 	setStr("index.embedder_api_key_env", &c.Index.EmbedderKeyEnv, fc.Index.EmbedderKeyEnv)
 	setInt("index.half_life_days", &c.Index.HalfLifeDays, fc.Index.HalfLifeDays)
 	setInt("index.ann_threshold", &c.Index.ANNThreshold, fc.Index.ANNThreshold)
+	if fc.Index.VectorWeight > 0 {
+		c.Index.VectorWeight = fc.Index.VectorWeight
+		c.Origin["index.vector_weight"] = src
+	}
 	setInt("recall.max", &c.Recall.Max, fc.Recall.Max)
 	setInt("recall.chars", &c.Recall.Chars, fc.Recall.Chars)
 }
