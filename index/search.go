@@ -174,6 +174,9 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		return c
 	}
+	if q.Signals&Graph != 0 {
+		go graph.Prepare()
+	}
 	depth := candidatesFor(q.Limit)
 	// The vector scan needs no SQL: it runs beside the lists that do. Every
 	// return waits for it, so it never outlives the search (and the
