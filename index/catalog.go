@@ -24,7 +24,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -219,7 +219,37 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 
 var errOutdated = errors.New("catalog schema is outdated")
 
+// pageSize is the catalog's page size. A search reads posting lists and
+// rows scattered over the file through a memory map; with 16 KiB pages it
+// takes a quarter of the page faults it takes with SQLite's default 4 KiB
+// (a 10,000-learning prompt hook: 9.8 → 8.9 ms), while a reindex after one
+// edit costs the same (64 KiB pages were slower to update).
+const pageSize = 16384
+
+// initFile gives a new, empty catalog file its page size, which must be
+// set before anything is written: the WAL mode the connections ask for
+// would fix the default at once. A catalog that already has content keeps
+// its page size (the pragma is then a no-op), so racing processes are safe.
+func initFile(ctx context.Context, path string) error {
+	db, err := sql.Open(driverName, "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, p := range []string{fmt.Sprintf(`PRAGMA page_size = %d`, pageSize), `PRAGMA journal_mode = WAL`} {
+		if _, err := db.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("create catalog: %w", err)
+		}
+	}
+	return nil
+}
+
 func (ix *Index) open(ctx context.Context) error {
+	if fi, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
+		if err := initFile(ctx, ix.path); err != nil {
+			return err
+		}
+	}
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "5000")

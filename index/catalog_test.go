@@ -396,3 +396,18 @@ func TestRefresh(t *testing.T) {
 		})
 	}
 }
+
+// A new catalog gets the page size searches were measured with.
+func TestNewCatalogPageSize(t *testing.T) {
+	k := newKB(t)
+	writeRaw(t, k.docPath("lrn-one"), simple("lrn-one", "haproxy").render())
+	ix := k.open(t)
+	var ps int
+	if err := ix.db.QueryRow(`PRAGMA page_size`).Scan(&ps); err != nil || ps != pageSize {
+		t.Fatalf("page_size %d, %v; want %d", ps, err, pageSize)
+	}
+	var mode string
+	if err := ix.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode %q, %v", mode, err)
+	}
+}

@@ -235,7 +235,10 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			return st, err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('docs_stamp',?)`, dirStamp); err != nil {
+	// Written only when it moved: a transaction that writes nothing leaves
+	// nothing in the WAL for readers to checkpoint (see checkpoint).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES('docs_stamp',?1)
+		ON CONFLICT(key) DO UPDATE SET value=?1 WHERE value<>?1`, dirStamp); err != nil {
 		return st, err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&st.Indexed); err != nil {
@@ -245,13 +248,6 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
-	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
-		// The WAL file is kept between processes (see driverName); empty
-		// it now, or every reader would look its pages up in the WAL
-		// until the next automatic checkpoint. A reader holding it back
-		// only makes this a partial checkpoint: not an error.
-		_, _ = ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-	}
 	if err := ix.exportVectors(ctx, st.Embedded || st.Removed+st.Updated > 0); err != nil {
 		return st, err
 	}
@@ -260,6 +256,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			return st, err
 		}
 	}
+	ix.checkpoint(ctx)
 	if opts.Progress != nil {
 		opts.Progress(len(files), len(files))
 	}
@@ -550,8 +547,21 @@ func (ix *Index) maybeRebuildCommunities(ctx context.Context, tx *sql.Tx, opts U
 	} else if never {
 		return nil, nil // nothing grouped yet: the first reindex will
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('graph_changes',?)`, strconv.Itoa(pending)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES('graph_changes',?1)
+		ON CONFLICT(key) DO UPDATE SET value=?1 WHERE value<>?1`, strconv.Itoa(pending)); err != nil {
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
 	return gs, nil
+}
+
+// checkpoint empties the WAL after a writer is done. The WAL file is kept
+// between processes (see driverName), and SQLite checkpoints on closing
+// the last connection whenever the WAL holds frames: without this, every
+// hook that only read would copy pages and fsync three times on its way
+// out (a millisecond, and tens when the disk is busy), and every reader
+// would look pages up in the WAL until then. A reader holding the WAL
+// back only makes this a partial checkpoint, which the next writer
+// finishes: not an error.
+func (ix *Index) checkpoint(ctx context.Context) {
+	_, _ = ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
 }
