@@ -291,3 +291,34 @@ func TestCommunitiesWhenStale(t *testing.T) {
 		t.Fatal("--full did not regroup")
 	}
 }
+
+// In a Rerank search the trigram list holds the lexical candidates that
+// contain the identifier, best lexical score first, as the full trigram
+// search would mark them.
+func TestTrigramRerank(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-a", "raise max_connections on the primary"))
+	k.write(t, simple("lrn-b", "connections dropped at max load"))
+	k.write(t, simple("lrn-c", "pool max_connections and MAX_CONNECTIONS_PER_HOST"))
+	ix := k.open(t)
+	q := Query{Text: "max_connections", Signals: Lexical | Trigram, Rerank: true}
+	got := map[string]int{}
+	for _, r := range search(t, ix, q) {
+		got[r.ID] = r.Why.TrigramRank
+	}
+	if got["lrn-b"] != 0 || got["lrn-a"] == 0 || got["lrn-c"] == 0 {
+		t.Fatalf("trigram ranks %v: want lrn-a and lrn-c ranked, lrn-b not", got)
+	}
+	full := map[string]bool{}
+	q.Rerank = false
+	for _, r := range search(t, ix, q) {
+		if r.Why.TrigramRank > 0 {
+			full[r.ID] = true
+		}
+	}
+	for id, rank := range got {
+		if (rank > 0) != full[id] {
+			t.Errorf("%s: rerank trigram rank %d, full search contains=%v", id, rank, full[id])
+		}
+	}
+}
