@@ -631,7 +631,10 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	err := cmd.Run()
 	name := filepath.Base(p.path)
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return nil, fmt.Errorf("%s killed after %s: %w", name, time.Since(start).Round(time.Millisecond), ctxErr)
+		// Rounded to 100 ms: the timeout started a few milliseconds before
+		// the process did, and "killed after 998ms" reads like a bug next to
+		// a timeout of 1s.
+		return nil, fmt.Errorf("%s killed after %s: %w", name, time.Since(start).Round(100*time.Millisecond), ctxErr)
 	}
 	if err != nil {
 		var exit *exec.ExitError

@@ -228,14 +228,35 @@ const pageSize = 16384
 
 // initFile gives a new, empty catalog file its page size, which must be
 // set before anything is written: the WAL mode the connections ask for
-// would fix the default at once. A catalog that already has content keeps
-// its page size (the pragma is then a no-op), so racing processes are safe.
+// would fix the default at once. The file is made under a temporary name
+// and linked into place, which fails if another process got there first:
+// two processes switching one new file to WAL at once deadlock in SQLite
+// (one gets "database is locked" at once, busy timeout or not).
 func initFile(ctx context.Context, path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".catalog-*.db")
+	if err != nil {
+		return fmt.Errorf("create catalog: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if err := setPageSize(ctx, tmp.Name()); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create catalog: %w", err)
+	}
+	return nil
+}
+
+// setPageSize sets the page size and WAL mode of the empty database file
+// at path.
+func setPageSize(ctx context.Context, path string) error {
 	db, err := sql.Open(driverName, "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1)
 	for _, p := range []string{fmt.Sprintf(`PRAGMA page_size = %d`, pageSize), `PRAGMA journal_mode = WAL`} {
 		if _, err := db.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("create catalog: %w", err)
@@ -245,8 +266,13 @@ func initFile(ctx context.Context, path string) error {
 }
 
 func (ix *Index) open(ctx context.Context) error {
-	if fi, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Size() == 0) {
+	if fi, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) {
 		if err := initFile(ctx, ix.path); err != nil {
+			return err
+		}
+	} else if err == nil && fi.Size() == 0 {
+		// Left empty by a crash or another tool: still no pages to keep.
+		if err := setPageSize(ctx, ix.path); err != nil {
 			return err
 		}
 	}
