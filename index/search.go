@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -30,9 +31,9 @@ type Query struct {
 	Signals Signals
 	// Now is when recency is measured from; zero means time.Now().
 	Now time.Time
-	// Rerank limits the vector and trigram signals to ordering the
-	// learnings the lexical and graph signals found, instead of searching
-	// all learnings for more. A caller that keeps only lexical matches
+	// Rerank limits the trigram, vector and graph signals to ordering the
+	// best learnings the lexical signal found, instead of searching all
+	// learnings for more. A caller that keeps only lexical matches
 	// anyway (a hook's relevance floor) gets the same answer for a
 	// fraction of the cost.
 	Rerank bool
@@ -214,7 +215,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 			get(n).TrigramRank = i + 1
 		}
 	}
-	if q.Signals&Graph != 0 {
+	if q.Signals&Graph != 0 && !q.Rerank {
 		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
 		if err != nil {
 			return nil, err
@@ -227,10 +228,25 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	// A Rerank search orders only its best lexical candidates, as many as
 	// compete for the results once fused: each one ordered costs a row
-	// lookup (a page fault in a cold process) per signal.
+	// lookup (a page fault in a cold process) per signal. The graph, the
+	// trigram and the vector signals rank them among themselves.
 	var reranked map[int64]*Why
 	if q.Rerank {
 		reranked = bestLexical(cands, factorCandidates(q.Limit))
+	}
+	if q.Signals&Graph != 0 && len(reranked) > 0 {
+		// Only the entities the query names, as the candidates mention
+		// them: neighbours and the learnings no other signal found are
+		// what cost Expand its milliseconds.
+		hits, err := graph.Rerank(ctx, ix.db, q.Text, sortedKeys(reranked))
+		if err != nil {
+			return nil, err
+		}
+		for i, h := range hits {
+			c := cands[h.Doc]
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
+		}
 	}
 	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
 		// Ranking every learning that contains a common identifier took
@@ -246,11 +262,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	vecWG.Wait()
 	if q.Signals&Vector != 0 && len(reranked) > 0 {
-		keys := make([]int64, 0, len(reranked))
-		for n := range reranked {
-			keys = append(keys, n)
-		}
-		vec, vecErr = ix.vectorRerank(ctx, q.Text, keys)
+		vec, vecErr = ix.vectorRerank(ctx, q.Text, sortedKeys(reranked))
 	}
 	if vecErr != nil {
 		return nil, vecErr
@@ -361,6 +373,16 @@ func sortResults(results []Result) {
 		}
 		return results[i].ID < results[j].ID
 	})
+}
+
+// sortedKeys returns the row numbers of cands in ascending order.
+func sortedKeys(cands map[int64]*Why) []int64 {
+	out := make([]int64, 0, len(cands))
+	for n := range cands {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // bestLexical returns the k candidates with the best lexical rank.

@@ -322,3 +322,36 @@ func TestTrigramRerank(t *testing.T) {
 		}
 	}
 }
+
+func TestGraphRerank(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-a", "docker build stops with ENOSPC"))
+	k.write(t, simple("lrn-b", "docker layers are slow"))
+	k.write(t, simple("lrn-c", "ENOSPC on the runner"))
+	k.write(t, simple("lrn-d", "docker compose networks"))
+	k.write(t, simple("lrn-e", "unrelated flaky test"))
+	ix := k.open(t)
+	q := Query{Text: "docker ENOSPC", Signals: Lexical | Graph, Rerank: true}
+	res := search(t, ix, q)
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+	ranked := 0
+	for _, r := range res {
+		if r.Why.GraphRank > 0 && r.Why.LexicalRank == 0 {
+			t.Errorf("%s: graph rank %d without a lexical match; a Rerank search only orders lexical candidates", r.ID, r.Why.GraphRank)
+		}
+		if r.Why.GraphRank > 0 {
+			ranked++
+		}
+		if r.ID == "lrn-a" && (r.Why.GraphRank != 1 || r.Why.GraphVia != "ENOSPC") {
+			t.Errorf("lrn-a names both entities: graph rank %d via %q, want 1 via ENOSPC (the rarer)", r.Why.GraphRank, r.Why.GraphVia)
+		}
+		if r.ID == "lrn-e" {
+			t.Errorf("lrn-e matched: %+v", r.Why)
+		}
+	}
+	if ranked != 4 {
+		t.Errorf("%d learnings graph-ranked, want the 4 that name docker or ENOSPC", ranked)
+	}
+}

@@ -216,7 +216,7 @@ func lookup(ctx context.Context, db Conn, cands map[string][]span) ([]seed, erro
 	}
 	// json_each passes any number of names as one parameter; SQLite probes
 	// the unique index on norm once per name.
-	rows, err := db.QueryContext(ctx, `SELECT e.id, e.norm, e.name, (SELECT count(*) FROM mentions m WHERE m.entity = e.id)
+	rows, err := db.QueryContext(ctx, `SELECT e.id, e.norm, e.name, e.df
 		FROM entities e WHERE e.norm IN (SELECT value FROM json_each(?))`, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("graph: expand: %w", err)
@@ -278,7 +278,7 @@ func lookup(ctx context.Context, db Conn, cands map[string][]span) ([]seed, erro
 // neighbours returns the entities one relation away from id, in either
 // direction, strongest first and then by how many relations join them.
 func neighbours(ctx context.Context, db Conn, id int64, limit int) ([]seed, error) {
-	rows, err := db.QueryContext(ctx, `SELECT n.other, e.name, n.s, (SELECT count(*) FROM mentions m WHERE m.entity = n.other)
+	rows, err := db.QueryContext(ctx, `SELECT n.other, e.name, n.s, e.df
 		FROM (SELECT other, max(strength) AS s, count(*) AS c FROM (
 				SELECT dst AS other, strength FROM relations WHERE src = ?1
 				UNION ALL
@@ -375,4 +375,84 @@ func joinedAfter(q string, end int) bool {
 
 func joins(c byte) bool {
 	return strings.IndexByte("./\\:@_", c) >= 0
+}
+
+// Rerank scores docs, the rowids of learnings another signal found, by the
+// entities named in query that each mentions, weighted by damp as in
+// Expand, best first. It neither expands to neighbours nor looks for other
+// learnings: it is Expand for a caller that only orders candidates (a
+// hook, which injects nothing without a lexical match), at a fraction of
+// the cost.
+func Rerank(ctx context.Context, db Conn, query string, docs []int64) ([]Hit, error) {
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	cands := queryCandidates(query)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	seeds, err := lookup(ctx, db, cands)
+	if err != nil || len(seeds) == 0 {
+		return nil, err
+	}
+	bySeed := make(map[int64]seed, len(seeds))
+	for _, s := range seeds {
+		bySeed[s.id] = s
+	}
+	// Probes of the (entity, doc) primary key, entity by entity: one
+	// region of the table per seed. Reading each candidate's mentions by
+	// the doc index instead touched a page or two per candidate (1 ms for
+	// 50 in a cold hook).
+	args := make([]any, 0, len(seeds)+len(docs))
+	for _, s := range seeds {
+		args = append(args, s.id)
+	}
+	for _, d := range docs {
+		args = append(args, d)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT doc, entity FROM mentions INDEXED BY sqlite_autoindex_mentions_1
+		WHERE entity IN (?`+strings.Repeat(",?", len(seeds)-1)+`) AND doc IN (?`+strings.Repeat(",?", len(docs)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: rerank: %w", err)
+	}
+	defer rows.Close()
+	type acc struct {
+		score, best float64
+		via         string
+	}
+	scores := map[int64]*acc{}
+	for rows.Next() {
+		var doc, entity int64
+		if err := rows.Scan(&doc, &entity); err != nil {
+			return nil, err
+		}
+		s, ok := bySeed[entity]
+		if !ok {
+			continue
+		}
+		a := scores[doc]
+		if a == nil {
+			a = &acc{}
+			scores[doc] = a
+		}
+		w := damp(s.df)
+		a.score += w
+		if w > a.best {
+			a.best, a.via = w, s.name
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("graph: rerank: %w", err)
+	}
+	hits := make([]Hit, 0, len(scores))
+	for doc, a := range scores {
+		hits = append(hits, Hit{Doc: doc, Score: a.score, Via: a.via})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Doc > hits[j].Doc
+	})
+	return hits, nil
 }

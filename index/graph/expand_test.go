@@ -208,3 +208,42 @@ func TestExpandHubs(t *testing.T) {
 		t.Errorf("git, limit 5: %+v", hits)
 	}
 }
+
+func TestRerank(t *testing.T) {
+	f := newFixture(t)
+	rerank := func(q string, docs ...string) []Hit {
+		t.Helper()
+		var ids []int64
+		for _, d := range docs {
+			ids = append(ids, f.doc[d])
+		}
+		hits, err := Rerank(context.Background(), f.db, q, ids)
+		if err != nil {
+			t.Fatalf("Rerank(%q): %v", q, err)
+		}
+		return hits
+	}
+	// Only the given learnings, scored by the query's own entities as
+	// Expand scores them: d7 mentions docker but was not a candidate, d2
+	// mentions neither.
+	hits := rerank("docker says ECONNREFUSED", "d6", "d2", "d5")
+	if got := f.docs(hits); fmt.Sprint(got) != "[d5 d6]" {
+		t.Fatalf("hits %v, want [d5 d6]", got)
+	}
+	if math.Abs(hits[0].Score-(damp(1)+damp(6))) > 1e-9 || hits[0].Via != "ECONNREFUSED" {
+		t.Errorf("d5: %+v", hits[0])
+	}
+	if math.Abs(hits[1].Score-damp(6)) > 1e-9 || hits[1].Via != "docker" {
+		t.Errorf("d6: %+v", hits[1])
+	}
+	// No neighbours: d2 is SameSite's neighbour in Expand, not here.
+	if got := f.docs(rerank("why is the SameSite cookie dropped?", "d2", "d1")); fmt.Sprint(got) != "[d1]" {
+		t.Errorf("SameSite: %v, want [d1]", got)
+	}
+	if hits := rerank("docker"); hits != nil {
+		t.Errorf("no candidates: %v", hits)
+	}
+	if hits := rerank("nothing known here", "d1", "d5"); hits != nil {
+		t.Errorf("no entities in the query: %v", f.docs(hits))
+	}
+}

@@ -50,7 +50,7 @@ var listOrder = map[string]string{
 const infoColumns = `e.name, e.type, e.description,
 	(SELECT count(*) FROM (SELECT dst FROM relations WHERE src = e.id UNION SELECT src FROM relations WHERE dst = e.id)) AS degree,
 	coalesce((SELECT community FROM communities c WHERE c.entity = e.id), 0) AS community,
-	(SELECT count(*) FROM mentions m WHERE m.entity = e.id) AS docs`
+	e.df AS docs`
 
 func scanInfo(scan func(...any) error, extra ...any) (EntityInfo, error) {
 	var e EntityInfo

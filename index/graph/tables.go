@@ -34,7 +34,8 @@ var schema = []string{
 		name TEXT NOT NULL,
 		norm TEXT NOT NULL UNIQUE,
 		type TEXT NOT NULL,
-		description TEXT NOT NULL DEFAULT ''
+		description TEXT NOT NULL DEFAULT '',
+		df INTEGER NOT NULL DEFAULT 0
 	)`,
 	// doc is the rowid of the index's docs table. WITHOUT ROWID: the
 	// primary key is the table, and (entity, doc) is how Expand reads it.
@@ -45,6 +46,15 @@ var schema = []string{
 		PRIMARY KEY(entity, doc)
 	) WITHOUT ROWID`,
 	`CREATE INDEX IF NOT EXISTS mentions_doc ON mentions(doc)`,
+	// entities.df is the number of learnings that mention the entity, kept
+	// by these triggers: a query weighs its entities by it (damp), and
+	// counting a common entity's mentions per query took a hook 0.3 ms.
+	`CREATE TRIGGER IF NOT EXISTS mentions_df_insert AFTER INSERT ON mentions BEGIN
+		UPDATE entities SET df = df + 1 WHERE id = NEW.entity;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS mentions_df_delete AFTER DELETE ON mentions BEGIN
+		UPDATE entities SET df = df - 1 WHERE id = OLD.entity;
+	END`,
 	// Relations are stored as written (caused_by has a direction) and read
 	// in both directions; the covering indexes let Expand find an entity's
 	// neighbours and their strength without touching the table.
@@ -64,8 +74,9 @@ var schema = []string{
 	)`,
 }
 
-// tables are the package's tables, in the order Reset clears them.
-var tables = []string{"mentions", "relations", "communities", "entities"}
+// tables are the package's tables, in the order Reset clears them:
+// entities first, so that clearing mentions updates no df.
+var tables = []string{"entities", "communities", "relations", "mentions"}
 
 // Schema returns the statements that create the graph's tables and
 // indexes; the index runs them with its own schema. They are idempotent.

@@ -212,3 +212,45 @@ func TestReset(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentFrequency follows entities.df, which triggers keep, through
+// adds, a replacement, a removal and a Reset: it must always equal the
+// number of learnings that mention the entity.
+func TestDocumentFrequency(t *testing.T) {
+	db := openDB(t)
+	ctx := context.Background()
+	check := func(step string, want map[string]int) {
+		t.Helper()
+		var bad int
+		if err := db.QueryRow(`SELECT count(*) FROM entities e WHERE df <> (SELECT count(*) FROM mentions WHERE entity = e.id)`).Scan(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if bad != 0 {
+			t.Errorf("%s: %d entities with a wrong df", step, bad)
+		}
+		for norm, n := range want {
+			var df int
+			err := db.QueryRow(`SELECT df FROM entities WHERE norm = ?`, norm).Scan(&df)
+			if err == sql.ErrNoRows {
+				df = 0
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if df != n {
+				t.Errorf("%s: df(%s) = %d, want %d", step, norm, df, n)
+			}
+		}
+	}
+	a := addDoc(t, db, &store.Learning{ID: "a"}, sidecar("a", []string{"docker", "redis"}))
+	addDoc(t, db, &store.Learning{ID: "b"}, sidecar("b", []string{"docker", "Docker", "kafka"}))
+	addDoc(t, db, &store.Learning{ID: "c"}, sidecar("c", []string{"docker"}))
+	check("added", map[string]int{"docker": 3, "redis": 1, "kafka": 1})
+	// The same learning again with other entities: replaced, not added.
+	addDoc(t, db, &store.Learning{ID: "a"}, sidecar("a", []string{"kafka", "docker"}))
+	check("replaced", map[string]int{"docker": 3, "redis": 0, "kafka": 2})
+	inTx(t, db, func(tx *sql.Tx) error { return RemoveDocument(ctx, tx, a) })
+	check("removed", map[string]int{"docker": 2, "kafka": 1})
+	inTx(t, db, func(tx *sql.Tx) error { return Reset(ctx, tx) })
+	addDoc(t, db, &store.Learning{ID: "d"}, sidecar("d", []string{"docker"}))
+	check("after reset", map[string]int{"docker": 1, "kafka": 0})
+}
