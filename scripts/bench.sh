@@ -29,6 +29,13 @@ echo "== reindex --full of $COUNT learnings"
 hf -N --runs 3 --prepare "rm -f $WORK/kb/index/catalog.db $WORK/kb/index/catalog.db-wal $WORK/kb/index/catalog.db-shm" \
   "$REFLECT reindex --full"
 "$REFLECT" reindex --full >/dev/null
+# The synthetic learnings share their words too evenly for any prompt to
+# clear recall's relevance floor; one real-shaped learning among them is
+# what "hook prompt (recalls)" finds and injects.
+"$REFLECT" add --confidence high --category debugging --tags postgres,pool,max_connections \
+  --title "Postgres connection pool times out when workers exceed max_connections" \
+  --insight "Size the pool per worker so that pool_size x workers stays below max_connections; the pool timeout is the symptom" \
+  --body $'## Problem\nUnder load the worker logged `pool timeout` and postgres refused new connections.\n\n## Solution\nCap pool_size per worker at max_connections / workers.\n' >/dev/null
 docs=("$WORK"/kb/documents/*.md)
 victim=$(basename "${docs[0]}")
 echo "== reindex after one changed file"
@@ -36,6 +43,7 @@ hf -N --runs 20 --prepare "sh -c 'printf \"\nedited %s\n\" \$(date +%N) >> $WORK
 
 echo "== search"
 hf -N --warmup 5 --runs "$RUNS" \
+  "$REFLECT version" \
   "$REFLECT search postgres connection pool timeout" \
   "$REFLECT search sync.Mutex deadlock in the worker" \
   "$REFLECT search why does the docker build fail with ENOSPC" \
@@ -46,6 +54,11 @@ cp "$FIX/transcripts/claude-session.jsonl" "$WORK/t.jsonl"
 mk() { sed -e "s#/home/dev/auth-service#$WORK/repo#g" -e "s#/home/dev/.claude/projects/[^\"]*\.jsonl#$WORK/t.jsonl#g" "$FIX/claude/$1.json" > "$WORK/$1.json"; }
 for f in session-start user-prompt-submit post-tool-use-failure post-tool-use stop pre-compact; do mk "$f"; done
 printf '{"session_id":"bench","transcript_path":"%s","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"the postgres connection pool times out under load in the worker, max_connections is reached"}\n' "$WORK/t.jsonl" "$WORK/repo" > "$WORK/prompt-hit.json"
+case $("$REFLECT" hook prompt --agent claude < "$WORK/prompt-hit.json") in
+  *lrn-postgres-connection-pool*) ;;
+  *) echo "the recalling prompt recalled nothing: the benchmark would time the silent path" >&2; exit 1 ;;
+esac
+rm -rf "$WORK/state/session-injected"
 # A session whose dedupe set starts empty every run, so each prompt recalls.
 # Agents run hook commands through a shell with the payload on stdin; the
 # same is done here, and `sh -c '/bin/true < payload'` is the baseline.
