@@ -69,11 +69,7 @@ func Expand(ctx context.Context, db Conn, query string, limit int) ([]Hit, error
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	cands := queryCandidates(query)
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	seeds, err := lookup(ctx, db, cands)
+	seeds, err := querySeeds(ctx, db, query)
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}
@@ -200,6 +196,16 @@ type seed struct {
 	name     string
 	df       int
 	strength float64 // neighbours only: the strongest relation to the seed
+}
+
+// querySeeds is the entities the query names (see lookup), or none when
+// it holds no candidate name.
+func querySeeds(ctx context.Context, db Conn, query string) ([]seed, error) {
+	cands := queryCandidates(query)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	return lookup(ctx, db, cands)
 }
 
 // lookup finds the entities among the candidate names, with their document
@@ -387,11 +393,7 @@ func Rerank(ctx context.Context, db Conn, query string, docs []int64) ([]Hit, er
 	if len(docs) == 0 {
 		return nil, nil
 	}
-	cands := queryCandidates(query)
-	if len(cands) == 0 {
-		return nil, nil
-	}
-	seeds, err := lookup(ctx, db, cands)
+	seeds, err := querySeeds(ctx, db, query)
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}

@@ -227,20 +227,24 @@ func (f *File) Score(q []float32, keys []uint64) []Hit {
 			out = append(out, Hit{Key: k, Score: dot(q, f.Vector(i))})
 		}
 	}
-	slices.SortFunc(out, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		case a.Key < b.Key:
-			return -1
-		case a.Key > b.Key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, byScore)
 	return out
+}
+
+// byScore orders hits best first, ties by key, so every ranking of the
+// same scores is the same list.
+func byScore(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	case a.Key < b.Key:
+		return -1
+	case a.Key > b.Key:
+		return 1
+	}
+	return 0
 }
 
 // find locates key in a file sorted by key. Keys are the index's row

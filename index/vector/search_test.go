@@ -27,19 +27,7 @@ func naive(rows []Row, q []float32, k int, filter func(uint64) bool) []Hit {
 		}
 		all = append(all, Hit{Key: r.Key, Score: s})
 	}
-	slices.SortFunc(all, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		case a.Key < b.Key:
-			return -1
-		case a.Key > b.Key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, byScore)
 	return all[:min(k, len(all))]
 }
 
