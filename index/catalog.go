@@ -24,7 +24,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -36,8 +36,12 @@ const (
 )
 
 var schema = []string{
+	// AUTOINCREMENT: a row number is never given to a second learning
+	// (SQLite would reuse the highest one after it is deleted), so a
+	// vector file holding the same row numbers as the vectors table holds
+	// the same vectors, and an update can patch it (exportVectors).
 	`CREATE TABLE IF NOT EXISTS docs(
-		n INTEGER PRIMARY KEY,
+		n INTEGER PRIMARY KEY AUTOINCREMENT,
 		id TEXT NOT NULL UNIQUE,
 		path TEXT NOT NULL,
 		size INTEGER NOT NULL,

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -97,6 +98,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			}
 		}
 		if err := graph.Reset(ctx, tx); err != nil {
+			return st, fmt.Errorf("reindex: %w", err)
+		}
+		// Number from 1 again: row numbers index the postings' chunks and
+		// the search's score arrays, which a rebuild should leave dense.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name='docs'`); err != nil {
 			return st, fmt.Errorf("reindex: %w", err)
 		}
 	}
@@ -224,9 +230,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
 	}
-	if st.Embedded, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
+	vc := vectorChanges{full: opts.Full, gone: w.removed}
+	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
 		return st, err
 	}
+	st.Embedded = len(vc.added) > 0 || vc.respaced
 	if st.Graph, err = ix.maybeRebuildCommunities(ctx, tx, opts, st.Added+st.Updated+st.Removed); err != nil {
 		return st, err
 	}
@@ -245,10 +253,18 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return st, err
 	}
 	w.close()
+	if opts.Full {
+		// A rebuild numbers rows from 1 again, so the old file's row numbers
+		// would name other learnings; should the export below never happen,
+		// no file is better than that one (the next update writes it).
+		if err := os.Remove(ix.vectorsPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return st, fmt.Errorf("reindex: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
-	if err := ix.exportVectors(ctx, st.Embedded || st.Removed+st.Updated > 0); err != nil {
+	if err := ix.exportVectors(ctx, vc); err != nil {
 		return st, err
 	}
 	if opts.ANN {
@@ -399,6 +415,7 @@ type writer struct {
 	post                                           *postingsWriter
 	tx                                             *sql.Tx
 	store                                          *store.Store
+	removed                                        []int64 // rows removed, for exportVectors
 }
 
 // newWriter prepares the statements; fresh says the tables were emptied
@@ -454,6 +471,7 @@ func (w *writer) remove(n int64) error {
 	if err := graph.RemoveDocument(w.ctx, w.tx, n); err != nil {
 		return fmt.Errorf("reindex: remove: %w", err)
 	}
+	w.removed = append(w.removed, n)
 	return nil
 }
 
