@@ -24,6 +24,9 @@ const (
 	helperStop    = "REFLECT_INDEX_TEST_STOP"
 	putsPerWorker = 25
 	putWorkers    = 4
+	// helperDim is the hash embedder's dimension in every process, so each
+	// Put also embeds and exports vectors.f32.
+	helperDim = 32
 )
 
 func helperTitle(worker, i int) string {
@@ -38,7 +41,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process for TestConcurrentProcesses")
 	}
 	ctx := context.Background()
-	ix, err := Open(ctx, os.Getenv(helperDocs), os.Getenv(helperIdx))
+	ix, err := Open(ctx, os.Getenv(helperDocs), os.Getenv(helperIdx), WithEmbedder(hashEmbedder(t, helperDim)))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "helper %s: Open: %v\n", mode, err)
 		os.Exit(2)
@@ -124,7 +127,7 @@ func runConcurrent(t *testing.T, fresh bool) {
 	ctx := context.Background()
 	k := newKB(t)
 	if !fresh {
-		ix, err := Open(ctx, k.docs, k.idx)
+		ix, err := Open(ctx, k.docs, k.idx, WithEmbedder(hashEmbedder(t, helperDim)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,10 +177,13 @@ func runConcurrent(t *testing.T, fresh bool) {
 			want[store.NewID(helperTitle(w, i), "")] = true
 		}
 	}
-	ix := k.open(t)
+	ix := openWith(t, k, WithEmbedder(hashEmbedder(t, helperDim)))
 	if ix.Rebuilt != "" {
 		t.Errorf("Rebuilt = %q after the concurrent run", ix.Rebuilt)
 	}
+	// The processes exported vectors.f32 in turn; the last export standing
+	// must be the last commit's, not an older one that renamed later.
+	fileMatchesTable(t, ix, k)
 	// Without any reindex: what the processes committed.
 	if c := counts(t, ix); c.Learnings != len(want) || c.Problems != 0 {
 		t.Errorf("Count = %+v, want %d learnings: some Put's document was dropped from the index", c, len(want))
