@@ -226,9 +226,12 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 	}
 	if !ch.full && !ch.respaced && len(ch.added) <= max(patchMin, count/4) {
 		done, err := ix.patchVectors(ctx, path, stored, ch)
-		if err != nil || done {
-			exported(true)
+		if err != nil {
 			return err
+		}
+		if done {
+			exported(true)
+			return nil
 		}
 	}
 	exported(false)
