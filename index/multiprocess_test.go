@@ -22,6 +22,7 @@ const (
 	helperIdx     = "REFLECT_INDEX_TEST_IDX"
 	helperWorker  = "REFLECT_INDEX_TEST_WORKER"
 	helperStop    = "REFLECT_INDEX_TEST_STOP"
+	helperMarker  = "REFLECT_INDEX_TEST_MARKER" // "put-slow": created when its export stalls
 	putsPerWorker = 25
 	putWorkers    = 4
 	// helperDim is the hash embedder's dimension in every process, so each
@@ -48,6 +49,21 @@ func TestHelperProcess(t *testing.T) {
 	}
 	defer ix.Close()
 	switch mode {
+	case "put-slow":
+		// One Put whose vector export stalls between reading the table
+		// and writing the file, long enough for another process to commit
+		// and export meanwhile.
+		beforeVectorWrite = func() {
+			writeRaw(t, os.Getenv(helperMarker), "")
+			time.Sleep(1500 * time.Millisecond)
+		}
+		title := "Slow export learning"
+		l := &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
+			Body: "## Problem\nthe slow exporter commits first.\n"}
+		if _, err := ix.Put(ctx, l, nil, t0); err != nil {
+			fmt.Fprintf(os.Stderr, "helper put-slow: %v\n", err)
+			os.Exit(3)
+		}
 	case "put":
 		worker, _ := strconv.Atoi(os.Getenv(helperWorker))
 		lost := 0
@@ -222,4 +238,48 @@ func runConcurrent(t *testing.T, fresh bool) {
 			t.Errorf("worker %d's last learning not found first: %v", w, ids(r))
 		}
 	}
+}
+
+// Two processes' vector exports land in the order of their commits: one
+// process stalls between reading the table and writing vectors.f32 while a
+// second commits another learning and exports; the file left standing must
+// hold both learnings' vectors, not the stalled export's older view.
+func TestVectorExportOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process")
+	}
+	ctx := context.Background()
+	k := newKB(t)
+	for _, id := range []string{"lrn-a", "lrn-b", "lrn-c"} {
+		k.write(t, simple(id, "words of "+id))
+	}
+	ix := openWith(t, k, WithEmbedder(hashEmbedder(t, helperDim)))
+	marker := filepath.Join(k.root, "stalled")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1", "-test.timeout=5m")
+	cmd.Env = append(os.Environ(), helperEnv+"=put-slow", helperDocs+"="+k.docs, helperIdx+"="+k.idx, helperMarker+"="+marker)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the slow export never stalled:\n%s", &out)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	title := "Fast export learning"
+	if _, err := ix.Put(ctx, &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
+		Body: "## Problem\nthe fast exporter commits second.\n"}, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("slow process: %v\n%s", err, &out)
+	}
+	fileMatchesTable(t, ix, k)
 }

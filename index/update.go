@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -77,6 +80,7 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	start := time.Now()
 	var st Stats
+	defer ix.lockUpdates(ctx)()
 	// The directory is listed only once the write lock is held (BEGIN
 	// IMMEDIATE): a listing taken before could miss a document another
 	// process indexed meanwhile, and this update would then remove it.
@@ -278,6 +282,34 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Duration = time.Since(start)
 	return st, nil
+}
+
+// updateLockWait bounds the wait for another process's update; a full
+// reindex of 10,000 learnings holds the lock for about 25 s.
+const updateLockWait = time.Minute
+
+// lockUpdates serialises updates across processes, from before their
+// transaction until their vector export is written. SQLite already orders
+// the transactions; this also orders the exports that follow the commits,
+// which otherwise race: an export that read the table before another
+// process's commit could rename its file after that process's newer one,
+// and leave vectors.f32 behind the table until the next change. The lock
+// is taken before the transaction, never while holding SQLite's write
+// lock, so the two locks cannot deadlock. When it cannot be had in
+// updateLockWait the update goes ahead without it: only the order of two
+// exports is at stake. It returns the unlock function.
+func (ix *Index) lockUpdates(ctx context.Context) func() {
+	fl := flock.New(filepath.Join(filepath.Dir(ix.path), "update.lock"), flock.SetPermissions(fsutil.FilePerm))
+	if ok, err := fl.TryLock(); err == nil && ok {
+		return func() { _ = fl.Unlock() }
+	}
+	ctx, cancel := context.WithTimeout(ctx, updateLockWait)
+	defer cancel()
+	if ok, err := fl.TryLockContext(ctx, 2*time.Millisecond); err != nil || !ok {
+		_ = fl.Close()
+		return func() {}
+	}
+	return func() { _ = fl.Unlock() }
 }
 
 // Refresh runs an incremental Update only when documents/ changed since the

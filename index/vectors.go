@@ -369,9 +369,14 @@ func sameKeys(ctx context.Context, db *sql.DB, rows []vector.Row) (bool, error) 
 	return i == len(rows), nil
 }
 
+// beforeVectorWrite runs when an export has read what it will write (tests
+// stall it there to race two exports).
+var beforeVectorWrite = func() {}
+
 // writeVectors replaces vectors.f32 and drops this Index's mapping of the
 // old one.
 func (ix *Index) writeVectors(path, stored string, dim int, rows []vector.Row) error {
+	beforeVectorWrite()
 	name, version := splitEmbedderID(stored)
 	if err := vector.Write(path, vector.Header{Dim: dim, Embedder: name, EmbedderVersion: version}, rows); err != nil {
 		return fmt.Errorf("vectors: %w", err)
