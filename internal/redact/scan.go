@@ -1,5 +1,7 @@
 package redact
 
+import "sync"
+
 // Every rule starts at a literal marker. scan finds all markers in one pass
 // over the text, so text without markers costs one table lookup per byte and
 // no allocation, and each rule then only looks at the places it cares about.
@@ -31,14 +33,18 @@ const (
 )
 
 var (
-	markers []markerDef
+	// tablesOnce builds markers and pairTab on the first scan, not at
+	// start-up: most reflect processes (every hook that arms no watcher)
+	// never redact, and filling the 64 KB table touches all its pages.
+	tablesOnce sync.Once
+	markers    []markerDef
 	// pairTab maps the first two bytes of a marker (either case) to
 	// 1 + an index into pairGroups, the ids of the markers starting so.
 	pairTab    [1 << 16]uint8
 	pairGroups [][]uint8
 )
 
-func init() {
+func buildTables() {
 	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer}}
 	for _, w := range labelWords {
 		markers = append(markers, markerDef{w, ruleLabel})
@@ -78,6 +84,7 @@ func foldCases(c byte) []byte {
 
 // scan appends to hits every marker occurrence in s, in order of position.
 func scan(s string, hits []hit) []hit {
+	tablesOnce.Do(buildTables)
 	for i := 0; i+1 < len(s); i++ {
 		g := pairTab[uint16(s[i])<<8|uint16(s[i+1])]
 		if g == 0 {
