@@ -177,7 +177,10 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	if ix.Rebuilt != "" {
 		r.add(Check{Name: "index rebuild", Status: Warn, Detail: ix.Rebuilt})
 	}
-	if _, _, err := ix.Refresh(ctx); err != nil {
+	switch _, _, err := ix.Refresh(ctx); {
+	case errors.Is(err, index.ErrBusy):
+		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
+	case err != nil:
 		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
 	}
 	health, err := ix.Check(ctx)

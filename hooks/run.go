@@ -231,8 +231,9 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Pick up documents added on disk (a git pull) since the last reindex.
-	if _, _, err := ix.Refresh(ctx); err != nil {
+	// Pick up documents added on disk (a git pull) since the last reindex;
+	// while another process updates the index, recall from it as it stands.
+	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) {
 		ix.Close()
 		if errors.Is(err, index.ErrNeedsRebuild) {
 			if serr := r.Spawn("reindex"); serr != nil {

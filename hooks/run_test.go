@@ -971,3 +971,34 @@ func BenchmarkHookPostTool(b *testing.B) {
 		})
 	}
 }
+
+// While another process updates the index (it holds index/update.lock),
+// the prompt hook recalls from the index as it stands instead of failing
+// or waiting out its deadline.
+func TestPromptWhileIndexUpdating(t *testing.T) {
+	e := newHookEnv(t)
+	fl := flock.New(filepath.Join(e.cfg.IndexDir(), "update.lock"))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		t.Fatalf("take update.lock: ok=%v err=%v", ok, err)
+	}
+	defer fl.Unlock()
+	// A learning written on disk since the last reindex makes the hook's
+	// refresh try to update the index.
+	l := &store.Learning{Title: "Kafka consumer lag after a rebalance", KeyInsight: "Raise max.poll.interval.ms",
+		Confidence: "high", Created: t0}
+	l.ID = store.NewID(l.Title, l.KeyInsight)
+	if err := store.Open(e.cfg.DocumentsDir()).Write(l); err != nil {
+		t.Fatal(err)
+	}
+
+	out := run(t, e.cfg, "prompt", "claude", e.fixture(t, "claude", "user-prompt-submit", nil))
+	if !strings.Contains(out, e.ids["samesite"]) {
+		t.Errorf("prompt while the index is being updated recalled %q, want %s", out, e.ids["samesite"])
+	}
+	if ev := lastEvent(t, e.state); ev.Error {
+		t.Errorf("last event is an error: %+v", ev)
+	}
+	if log := hookLog(t, e.state); log != "" {
+		t.Errorf("hooks.log:\n%s", log)
+	}
+}

@@ -41,6 +41,9 @@ type UpdateOptions struct {
 	// (building and checking the graph above the threshold): also a
 	// whole-KB pass for 'reflect reindex'.
 	ANN bool
+	// lockWait bounds the wait for another process's update (zero:
+	// updateLockWait); Refresh waits only refreshLockWait.
+	lockWait time.Duration
 }
 
 // Stats reports what a reindex did.
@@ -80,7 +83,11 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	start := time.Now()
 	var st Stats
-	defer ix.lockUpdates(ctx)()
+	unlock, err := ix.lockUpdates(ctx, opts.lockWait)
+	if err != nil {
+		return st, err
+	}
+	defer unlock()
 	// The directory is listed only once the write lock is held (BEGIN
 	// IMMEDIATE): a listing taken before could miss a document another
 	// process indexed meanwhile, and this update would then remove it.
@@ -284,9 +291,23 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	return st, nil
 }
 
-// updateLockWait bounds the wait for another process's update; a full
-// reindex of 10,000 learnings holds the lock for about 25 s.
-const updateLockWait = time.Minute
+// ErrBusy means another process held the index's update lock for longer
+// than this update was willing to wait. The index can still be searched as
+// it stands: that process's commit is all or nothing.
+var ErrBusy = errors.New("another process is updating the index")
+
+const (
+	// updateLockWait bounds the wait of reindex, add and forget for another
+	// process's update; a full reindex of 10,000 learnings holds the lock
+	// for about 25 s.
+	updateLockWait = time.Minute
+	// refreshLockWait bounds Refresh's wait: long enough for another
+	// process's incremental update (100–200 ms at 10,000 learnings), short
+	// enough that a hook still answers within its deadline, from the index
+	// as it stands, while a full reindex runs.
+	refreshLockWait = 500 * time.Millisecond
+	lockPoll        = 5 * time.Millisecond
+)
 
 // lockUpdates serialises updates across processes, from before their
 // transaction until their vector export is written. SQLite already orders
@@ -295,27 +316,42 @@ const updateLockWait = time.Minute
 // process's commit could rename its file after that process's newer one,
 // and leave vectors.f32 behind the table until the next change. The lock
 // is taken before the transaction, never while holding SQLite's write
-// lock, so the two locks cannot deadlock. When it cannot be had in
-// updateLockWait the update goes ahead without it: only the order of two
-// exports is at stake. It returns the unlock function.
-func (ix *Index) lockUpdates(ctx context.Context) func() {
+// lock, so the two locks cannot deadlock. It returns the unlock function,
+// or ErrBusy when wait (zero: updateLockWait) runs out. On a filesystem
+// without flock the update goes ahead unlocked: only the order of two
+// exports is at stake.
+func (ix *Index) lockUpdates(ctx context.Context, wait time.Duration) (unlock func(), err error) {
+	if wait <= 0 {
+		wait = updateLockWait
+	}
 	fl := flock.New(filepath.Join(filepath.Dir(ix.path), "update.lock"), flock.SetPermissions(fsutil.FilePerm))
-	if ok, err := fl.TryLock(); err == nil && ok {
-		return func() { _ = fl.Unlock() }
+	ok, err := fl.TryLock()
+	if err == nil && !ok {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		ok, err = fl.TryLockContext(wctx, lockPoll)
+		cancel()
 	}
-	ctx, cancel := context.WithTimeout(ctx, updateLockWait)
-	defer cancel()
-	if ok, err := fl.TryLockContext(ctx, 2*time.Millisecond); err != nil || !ok {
+	switch {
+	case ok:
+		return func() { _ = fl.Unlock() }, nil
+	case ctx.Err() != nil:
 		_ = fl.Close()
-		return func() {}
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		_ = fl.Close()
+		return nil, fmt.Errorf("%w (index/update.lock held for over %s)", ErrBusy, wait)
+	default:
+		_ = fl.Close()
+		return func() {}, nil
 	}
-	return func() { _ = fl.Unlock() }
 }
 
 // Refresh runs an incremental Update only when documents/ changed since the
 // last one (its directory stamp moved: a file was added, removed or replaced
 // by an atomic write). It is cheap enough for every search: one stat and
-// one query when nothing changed.
+// one query when nothing changed. While another process updates the index
+// it gives up after refreshLockWait with ErrBusy, and the caller searches
+// the index as it stands.
 func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
 	var stored string
 	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored)
@@ -331,7 +367,10 @@ func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
 			return Stats{}, false, fmt.Errorf("the index was never built: %w", ErrNeedsRebuild)
 		}
 	}
-	st, err := ix.Update(ctx, UpdateOptions{})
+	st, err := ix.Update(ctx, UpdateOptions{lockWait: refreshLockWait})
+	if errors.Is(err, ErrBusy) {
+		return st, false, err
+	}
 	return st, true, err
 }
 

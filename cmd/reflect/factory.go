@@ -78,6 +78,12 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	}
 	if refresh {
 		st, ran, err := ix.Refresh(ctx)
+		if errors.Is(err, index.ErrBusy) {
+			// A reindex running elsewhere: its commit is all or nothing,
+			// so the index as it stands is consistent, only not current.
+			fmt.Fprintf(f.IO.Err, "reflect: %v; using it as it stands (documents changed since the last reindex may be missing)\n", err)
+			err = nil
+		}
 		if err != nil {
 			ix.Close()
 			return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"unicode/utf8"
 
@@ -48,6 +49,7 @@ func TestScripts(t *testing.T) {
 			"truncate":   cmdTruncate,
 			"writebytes": cmdWritebytes,
 			"genquery":   cmdGenquery,
+			"holdlock":   cmdHoldlock,
 		},
 	})
 }
@@ -321,6 +323,28 @@ func keys(m map[string]any) string {
 // truncate SIZE FILE sets FILE's size, creating it when missing: a sparse
 // file of any size without putting its bytes in a script. SIZE may end in
 // K or M (binary units).
+// holdlock FILE takes an exclusive flock on FILE, as another reflect
+// process would, until the script ends; ! holdlock FILE releases it.
+func cmdHoldlock(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: [!] holdlock FILE")
+	}
+	key := "holdlock:" + ts.MkAbs(args[0])
+	if neg {
+		if fd := ts.Getenv(key); fd != "" {
+			n, _ := strconv.Atoi(fd)
+			ts.Check(syscall.Close(n)) // closing the only descriptor releases the flock
+			ts.Setenv(key, "")
+		}
+		return
+	}
+	fd, err := syscall.Open(ts.MkAbs(args[0]), syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	ts.Check(err)
+	ts.Check(syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB))
+	ts.Setenv(key, strconv.Itoa(fd))
+	ts.Defer(func() { _ = syscall.Close(fd) })
+}
+
 func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: truncate SIZE FILE")
