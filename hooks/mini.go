@@ -439,7 +439,9 @@ type PromptEvent struct {
 //     else, and pinning it on the old failure would record a wrong lesson.
 //
 // The learning is written and indexed with ix.Put. When that fails the
-// watcher is left for the next prompt (it still expires on time).
+// watcher is left for the next prompt (it still expires on time); when
+// only the indexing waits on another process's update (index.ErrBusy),
+// the learning is on disk and the next refresh indexes it.
 func CaptureCorrection(ctx context.Context, ix *index.Index, stateDir string, ev PromptEvent, now time.Time) (id string, ok bool, err error) {
 	f, armed := Armed(stateDir, ev.SessionID, now)
 	if !armed {
@@ -460,7 +462,7 @@ func CaptureCorrection(ctx context.Context, ix *index.Index, stateDir string, ev
 	}
 	l := MiniLearning(f, userWords(ev.Prompt), projectOf(ev, f), now)
 	res, err := ix.Put(ctx, l, nil, now)
-	if err != nil {
+	if err != nil && !errors.Is(err, index.ErrBusy) {
 		return "", false, fmt.Errorf("capture correction: %w", err)
 	}
 	return res.ID, true, Disarm(stateDir, ev.SessionID)

@@ -221,7 +221,7 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, index.NoRebuild())...)
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, index.NoRebuild(), index.BusyWait(busyWait))...)
 	if errors.Is(err, index.ErrNeedsRebuild) {
 		if serr := r.Spawn("reindex"); serr != nil {
 			return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
@@ -245,6 +245,11 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	}
 	return ix, nil
 }
+
+// busyWait bounds each wait of a hook for another process's index update
+// (a refresh, then a mini-learning's Put): two of them still leave the
+// recall inside DefaultDeadline while a reindex runs.
+const busyWait = 400 * time.Millisecond
 
 // recallAnswer turns a recall into the hook's answer.
 func (r *invocation) recallAnswer(res recall.Result) answer {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
@@ -310,5 +312,58 @@ func TestMiniLearningWatcherExpires(t *testing.T) {
 	}
 	if ev := lastEvent(t, e.state); strings.HasPrefix(ev.Detail, "learned") {
 		t.Errorf("last event %+v", ev)
+	}
+}
+
+// A correction while another process updates the index: the mini-learning
+// is written, the watcher cleared and the older learning still recalled,
+// within the hook's deadline; the next refresh once that update ends
+// indexes the mini-learning.
+func TestMiniLearningWhileIndexUpdating(t *testing.T) {
+	e := newHookEnv(t)
+	run(t, e.cfg, "post-tool", "claude", e.fixture(t, "claude", "post-tool-use-failure", nil))
+	fl := flock.New(filepath.Join(e.cfg.IndexDir(), "update.lock"))
+	if ok, err := fl.TryLock(); err != nil || !ok {
+		t.Fatalf("take update.lock: ok=%v err=%v", ok, err)
+	}
+	defer fl.Unlock()
+
+	later := func(o *hooks.Options) { o.Now = func() time.Time { return t0.Add(2 * time.Minute) } }
+	out := run(t, e.cfg, "prompt", "claude", e.fixture(t, "claude", "user-prompt-correction", nil), later)
+	docs := newDocs(t, e)
+	if len(docs) != 1 || docs[0].Type != "mini" {
+		t.Fatalf("new learnings after the correction: %+v, want one mini-learning", docs)
+	}
+	m := docs[0]
+	if got := idsIn(t, out); !slices.Equal(got, []string{e.ids["insecure"]}) {
+		t.Errorf("correction prompt injected %q, want the curl --insecure learning", got)
+	}
+	if ev := lastEvent(t, e.state); ev.Detail != "learned "+m.ID+"; recalled 1" || ev.Error {
+		t.Errorf("correction last event %+v", ev)
+	}
+	if got := armedFiles(t, e.state); len(got) != 0 {
+		t.Errorf("watcher not cleared: %v", got)
+	}
+	if log := hookLog(t, e.state); log != "" {
+		t.Errorf("hooks.log:\n%s", log)
+	}
+
+	if err := fl.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(context.Background(), e.cfg.DocumentsDir(), e.cfg.IndexDir(), index.NoRebuild())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, ran, err := ix.Refresh(context.Background()); err != nil || !ran {
+		t.Fatalf("Refresh after the update ended: ran=%v err=%v", ran, err)
+	}
+	res, err := ix.Search(context.Background(), index.Query{Text: "curl use --insecure for local dev", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res, func(r index.Result) bool { return r.ID == m.ID }) {
+		t.Errorf("mini-learning %s not indexed by the refresh: %+v", m.ID, res)
 	}
 }

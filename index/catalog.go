@@ -118,6 +118,7 @@ type OpenOption func(*openOptions)
 type openOptions struct {
 	update           UpdateOptions
 	noRebuild        bool
+	busyWait         time.Duration
 	embedder         embed.Embedder
 	noQueryEmbedding bool
 	halfLife         time.Duration
@@ -135,6 +136,13 @@ func WithProgress(fn func(done, total int)) OpenOption {
 // finish would be rolled back and started again by every hook.
 func NoRebuild() OpenOption {
 	return func(o *openOptions) { o.noRebuild = true }
+}
+
+// BusyWait bounds how long every update made through this Index (Put,
+// Forget, Update, Refresh) waits for another process's update before it
+// fails with ErrBusy: a hook cannot wait out a reindex.
+func BusyWait(d time.Duration) OpenOption {
+	return func(o *openOptions) { o.busyWait = d }
 }
 
 // ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must

@@ -42,7 +42,8 @@ type UpdateOptions struct {
 	// whole-KB pass for 'reflect reindex'.
 	ANN bool
 	// lockWait bounds the wait for another process's update (zero:
-	// updateLockWait); Refresh waits only refreshLockWait.
+	// updateLockWait, or the Index's BusyWait when shorter); Refresh waits
+	// only refreshLockWait.
 	lockWait time.Duration
 }
 
@@ -83,7 +84,11 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	start := time.Now()
 	var st Stats
-	unlock, err := ix.lockUpdates(ctx, opts.lockWait)
+	wait := opts.lockWait
+	if wait <= 0 || (ix.opts.busyWait > 0 && ix.opts.busyWait < wait) {
+		wait = ix.opts.busyWait
+	}
+	unlock, err := ix.lockUpdates(ctx, wait)
 	if err != nil {
 		return st, err
 	}

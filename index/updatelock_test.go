@@ -94,19 +94,27 @@ func TestUpdateWaitsForAnother(t *testing.T) {
 	}
 }
 
-// When even an explicit update's wait runs out it fails with ErrBusy and
-// changes nothing.
+// When an update's wait (here the Index's BusyWait, as hooks set it) runs
+// out it fails with ErrBusy and changes nothing.
 func TestUpdateBusyAfterWait(t *testing.T) {
 	ctx := context.Background()
 	k := newKB(t)
 	k.write(t, simple("lrn-existing", "existing ansible"))
-	ix := k.open(t)
+	ix, err := Open(ctx, k.docs, k.idx, BusyWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
 	holdUpdateLock(t, k)
 	k.write(t, simple("lrn-new", "new vagrant"))
 
-	_, err := ix.Update(ctx, UpdateOptions{lockWait: 50 * time.Millisecond})
+	start := time.Now()
+	_, err = ix.Update(ctx, UpdateOptions{})
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("Update with the lock held past its wait: %v, want ErrBusy", err)
+	}
+	if waited := time.Since(start); waited >= updateLockWait/6 {
+		t.Errorf("Update waited %s: BusyWait (50ms) did not replace the default %s", waited, updateLockWait)
 	}
 	if got := ids(search(t, ix, Query{Text: "vagrant"})); len(got) != 0 {
 		t.Errorf("a busy update indexed %v", got)
