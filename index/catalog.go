@@ -119,6 +119,7 @@ type openOptions struct {
 	update           UpdateOptions
 	noRebuild        bool
 	busyWait         time.Duration
+	onBusy           func(wait time.Duration)
 	embedder         embed.Embedder
 	noQueryEmbedding bool
 	halfLife         time.Duration
@@ -143,6 +144,13 @@ func NoRebuild() OpenOption {
 // fails with ErrBusy: a hook cannot wait out a reindex.
 func BusyWait(d time.Duration) OpenOption {
 	return func(o *openOptions) { o.busyWait = d }
+}
+
+// OnBusy has fn called when an update made through this Index finds
+// another process's update running and starts waiting for it (up to wait),
+// so that a command can say why it pauses.
+func OnBusy(fn func(wait time.Duration)) OpenOption {
+	return func(o *openOptions) { o.onBusy = fn }
 }
 
 // ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must

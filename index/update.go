@@ -332,6 +332,9 @@ func (ix *Index) lockUpdates(ctx context.Context, wait time.Duration) (unlock fu
 	fl := flock.New(filepath.Join(filepath.Dir(ix.path), "update.lock"), flock.SetPermissions(fsutil.FilePerm))
 	ok, err := fl.TryLock()
 	if err == nil && !ok {
+		if ix.opts.onBusy != nil {
+			ix.opts.onBusy(wait)
+		}
 		wctx, cancel := context.WithTimeout(ctx, wait)
 		ok, err = fl.TryLockContext(wctx, lockPoll)
 		cancel()

@@ -46,12 +46,15 @@ Adding a learning whose id exists updates it and keeps its created time.`,
 			if err != nil {
 				return err
 			}
-			ix, err := f.OpenIndex(cmd.Context(), false)
+			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
 			res, err := ix.Put(cmd.Context(), l, sc, time.Now())
+			if err != nil && res.Path != "" {
+				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
+			}
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
@@ -93,6 +94,26 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 		}
 	}
 	return ix, nil
+}
+
+// WaitNotice is the OpenOption of the commands that change the index (add,
+// forget, reindex): when another process is updating it, they say on
+// stderr why they pause before waiting for it.
+func (f *Factory) WaitNotice() index.OpenOption {
+	return index.OnBusy(func(wait time.Duration) {
+		fmt.Fprintf(f.IO.Err, "reflect: another process is updating the index; waiting for it to finish (up to %s)\n", wait)
+	})
+}
+
+// notIndexedYet reports a change that is on disk but not yet in the index
+// because another process's update outlasted the wait: the next search or
+// reindex picks it up. Any other error is returned as it is.
+func (f *Factory) notIndexedYet(err error, what string) error {
+	if !errors.Is(err, index.ErrBusy) {
+		return err
+	}
+	fmt.Fprintf(f.IO.Err, "reflect: %s: %v; the next search or 'reflect reindex' catches up\n", what, err)
+	return nil
 }
 
 // usageError marks errors that are the caller's mistake: exit code 2.

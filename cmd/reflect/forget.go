@@ -17,7 +17,7 @@ func NewCmdForget(f *Factory) *cobra.Command {
 		Short: "Delete a learning, its entities and its index entries",
 		Args:  exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ix, err := f.OpenIndex(cmd.Context(), false)
+			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
 			if err != nil {
 				return err
 			}
@@ -26,7 +26,9 @@ func NewCmdForget(f *Factory) *cobra.Command {
 				if errors.Is(err, store.ErrNotFound) {
 					return fmt.Errorf("no learning %q; find ids with 'reflect list' or 'reflect search'", args[0])
 				}
-				return err
+				if err := f.notIndexedYet(err, "deleted "+args[0]+", still in the index"); err != nil {
+					return err
+				}
 			}
 			if asJSON {
 				return printJSON(f.IO.Out, map[string]any{"id": args[0], "forgotten": true})

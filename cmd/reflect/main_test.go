@@ -12,8 +12,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -323,26 +325,33 @@ func keys(m map[string]any) string {
 // truncate SIZE FILE sets FILE's size, creating it when missing: a sparse
 // file of any size without putting its bytes in a script. SIZE may end in
 // K or M (binary units).
-// holdlock FILE takes an exclusive flock on FILE, as another reflect
-// process would, until the script ends; ! holdlock FILE releases it.
+// heldLocks maps a file holdlock locked to its open descriptor.
+var heldLocks sync.Map
+
+// holdlock FILE [DURATION] takes an exclusive flock on FILE, as another
+// reflect process would, until the script ends or DURATION has passed;
+// ! holdlock FILE releases it.
 func cmdHoldlock(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: [!] holdlock FILE")
+	if len(args) < 1 || len(args) > 2 || (neg && len(args) != 1) {
+		ts.Fatalf("usage: holdlock FILE [DURATION] | ! holdlock FILE")
 	}
-	key := "holdlock:" + ts.MkAbs(args[0])
+	path := ts.MkAbs(args[0])
 	if neg {
-		if fd := ts.Getenv(key); fd != "" {
-			n, _ := strconv.Atoi(fd)
-			ts.Check(syscall.Close(n)) // closing the only descriptor releases the flock
-			ts.Setenv(key, "")
+		if f, ok := heldLocks.LoadAndDelete(path); ok {
+			ts.Check(f.(*os.File).Close()) // the only descriptor: closing it releases the flock
 		}
 		return
 	}
-	fd, err := syscall.Open(ts.MkAbs(args[0]), syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	ts.Check(err)
-	ts.Check(syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB))
-	ts.Setenv(key, strconv.Itoa(fd))
-	ts.Defer(func() { _ = syscall.Close(fd) })
+	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	heldLocks.Store(path, f)
+	ts.Defer(func() { _ = f.Close() })
+	if len(args) == 2 {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		time.AfterFunc(d, func() { _ = f.Close() })
+	}
 }
 
 func cmdTruncate(ts *testscript.TestScript, neg bool, args []string) {

@@ -26,7 +26,7 @@ Malformed documents are reported and skipped.`,
 			show := f.IO.ErrTTY && !asJSON
 			progress, finish := progressBar(f, "indexing", show)
 			embedProgress, finishEmbed := progressBar(f, "embedding", show)
-			ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress))
+			ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress), f.WaitNotice())
 			if err != nil {
 				finish()
 				return err
