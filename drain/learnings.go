@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,10 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *Condensed, drafts [
 				sc.DocumentID = dup
 			}
 		}
-		if _, err := ix.Put(ctx, l, sc, now); err != nil {
+		// ErrBusy: the learning is on disk and another process's update
+		// outlasted the wait; the next refresh indexes it. Failing here
+		// would run the writer (and pay for it) again for nothing.
+		if _, err := ix.Put(ctx, l, sc, now); err != nil && !errors.Is(err, index.ErrBusy) {
 			return ids, fmt.Errorf("write learning %q: %w", l.Title, err)
 		}
 		ids = append(ids, l.ID)
