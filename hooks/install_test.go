@@ -574,7 +574,7 @@ func TestInstallChecksBinary(t *testing.T) {
 	if _, err := Install(opts); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(readFile(t, path), []byte(`"'/Users/me/My Tools/reflect' hook stop --agent claude"`)) {
+	if !bytes.Contains(readFile(t, path), []byte(`"GOMAXPROCS=1 '/Users/me/My Tools/reflect' hook stop --agent claude"`)) {
 		t.Errorf("unquoted path:\n%s", readFile(t, path))
 	}
 	if res, err := Install(opts); err != nil || res.Changed {
@@ -595,6 +595,8 @@ func TestIsOurCommand(t *testing.T) {
 	}{
 		{"/usr/local/bin/reflect hook stop --agent claude", "claude", true},
 		{"reflect hook prompt --agent claude", "claude", true},
+		{"GOMAXPROCS=1 /usr/local/bin/reflect hook stop --agent claude", "claude", true},
+		{"GOMAXPROCS=1 '/my hook dir/reflect' hook stop --agent codex", "codex", true},
 		{"reflect hook prompt --agent=claude", "claude", true},
 		{"'/my hook dir/reflect' hook stop --agent claude", "claude", true},
 		{"reflect hook stop --agent codex", "claude", false},
@@ -801,4 +803,39 @@ func normalizeHooks(v any) any {
 func hasKey(m map[string]any, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// An install by a reflect from before the GOMAXPROCS=1 prefix is upgraded in
+// place: every entry is rewritten once, none is duplicated, and uninstall
+// still removes them all.
+func TestInstallUpgradesUnprefixedCommands(t *testing.T) {
+	isolate(t)
+	for _, agent := range []string{"claude", "codex"} {
+		path := filepath.Join(t.TempDir(), "settings.json")
+		opts := InstallOptions{Agent: agent, SettingsPath: path, Binary: testBinary}
+		if _, err := Install(opts); err != nil {
+			t.Fatal(err)
+		}
+		current := readFile(t, path)
+		old := bytes.ReplaceAll(current, []byte(oneProc), nil)
+		if err := os.WriteFile(path, old, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, err := Install(opts)
+		if err != nil || !res.Changed {
+			t.Fatalf("%s: reinstall over unprefixed commands: changed=%v err=%v", agent, res.Changed, err)
+		}
+		if len(res.Added) != 0 {
+			t.Errorf("%s: reinstall added %+v instead of updating", agent, res.Added)
+		}
+		if got := readFile(t, path); !bytes.Equal(got, current) {
+			t.Errorf("%s: after the upgrade:\n%s\nwant:\n%s", agent, got, current)
+		}
+		if _, err := Uninstall(opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, path); string(got) != "{}\n" {
+			t.Errorf("%s: after uninstall: %s", agent, got)
+		}
+	}
 }

@@ -59,21 +59,28 @@ case $("$REFLECT" hook prompt --agent claude < "$WORK/prompt-hit.json") in
   *) echo "the recalling prompt recalled nothing: the benchmark would time the silent path" >&2; exit 1 ;;
 esac
 rm -rf "$WORK/state/session-injected"
-# A session whose dedupe set starts empty every run, so each prompt recalls.
-# Agents run hook commands through a shell with the payload on stdin; the
-# same is done here, and `sh -c '/bin/true < payload'` is the baseline.
+# The hooks are timed as `reflect install claude` writes them into this
+# run's $HOME (GOMAXPROCS=1 and the binary's absolute path included), and
+# as agents run them: through a shell with the payload on stdin.
+# `sh -c '/bin/true < payload'` is the baseline.
+"$REFLECT" install claude >/dev/null
+installed() { # EVENT: the command reflect install wrote for it
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["hooks"][sys.argv[2]][0]["hooks"][0]["command"])' \
+    "$HOME/.claude/settings.json" "$1"
+}
 hook() { # NAME EVENT PAYLOAD [PREPARE]
   local prep=${4:-true}
-  hf --warmup 5 --runs "$RUNS" --prepare "$prep" -n "$1" "$REFLECT hook $2 --agent claude < $3" 
+  hf --warmup 5 --runs "$RUNS" --prepare "$prep" -n "$1" "$(installed "$2") < $3"
 }
-echo "== hooks (through sh, as agents run them)"
-hook "hook prompt (recalls)" prompt "$WORK/prompt-hit.json" "rm -rf $WORK/state/session-injected"
-hook "hook prompt (fixture)" prompt "$WORK/user-prompt-submit.json"
-hook "hook session-start (git repo)" session-start "$WORK/session-start.json" "rm -rf $WORK/state/session-injected"
-hook "hook stop" stop "$WORK/stop.json"
-hook "hook pre-compact" pre-compact "$WORK/pre-compact.json"
-hook "hook post-tool (failure)" post-tool "$WORK/post-tool-use-failure.json"
-hook "hook post-tool (success)" post-tool "$WORK/post-tool-use.json"
+echo "== hooks (as installed, through sh)"
+# A session whose dedupe set starts empty every run, so each prompt recalls.
+hook "hook prompt (recalls)" UserPromptSubmit "$WORK/prompt-hit.json" "rm -rf $WORK/state/session-injected"
+hook "hook prompt (fixture)" UserPromptSubmit "$WORK/user-prompt-submit.json"
+hook "hook session-start (git repo)" SessionStart "$WORK/session-start.json" "rm -rf $WORK/state/session-injected"
+hook "hook stop" Stop "$WORK/stop.json"
+hook "hook pre-compact" PreCompact "$WORK/pre-compact.json"
+hook "hook post-tool (failure)" PostToolUseFailure "$WORK/post-tool-use-failure.json"
+hook "hook post-tool (success)" PostToolUse "$WORK/post-tool-use.json"
 hf --warmup 5 --runs "$RUNS" -n "/bin/true (same shell, same stdin)" "/bin/true < $WORK/stop.json"
 
 # Median and 95th percentile of every benchmark above, in milliseconds.

@@ -5,6 +5,7 @@ package proc
 import (
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 )
 
@@ -22,10 +23,25 @@ func SpawnDetached(args ...string) error {
 	}
 	defer devnull.Close()
 	cmd := exec.Command(exe, args...)
+	cmd.Env = withoutGOMAXPROCS(os.Environ())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	return cmd.Process.Release()
+}
+
+// withoutGOMAXPROCS drops GOMAXPROCS from env. The hooks that start drains
+// and reindexes run with GOMAXPROCS=1 (reflect install writes it, to start
+// fewer threads in a process that lives milliseconds); the background work
+// they start embeds and indexes on every core.
+func withoutGOMAXPROCS(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GOMAXPROCS=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
