@@ -99,9 +99,15 @@ func Run(ctx context.Context, c *config.Config) *Report {
 	return r
 }
 
+// installBinary is the reflect binary the hooks check compares installed
+// entries with (empty: the running one; tests name a fixed path).
+var installBinary = ""
+
 // checkHooks says whether reflect's hooks are in each agent's settings: the
 // first thing to look at when nothing is ever recalled. A dry-run uninstall
-// finds exactly the entries install adds and writes nothing.
+// finds exactly the entries install adds and writes nothing; a dry-run
+// install then tells entries this reflect would rewrite (another binary
+// path, timeout or command form, as after an upgrade).
 func (r *Report) checkHooks() {
 	for _, agent := range hooks.Agents {
 		name := agent + " hooks"
@@ -110,7 +116,15 @@ func (r *Report) checkHooks() {
 		case err != nil:
 			r.add(Check{Name: name, Status: Warn, Detail: err.Error()})
 		case len(res.Removed) > 0:
-			r.add(Check{Name: name, Status: OK, Detail: fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)})
+			detail := fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)
+			// An error here (a reflect run from a build directory) leaves
+			// the entries' presence as the answer.
+			if ins, err := hooks.Install(hooks.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
+				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
+					Fix: "run 'reflect install " + agent + "' to update them"})
+				continue
+			}
+			r.add(Check{Name: name, Status: OK, Detail: detail})
 		default:
 			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)"})
 		}

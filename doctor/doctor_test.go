@@ -70,6 +70,28 @@ func TestHooksCheck(t *testing.T) {
 		t.Errorf("a warning made the report unhealthy: %+v", r.Checks)
 	}
 
+	// Entries written by an older reflect (before GOMAXPROCS=1) or by a
+	// binary that has moved: doctor says to reinstall.
+	prev := installBinary
+	installBinary = "/opt/reflect/bin/reflect" // the path in the installed fixture
+	defer func() { installBinary = prev }()
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "claude hooks"); ch == nil || ch.Status != OK {
+		t.Errorf("claude hooks check of a current install = %+v", ch)
+	}
+	old := strings.ReplaceAll(string(installed), "GOMAXPROCS=1 ", "")
+	if err := os.WriteFile(settings, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "claude hooks"); ch == nil || ch.Status != Warn ||
+		!strings.Contains(ch.Detail, "8 written by another reflect") || ch.Fix != "run 'reflect install claude' to update them" {
+		t.Errorf("claude hooks check of an older install = %+v", ch)
+	}
+	if got, _ := os.ReadFile(settings); string(got) != old {
+		t.Error("doctor changed settings.json")
+	}
+
 	os.Remove(settings)
 	r = Run(context.Background(), c)
 	if ch := checkNamed(r, "claude hooks"); ch == nil || !strings.Contains(ch.Detail, "not installed") {
