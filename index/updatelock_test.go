@@ -31,16 +31,29 @@ func holdUpdateLock(t *testing.T, k kb) func() {
 	return release
 }
 
+// busyWithNewDoc indexes lrn-existing ("ansible"), then holds the update
+// lock as another process would while lrn-new ("vagrant") appears on disk.
+// It returns the open index and the lock's release.
+func busyWithNewDoc(t *testing.T, opts ...OpenOption) (*Index, func()) {
+	t.Helper()
+	k := newKB(t)
+	k.write(t, simple("lrn-existing", "existing ansible"))
+	ix, err := Open(context.Background(), k.docs, k.idx, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	release := holdUpdateLock(t, k)
+	k.write(t, simple("lrn-new", "new vagrant"))
+	return ix, release
+}
+
 // While another process updates the index, Refresh gives up with ErrBusy
 // and the index answers as it stands; once that update ends, the next
 // Refresh picks up the new document.
 func TestRefreshWhileAnotherUpdates(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
-	k.write(t, simple("lrn-existing", "existing ansible"))
-	ix := k.open(t)
-	release := holdUpdateLock(t, k)
-	k.write(t, simple("lrn-new", "new vagrant"))
+	ix, release := busyWithNewDoc(t)
 
 	start := time.Now()
 	_, ran, err := ix.Refresh(ctx)
@@ -70,11 +83,7 @@ func TestRefreshWhileAnotherUpdates(t *testing.T) {
 // update to end instead of failing.
 func TestUpdateWaitsForAnother(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
-	k.write(t, simple("lrn-existing", "existing ansible"))
-	ix := k.open(t)
-	release := holdUpdateLock(t, k)
-	k.write(t, simple("lrn-new", "new vagrant"))
+	ix, release := busyWithNewDoc(t)
 
 	const held = 300 * time.Millisecond
 	go func() {
@@ -98,18 +107,10 @@ func TestUpdateWaitsForAnother(t *testing.T) {
 // out it fails with ErrBusy and changes nothing.
 func TestUpdateBusyAfterWait(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
-	k.write(t, simple("lrn-existing", "existing ansible"))
-	ix, err := Open(ctx, k.docs, k.idx, BusyWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	holdUpdateLock(t, k)
-	k.write(t, simple("lrn-new", "new vagrant"))
+	ix, _ := busyWithNewDoc(t, BusyWait(50*time.Millisecond))
 
 	start := time.Now()
-	_, err = ix.Update(ctx, UpdateOptions{})
+	_, err := ix.Update(ctx, UpdateOptions{})
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("Update with the lock held past its wait: %v, want ErrBusy", err)
 	}
