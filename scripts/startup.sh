@@ -23,14 +23,17 @@ trap 'rm -rf "$WORK"' EXIT
 cp go.mod go.sum "$WORK/"
 external=$(go list -tags sqlite_fts5 -deps ./cmd/reflect | grep -E '^[a-z0-9-]+\.[a-z]+/' | grep -v -e '^github.com/reflectkb/' -e '/internal')
 
+built=()
 program() { # NAME IMPORT...: a main package that links only the imports
   local name=$1; shift
+  built+=("$name")
   mkdir -p "$WORK/$name"
   {
     printf 'package main\n\n// int one(void) { return 1; }\nimport "C"\n\nimport (\n\t"os"\n'
     for p in "$@"; do printf '\t_ "%s"\n' "$p"; done
     printf ')\n\nfunc main() {\n\tif C.one() == 1 {\n\t\tos.Stdout.WriteString("hi\\n")\n\t}\n}\n'
   } > "$WORK/$name/main.go"
+  # The Makefile's LDFLAGS, but for the version stamp.
   (cd "$WORK" && go build -tags sqlite_fts5 -ldflags '-s -w -linkmode external -extldflags -static' \
     -o "bin/$name" "./$name" 2>"$name.log") || { cat "$WORK/$name.log" >&2; exit 1; }
 }
@@ -60,8 +63,7 @@ program hooks-need github.com/mattn/go-sqlite3 github.com/BurntSushi/toml go.yam
   github.com/kljensen/snowball/english github.com/gofrs/flock github.com/google/renameio encoding/json
 
 cmds=()
-for b in hello goldmark goldmark+frontmatter yaml toml cobra progressbar net-http go-sqlite3 \
-  gonum-community hnsw vek snowball all-external hooks-need; do
+for b in "${built[@]}"; do
   cmds+=("GOMAXPROCS=1 $WORK/bin/$b")
 done
 cmds+=("GOMAXPROCS=1 $REFLECT version")
