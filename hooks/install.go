@@ -115,9 +115,10 @@ var agents = map[string]agentSpec{
 		},
 		statusLine: true,
 	},
-	// Codex has no PostToolUseFailure (a failed Bash call is a PostToolUse
-	// whose tool_response starts "Exit code: N") and no SessionEnd in its
-	// hooks.json schema; Stop runs at the end of every turn instead.
+	// Codex has no PostToolUseFailure: a failed Bash call is a PostToolUse
+	// (0.169 leaves the exit code to the rollout, see codex_rollout.go).
+	// Codex 0.169 fires SessionEnd but clamps its timeout to 3 s, so that is
+	// what is written: a longer one would read as a promise Codex breaks.
 	"codex": {
 		name:    "codex",
 		envDir:  "CODEX_HOME",
@@ -129,6 +130,7 @@ var agents = map[string]agentSpec{
 			{Event: "PostToolUse", Matcher: "Bash", Sub: "post-tool", Timeout: 5, Status: "🧠 noting the result…"},
 			{Event: "PreCompact", Sub: "pre-compact", Timeout: 10, Status: "🧠 saving session…"},
 			{Event: "Stop", Sub: "stop", Timeout: 10, Status: "🧠 saving session…"},
+			{Event: "SessionEnd", Sub: "session-end", Timeout: 3, Status: "🧠 saving session…"},
 		},
 	},
 }
