@@ -339,8 +339,11 @@ func (m *mutator) command(sub string) string {
 	return oneProc + shellQuote(m.binary) + " hook " + sub + " --agent " + m.agent.name
 }
 
+// statusCommand forces the 🧠 form: Claude Code runs the status line with
+// stdout on a pipe, where `reflect statusline` would otherwise print its
+// plain form, and it renders the emoji and ANSI styles itself.
 func (m *mutator) statusCommand() string {
-	return oneProc + shellQuote(m.binary) + " statusline"
+	return oneProc + shellQuote(m.binary) + " statusline --color=always"
 }
 
 // hookEntry is the handler object both agents read. Field order is the order
@@ -656,8 +659,13 @@ func ourStatusLine(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	cmd := strings.TrimSpace(sl.Command)
-	rest, ok := strings.CutSuffix(cmd, " statusline")
-	return sl.Command, ok && isReflectBinary(rest)
+	// Older installs wrote "… statusline" without the color flag.
+	for _, suffix := range []string{" statusline --color=always", " statusline"} {
+		if rest, ok := strings.CutSuffix(cmd, suffix); ok && isReflectBinary(rest) {
+			return sl.Command, true
+		}
+	}
+	return sl.Command, false
 }
 
 // shellQuote quotes a path for the shell both agents run commands with, only
