@@ -126,7 +126,7 @@ func TestClaude(t *testing.T) {
 	w.addCaptureHooks(settings, []string{"SessionStart", "UserPromptSubmit", "PostToolUseFailure", "PreCompact", "Stop", "SessionEnd"})
 
 	// (a) a turn completes, running a command that fails.
-	first := parseClaude(t, w.client("-p", "List the widget cache files for me. FAILCMD:<ls /nonexistent/widget-cache>",
+	first := parseClaude(t, w.client("-p", promptTopic+" List the widget cache files. FAILCMD:<"+claudeFailCmd+">",
 		"--output-format", "json", "--allowedTools", "Bash"))
 	check(t, "a/turn-completes", first.Type == "result" && first.Subtype == "success" && !first.IsError && first.SessionID != "",
 		"first turn: %+v", first)
@@ -137,11 +137,9 @@ func TestClaude(t *testing.T) {
 
 	// (b) the learnings block from SessionStart and from UserPromptSubmit
 	// reached the model.
-	check(t, "b/session-start-context",
-		len(w.requestsWith("SessionStart hook additional context", "<reflect-learnings", seedTitle)) > 0,
+	check(t, "b/session-start-context", w.contextSent("system", "SessionStart hook additional context", "<reflect-learnings", seedStart),
 		"no request carried SessionStart's <reflect-learnings> block")
-	check(t, "b/prompt-context",
-		len(w.requestsWith("UserPromptSubmit hook additional context", "<reflect-learnings", seedTitle)) > 0,
+	check(t, "b/prompt-context", w.contextSent("system", "UserPromptSubmit hook additional context", "<reflect-learnings", seedPrompt),
 		"no request carried UserPromptSubmit's <reflect-learnings> block")
 
 	// (c) the failure armed a watcher; the correction in the resumed
@@ -166,7 +164,7 @@ func TestClaude(t *testing.T) {
 
 	// /compact runs PreCompact.
 	w.client("-p", "/compact", "--resume", first.SessionID, "--output-format", "json")
-	checkReplays(t, w, transcript)
+	checkReplays(t, w, transcript, "precompact-manual")
 
 	// The builtin writer turns the transcript into a learning about the
 	// failure and its correction.
@@ -174,7 +172,7 @@ func TestClaude(t *testing.T) {
 	// Claude itself as the writer (the fake model answers the writer
 	// prompt), leaving no session of its own behind.
 	projects := filepath.Join(w.home, ".claude", "projects")
-	checkClientDrain(t, w, "Stop", func() int { return countFiles(projects, ".jsonl") })
+	checkClientDrain(t, w, "Stop", claudeFailCmd, func() int { return countFiles(projects, ".jsonl") })
 
 	// (e) the status line, run exactly as installed with stdout on a pipe,
 	// shows the 🧠 form.
@@ -196,13 +194,12 @@ func claudeTranscript(t *testing.T, w *world, session string) string {
 // client really sent to `reflect hook` against an empty queue: each must
 // queue the real transcript with its own trigger. (In the live run the
 // first of them wins and the rest find the session already queued.)
-func checkReplays(t *testing.T, w *world, transcript string) {
+func checkReplays(t *testing.T, w *world, transcript, compactTrigger string) {
 	t.Helper()
 	for _, tc := range []struct{ event, hook, trigger string }{
 		{"Stop", "stop", "stop"},
 		{"SessionEnd", "session-end", "session-end"},
-		// /compact is a manual compaction.
-		{"PreCompact", "pre-compact", "precompact-manual"},
+		{"PreCompact", "pre-compact", compactTrigger},
 	} {
 		payloads := w.captured(tc.event)
 		if len(payloads) == 0 {
@@ -251,7 +248,7 @@ func checkBuiltinDrain(t *testing.T, w *world, transcript string) {
 
 // checkClientDrain queues the last captured payload of event in a fresh
 // state and knowledge base and drains it with the client as the writer.
-func checkClientDrain(t *testing.T, w *world, event string, sessions func() int) {
+func checkClientDrain(t *testing.T, w *world, event, failedCmd string, sessions func() int) {
 	t.Helper()
 	payloads := w.captured(event)
 	if len(payloads) == 0 {
@@ -283,7 +280,7 @@ func checkClientDrain(t *testing.T, w *world, event string, sessions func() int)
 	for _, l := range learnings(t, fresh.kb) {
 		titles = append(titles, l.Title)
 	}
-	wrote := len(titles) == 1 && strings.HasPrefix(titles[0], fakemodel.WriterTitlePrefix) && strings.Contains(titles[0], "/nonexistent/widget-cache")
+	wrote := len(titles) == 1 && strings.HasPrefix(titles[0], fakemodel.WriterTitlePrefix) && strings.Contains(titles[0], failedCmd)
 	check(t, "d/client-writer-drain", len(rep.Entries) == 1 && rep.Entries[0].Outcome == "written" && wrote &&
 		len(w.requestsWith(fakemodelWriterMarker)) > requests,
 		"drain %s; learnings %q", out, titles)
@@ -345,4 +342,118 @@ func saveFixtures(t *testing.T, w *world, transcript string) {
 	}
 	w.write(filepath.Join(dir, "transcripts", w.agent, filepath.Base(transcript)), string(neutral(data)))
 	t.Logf("saved payloads and transcript under %s", dir)
+}
+
+// codexConfig points Codex at the fake server and trusts the repository.
+func codexConfig(w *world) string {
+	return `model = "gpt-fake"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "` + w.server.URL() + `/v1"
+wire_api = "responses"
+env_key = "E2E_FAKE_MODEL_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+
+[projects."` + w.repo + `"]
+trust_level = "trusted"
+`
+}
+
+// codexThread returns the thread (session) id from `codex exec --json`.
+func codexThread(t *testing.T, out []byte) (thread string, completed bool) {
+	t.Helper()
+	for _, line := range strings.Split(string(out), "\n") {
+		var ev struct {
+			Type     string `json:"type"`
+			ThreadID string `json:"thread_id"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		switch ev.Type {
+		case "thread.started":
+			thread = ev.ThreadID
+		case "turn.completed":
+			completed = true
+		}
+	}
+	return thread, completed
+}
+
+// codexExec runs `codex exec` headless: JSON events, hooks run without the
+// interactive trust step (reflect doctor covers trust), no sandbox (the
+// container may not allow one; the commands are the test's own).
+func codexExec(w *world, args ...string) []byte {
+	base := []string{"exec", "--json", "--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check"}
+	return w.client(append(base, args...)...)
+}
+
+func TestCodex(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "codex")
+	codexHome := filepath.Join(w.home, ".codex")
+	w.write(filepath.Join(codexHome, "config.toml"), codexConfig(w))
+	hooksFile := filepath.Join(codexHome, "hooks.json")
+	w.addCaptureHooks(hooksFile, []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop", "SessionEnd"})
+
+	// (a) a turn completes, running a command that fails.
+	thread, completed := codexThread(t, codexExec(w, promptTopic+" Show it to me. FAILCMD:<"+codexFailCmd+">"))
+	check(t, "a/turn-completes", thread != "" && completed, "thread %q, completed %v", thread, completed)
+	if thread == "" {
+		t.FailNow()
+	}
+	transcript := codexRollout(t, w, thread)
+
+	// (b) hook context arrives as developer messages.
+	check(t, "b/session-start-context", w.contextSent("developer", "<reflect-learnings", seedStart),
+		"no request carried SessionStart's <reflect-learnings> block")
+	check(t, "b/prompt-context", w.contextSent("developer", "<reflect-learnings", seedPrompt),
+		"no request carried UserPromptSubmit's <reflect-learnings> block")
+
+	// (c) the failure armed a watcher (from the rollout: Codex's payload
+	// has no exit code); the correction writes a mini learning.
+	armed := filepath.Join(w.state, "armed")
+	check(t, "c/watcher-armed", countFiles(armed, ".json") == 1, "armed watchers in %s: %d", armed, countFiles(armed, ".json"))
+	_, completed = codexThread(t, codexExec(w, "resume", thread, "no, the sprocket config is at /var/cache/widget/sprocket.ini, not under /etc"))
+	check(t, "a/resumed-turn-completes", completed, "resumed turn did not complete")
+	minis := 0
+	for _, l := range learnings(t, w.kb) {
+		if l.Type == "mini" && strings.Contains(l.Text, "/var/cache/widget/sprocket.ini") {
+			minis++
+		}
+	}
+	check(t, "c/mini-learning", minis == 1, "mini learnings about the correction: %d", minis)
+
+	// (d) Stop queued the real rollout.
+	q := w.pending()
+	check(t, "d/stop-queues", len(q) == 1 && q[0].TranscriptPath == transcript && q[0].Trigger == "stop" && q[0].Harness == "codex",
+		"queue %+v, want the rollout %s from stop", q, transcript)
+
+	// codex exec has no /compact: a token limit below what the fake model
+	// reports used makes Codex compact before the next turn.
+	codexExec(w, "-c", "model_auto_compact_token_limit=50", "resume", thread, "Sum up what we found.")
+	checkReplays(t, w, transcript, "precompact-auto")
+	checkBuiltinDrain(t, w, transcript)
+	sessions := filepath.Join(w.home, ".codex", "sessions")
+	checkClientDrain(t, w, "Stop", codexFailCmd, func() int { return countFiles(sessions, ".jsonl") })
+	saveFixtures(t, w, transcript)
+}
+
+// codexRollout finds the thread's rollout under ~/.codex/sessions.
+func codexRollout(t *testing.T, w *world, thread string) string {
+	t.Helper()
+	var found []string
+	_ = filepath.WalkDir(filepath.Join(w.home, ".codex", "sessions"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, thread+".jsonl") {
+			found = append(found, p)
+		}
+		return nil
+	})
+	if len(found) != 1 {
+		t.Fatalf("rollout of thread %s: %v", thread, found)
+	}
+	return found[0]
 }

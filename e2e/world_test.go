@@ -38,9 +38,22 @@ type world struct {
 	env     []string
 }
 
-// seedTitle is the learning the suite expects recalled: the prompts talk
-// about the widget cache.
-const seedTitle = "Widget cache lives in /var/cache/widget"
+// The seeded learnings. seedStart matches the repository (its name and
+// commit subject), so SessionStart recalls it; seedPrompt shares no word
+// with the repository but matches the prompts, so only UserPromptSubmit
+// recalls it.
+const (
+	seedStart  = "Widget cache lives in /var/cache/widget"
+	seedPrompt = "Sprocket reads its configuration from sprocket.ini"
+	// promptTopic is in every first prompt, to recall seedPrompt.
+	promptTopic = "Where is the sprocket configuration?"
+)
+
+// The failing commands the first prompts ask for.
+const (
+	claudeFailCmd = "ls /nonexistent/widget-cache"
+	codexFailCmd  = "cat /etc/sprocket/codex.ini"
+)
 
 func newWorld(t *testing.T, agent string) *world {
 	t.Helper()
@@ -72,9 +85,12 @@ func newWorld(t *testing.T, agent string) *world {
 	w.git("add", "README.md")
 	w.git("-c", "user.name=e2e", "-c", "user.email=e2e@example.com", "commit", "-q", "-m", "widget cache service")
 
-	w.reflectRun("add", "--title", seedTitle,
+	w.reflectRun("add", "--title", seedStart,
 		"--insight", "The widget cache is under /var/cache/widget, never under /nonexistent; list it with ls /var/cache/widget.",
 		"--tags", "widget,cache", "--category", "configuration", "--project", "widget-service", "--confidence", "high")
+	w.reflectRun("add", "--title", seedPrompt,
+		"--insight", "The sprocket daemon reads sprocket.ini only; codex.ini and gizmo.conf are ignored.",
+		"--tags", "sprocket,configuration", "--category", "configuration", "--scope", "global", "--confidence", "high")
 	w.reflectRun("install", agent)
 	return w
 }
@@ -266,6 +282,44 @@ func learnings(t *testing.T, kb string) []learning {
 		out = append(out, l)
 	}
 	return out
+}
+
+// contextSent reports whether a request to the model carried a message of
+// role (Claude: system, Codex: developer) holding every one of needles:
+// how hook context reaches the model.
+func (w *world) contextSent(role string, needles ...string) bool {
+	for _, r := range w.server.Requests() {
+		var body struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+			Input []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"input"`
+		}
+		if json.Unmarshal(r.Body, &body) != nil {
+			continue
+		}
+		for _, m := range append(body.Messages, body.Input...) {
+			if m.Role != role {
+				continue
+			}
+			var text string
+			if json.Unmarshal(m.Content, &text) != nil {
+				text = string(m.Content) // blocks: their JSON holds the text
+			}
+			all := true
+			for _, n := range needles {
+				all = all && strings.Contains(text, n)
+			}
+			if all {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // requestsWith returns the model requests whose body contains every one of
