@@ -24,6 +24,7 @@ var suite struct {
 	reflect   string
 	versions  Versions
 	reused    bool
+	cache     string // .cache/e2e or E2E_CACHE_DIR
 }
 
 // repoRoot is the repository's top directory (this package's parent).
@@ -63,6 +64,7 @@ func setup(t *testing.T) {
 		}
 		ictx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
+		suite.cache = cache
 		if suite.clientBin, suite.reused, err = Install(ictx, cache, v); err != nil {
 			suite.err = err.Error()
 			return
@@ -126,7 +128,7 @@ func TestClaude(t *testing.T) {
 	w.addCaptureHooks(settings, []string{"SessionStart", "UserPromptSubmit", "PostToolUseFailure", "PreCompact", "Stop", "SessionEnd"})
 
 	// (a) a turn completes, running a command that fails.
-	first := parseClaude(t, w.client("-p", promptTopic+" List the widget cache files. FAILCMD:<"+claudeFailCmd+">",
+	first := parseClaude(t, w.client("-p", promptTopic+" Show it to me. FAILCMD:<"+claudeFailCmd+">",
 		"--output-format", "json", "--allowedTools", "Bash"))
 	check(t, "a/turn-completes", first.Type == "result" && first.Subtype == "success" && !first.IsError && first.SessionID != "",
 		"first turn: %+v", first)

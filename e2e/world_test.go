@@ -76,7 +76,13 @@ func newWorld(t *testing.T, agent string) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(func() {
+		srv.Close()
+		// Keep the last run's model requests for reading after a failure.
+		if data, err := os.ReadFile(filepath.Join(root, "requests.jsonl")); err == nil && suite.cache != "" {
+			_ = os.WriteFile(filepath.Join(suite.cache, "last-"+agent+"-requests.jsonl"), data, 0o600)
+		}
+	})
 	w.server = srv
 	w.env = w.environ(os.Environ())
 
