@@ -72,6 +72,9 @@ type Result struct {
 	Diff       string `json:"diff,omitempty"`
 	// Notes are things the user must do next (trust the hooks in Codex, …).
 	Notes []string `json:"notes,omitempty"`
+	// Trust says, for Codex, whether Codex will run each reflect entry as
+	// the file now stands (not filled for dry runs).
+	Trust []HookTrust `json:"trust,omitempty"`
 }
 
 // hookSpec is one hook reflect registers.
@@ -234,6 +237,9 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	}
 	if !res.Changed {
 		res.Created = false
+		if install && !opts.DryRun {
+			res.addTrust(a, target)
+		}
 		writeReport(opts.Out, &res, op)
 		return res, nil
 	}
@@ -266,8 +272,61 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	if err := fsutil.WriteAtomic(target, out, perm); err != nil {
 		return res, err
 	}
+	if install {
+		res.addTrust(a, target)
+	}
 	writeReport(opts.Out, &res, op)
 	return res, nil
+}
+
+// addTrust reads, for Codex, whether Codex will run each reflect entry of
+// the file at path, and notes the ones it will not: Codex skips untrusted
+// hooks without a word, so this is the only place the user learns of it.
+func (res *Result) addTrust(a agentSpec, path string) {
+	if a.name != "codex" {
+		return
+	}
+	trust, err := CodexTrust(path)
+	if err != nil {
+		res.Notes = append(res.Notes, "Could not read Codex's hook trust: "+err.Error())
+		return
+	}
+	res.Trust = trust
+	if note := trustNote(trust); note != "" {
+		res.Notes = append([]string{note}, res.Notes...)
+	}
+}
+
+// trustNote says which entries Codex will not run and how to fix it; ""
+// when it runs them all.
+func trustNote(trust []HookTrust) string {
+	var untrusted, modified, disabled []string
+	for _, t := range trust {
+		switch t.Status {
+		case TrustUntrusted:
+			untrusted = append(untrusted, t.Event)
+		case TrustModified:
+			modified = append(modified, t.Event)
+		case TrustDisabled:
+			disabled = append(disabled, t.Event)
+		}
+	}
+	n := len(untrusted) + len(modified) + len(disabled)
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	if len(untrusted) > 0 {
+		parts = append(parts, "not trusted: "+strings.Join(untrusted, ", "))
+	}
+	if len(modified) > 0 {
+		parts = append(parts, "trusted for an older definition: "+strings.Join(modified, ", "))
+	}
+	if len(disabled) > 0 {
+		parts = append(parts, "turned off: "+strings.Join(disabled, ", "))
+	}
+	return fmt.Sprintf("Codex will not run %d of reflect's %d hooks (%s). To fix it, %s.",
+		n, len(trust), strings.Join(parts, "; "), CodexTrustFix)
 }
 
 // checkBinary insists on an absolute path named reflect: the agent runs the
@@ -301,14 +360,13 @@ func refuse(path, op, agent string, err error) error {
 }
 
 // installNotes are the steps left to the user. Codex's are given on every
-// install, changed or not: whether the hooks are trusted and enabled lives
-// in Codex's own state, which reflect cannot see.
+// install, changed or not; which entries Codex trusts is added once the
+// file is written (Result.addTrust).
 func installNotes(a agentSpec, path string, changed bool) []string {
 	switch {
 	case a.name == "codex":
 		cfg := filepath.Join(filepath.Dir(path), "config.toml")
 		return []string{
-			"Codex runs new or changed hooks only after you trust them: start codex, open /hooks and trust the reflect entries (it asks again whenever a hook's definition changes).",
 			"Hooks are on by default in current Codex. If " + cfg + " has [features] hooks = false (or the deprecated codex_hooks = false), set it to true. Codex releases from before hooks were on by default need [features] hooks = true there (codex_hooks = true on the oldest).",
 		}
 	case changed:
