@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/e2e/fakemodel"
+	"github.com/reflectkb/reflect/hooks"
 )
 
 // suite is what every world shares: the installed clients and the reflect
@@ -458,4 +459,76 @@ func codexRollout(t *testing.T, w *world, thread string) string {
 		t.Fatalf("rollout of thread %s: %v", thread, found)
 	}
 	return found[0]
+}
+
+// TestCodexTrust checks reflect's reading of Codex's hook trust against
+// the real Codex: doctor reports every entry untrusted after install, and
+// once config.toml trusts the hashes reflect computes, Codex runs the
+// hooks without --dangerously-bypass-hook-trust and doctor reports them
+// trusted. A hash that differed from Codex's own would leave the hooks
+// skipped.
+func TestCodexTrust(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "codex")
+	codexHome := filepath.Join(w.home, ".codex")
+	w.write(filepath.Join(codexHome, "config.toml"), codexConfig(w))
+	hooksFile := filepath.Join(codexHome, "hooks.json")
+
+	untrusted := doctorChecks(t, w)
+	trust, err := hooks.CodexTrust(hooksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allWarn := len(trust) == 6
+	for _, h := range trust {
+		c := untrusted["codex "+h.Event]
+		allWarn = allWarn && c.Status == "warn" && strings.Contains(c.Fix, "/hooks")
+	}
+	check(t, "doctor/untrusted-after-install", allWarn, "doctor %+v for entries %+v", untrusted, trust)
+
+	// Without trust Codex skips the hooks silently.
+	codexPlain(w, "Where is the sprocket configuration? Nothing to run.")
+	check(t, "trust/untrusted-hooks-skipped", !w.contextSent("developer", "<reflect-learnings"),
+		"an untrusted hook's context reached the model")
+
+	cfg := codexConfig(w)
+	for _, h := range trust {
+		cfg += "\n[hooks.state.\"" + h.Key + "\"]\ntrusted_hash = \"" + h.CurrentHash + "\"\n"
+	}
+	w.write(filepath.Join(codexHome, "config.toml"), cfg)
+	codexPlain(w, "Where is the sprocket configuration? Nothing to run.")
+	check(t, "trust/trusted-hooks-run", w.contextSent("developer", "<reflect-learnings", seedStart),
+		"hooks trusted with reflect's hashes did not run: the hash differs from Codex's")
+	trusted := doctorChecks(t, w)
+	allOK := true
+	for _, h := range trust {
+		allOK = allOK && trusted["codex "+h.Event].Status == "ok"
+	}
+	check(t, "doctor/trusted", allOK, "doctor %+v", trusted)
+}
+
+// codexPlain runs codex exec as a user would: no trust bypass.
+func codexPlain(w *world, prompt string) []byte {
+	return w.client("exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", prompt)
+}
+
+type doctorCheck struct {
+	Name, Status, Detail, Fix string
+}
+
+// doctorChecks runs reflect doctor --json and returns its checks by name.
+func doctorChecks(t *testing.T, w *world) map[string]doctorCheck {
+	t.Helper()
+	out, _ := w.reflectTry("doctor", "--json") // exit 1 on a failed check; the JSON says which
+	var rep struct {
+		Checks []doctorCheck `json:"checks"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	m := map[string]doctorCheck{}
+	for _, c := range rep.Checks {
+		m[c.Name] = c
+	}
+	return m
 }
