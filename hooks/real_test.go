@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/queue"
 )
 
 // realPayload reads a payload a real client wrote (testdata/real at the
@@ -86,6 +88,52 @@ func TestPostToolRealClaudeFailureArms(t *testing.T) {
 		run(t, cfg, "post-tool", "claude", e.realPayload(t, "claude", filepath.Base(path), ""))
 		if f, ok := hooks.Armed(cfg.StateDir, p.SessionID, t0); !ok || f.ExitCode == 0 {
 			t.Errorf("%s: armed %+v, %v", filepath.Base(path), f, ok)
+		}
+	}
+}
+
+// Every payload the real clients sent, fed to the hook reflect installs for
+// its event, gets an answer the client accepts; the queueing events queue
+// the transcript with the trigger their payload implies.
+func TestRealPayloadsAnswerValidly(t *testing.T) {
+	e := newHookEnv(t)
+	events := map[string]string{
+		"SessionStart": "session-start", "UserPromptSubmit": "prompt", "PreCompact": "pre-compact",
+		"Stop": "stop", "SessionEnd": "session-end", "PostToolUse": "post-tool", "PostToolUseFailure": "post-tool",
+	}
+	triggers := map[string]string{"pre-compact": "precompact-manual", "stop": "stop", "session-end": "session-end"}
+	for _, agent := range []string{"claude", "codex"} {
+		names, _ := filepath.Glob(filepath.Join("..", "testdata", "real", "payloads", agent, "*.json"))
+		ran := 0
+		for _, path := range names {
+			base := filepath.Base(path)
+			ev := base[strings.LastIndex(base, "-")+1 : len(base)-len(".json")]
+			event, ok := events[ev]
+			if !ok {
+				continue
+			}
+			cfg := e.withState(t)
+			in := e.realPayload(t, agent, base, "")
+			var m map[string]any
+			_ = json.Unmarshal(in, &m)
+			transcript := e.transcript(t, "real.jsonl")
+			m["transcript_path"] = transcript
+			in, _ = json.Marshal(m)
+			run(t, cfg, event, agent, in, func(o *hooks.Options) { o.Spawn = func(...string) error { return nil } })
+			ran++
+			if want, queues := triggers[event]; queues {
+				q, err := queue.Open(cfg.StateDir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, _, err := q.List()
+				if err != nil || len(recs) != 1 || recs[0].TranscriptPath != transcript || string(recs[0].Trigger) != want {
+					t.Errorf("%s/%s: queue %+v, %v; want %s with trigger %s", agent, base, recs, err, transcript, want)
+				}
+			}
+		}
+		if ran < 5 {
+			t.Errorf("%s: only %d real payloads ran", agent, ran)
 		}
 	}
 }
