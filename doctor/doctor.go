@@ -148,7 +148,9 @@ func (r *Report) checkCodexTrust(hooksPath string) {
 		return
 	}
 	for _, t := range trust {
-		c := Check{Name: "codex " + t.Event, Status: OK, Detail: t.Describe()}
+		// Named by reflect's hook so the name fits doctor's column; the
+		// detail names the event as Codex's /hooks shows it.
+		c := Check{Name: "codex " + t.Hook, Status: OK, Detail: t.Event + " " + t.Describe()}
 		if !t.Runs() {
 			c.Status, c.Fix = Warn, hooks.CodexTrustFix
 		}

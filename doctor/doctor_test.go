@@ -193,7 +193,7 @@ func TestCodexTrustCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Run(context.Background(), c)
-	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "Stop", "SessionEnd"} {
+	for _, ev := range []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"} {
 		ch := checkNamed(r, "codex "+ev)
 		if ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "not trusted") || !strings.Contains(ch.Fix, "/hooks") {
 			t.Errorf("untrusted %s: %+v", ev, ch)
@@ -216,10 +216,10 @@ func TestCodexTrustCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = Run(context.Background(), c)
-	if ch := checkNamed(r, "codex SessionStart"); ch == nil || ch.Status != OK || !strings.Contains(ch.Detail, "trusted") {
+	if ch := checkNamed(r, "codex session-start"); ch == nil || ch.Status != OK || ch.Detail != "SessionStart trusted: Codex runs it" {
 		t.Errorf("trusted SessionStart: %+v", ch)
 	}
-	if ch := checkNamed(r, "codex Stop"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "older definition") {
+	if ch := checkNamed(r, "codex stop"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "older definition") {
 		t.Errorf("Stop trusted for an older definition: %+v", ch)
 	}
 	if !r.Healthy() {

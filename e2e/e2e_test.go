@@ -481,7 +481,7 @@ func TestCodexTrust(t *testing.T) {
 	}
 	allWarn := len(trust) == 6
 	for _, h := range trust {
-		c := untrusted["codex "+h.Event]
+		c := untrusted["codex "+h.Hook]
 		allWarn = allWarn && c.Status == "warn" && strings.Contains(c.Fix, "/hooks")
 	}
 	check(t, "doctor/untrusted-after-install", allWarn, "doctor %+v for entries %+v", untrusted, trust)
@@ -502,7 +502,7 @@ func TestCodexTrust(t *testing.T) {
 	trusted := doctorChecks(t, w)
 	allOK := true
 	for _, h := range trust {
-		allOK = allOK && trusted["codex "+h.Event].Status == "ok"
+		allOK = allOK && trusted["codex "+h.Hook].Status == "ok"
 	}
 	check(t, "doctor/trusted", allOK, "doctor %+v", trusted)
 }

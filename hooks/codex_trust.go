@@ -45,8 +45,10 @@ const CodexTrustFix = "start codex, open /hooks and trust the reflect entries; f
 
 // HookTrust is whether Codex will run one of reflect's entries.
 type HookTrust struct {
-	Key     string `json:"key"`
-	Event   string `json:"event"`
+	Key   string `json:"key"`
+	Event string `json:"event"` // Codex's name, as /hooks shows it
+	// Hook is reflect's name for the event (`reflect hook HOOK`).
+	Hook    string `json:"hook"`
 	Command string `json:"command"`
 	Status  string `json:"status"`
 	// CurrentHash is the trusted_hash Codex records when the user trusts
@@ -120,7 +122,7 @@ func CodexTrust(hooksPath string) ([]HookTrust, error) {
 				var entry hookEntry
 				_ = json.Unmarshal(h, &entry)
 				key := abs + ":" + snakeCase(event) + ":" + strconv.Itoa(gi) + ":" + strconv.Itoa(hi)
-				t := HookTrust{Key: key, Event: event, Command: entry.Command, Status: TrustUntrusted,
+				t := HookTrust{Key: key, Event: event, Hook: reflectHookName(event), Command: entry.Command, Status: TrustUntrusted,
 					CurrentHash: codexHookHash(event, groupMatcher(obj), h)}
 				st, ok := states[key]
 				switch {
@@ -200,6 +202,17 @@ func codexHookHash(event, matcher string, raw json.RawMessage) string {
 	_ = enc.Encode(identity)
 	sum := sha256.Sum256(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// reflectHookName maps an agent event name back to reflect's hook name;
+// an event reflect does not handle keeps its own name.
+func reflectHookName(event string) string {
+	for _, e := range Events {
+		if agentEventName(e) == event {
+			return e
+		}
+	}
+	return event
 }
 
 // snakeCase turns Codex's event names into its state-key labels:

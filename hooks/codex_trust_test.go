@@ -163,3 +163,35 @@ func TestCodexTrustBrokenConfig(t *testing.T) {
 		t.Errorf("no hooks file: %+v, %v", trust, err)
 	}
 }
+
+// With the user's own group first, reflect's entry sits at group 1; an
+// upgrade rewrites it in place, so its trust key (which holds the
+// position) stays the same and only the definition needs trusting again.
+func TestCodexTrustKeyKeepsPosition(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hooks.json")
+	user := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"~/bin/greet.sh"}]}]}}`
+	if err := os.WriteFile(path, []byte(user), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keyOf := func() string {
+		trust, err := CodexTrust(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range trust {
+			if h.Event == "SessionStart" {
+				return h.Key
+			}
+		}
+		t.Fatal("no SessionStart entry")
+		return ""
+	}
+	for _, bin := range []string{"/opt/reflect/bin/reflect", "/usr/local/bin/reflect", "/usr/local/bin/reflect"} {
+		if _, err := Install(InstallOptions{Agent: "codex", SettingsPath: path, Binary: bin}); err != nil {
+			t.Fatal(err)
+		}
+		if key := keyOf(); !strings.HasSuffix(key, ":session_start:1:0") {
+			t.Errorf("after installing %s: key %s, want group 1", bin, key)
+		}
+	}
+}
