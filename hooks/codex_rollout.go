@@ -65,6 +65,11 @@ func CodexRolloutFailure(payload []byte) (Failure, bool) {
 	if !shellTools[strings.ToLower(tp.ToolName)] || tp.IsInterrupt || cp.TranscriptPath == "" || cp.ToolUseID == "" {
 		return Failure{}, false
 	}
+	if _, _, hasCode := parseResponse(tp.ToolResponse); hasCode {
+		// Older versions put the exit code in the payload; FailedBash
+		// has decided, and the rollout need not be read.
+		return Failure{}, false
+	}
 	var (
 		c     commandCompletion
 		found bool

@@ -184,3 +184,18 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// When the payload carries its own exit code (Codex before 0.169), the
+// payload decides and the rollout is not consulted.
+func TestCodexRolloutNotReadWhenPayloadHasExitCode(t *testing.T) {
+	payload := realCodex(t, "1795617266591576827")
+	var obj map[string]any
+	if err := json.Unmarshal(payload, &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj["tool_response"] = "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"
+	edited, _ := json.Marshal(obj)
+	if f, ok := CodexRolloutFailure(edited); ok {
+		t.Errorf("the rollout overrode the payload's exit code 0: %+v", f)
+	}
+}
