@@ -122,12 +122,39 @@ func (r *Report) checkHooks() {
 			if ins, err := hooks.Install(hooks.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
+				if agent == "codex" {
+					r.checkCodexTrust(res.Path)
+				}
 				continue
 			}
 			r.add(Check{Name: name, Status: OK, Detail: detail})
+			if agent == "codex" {
+				r.checkCodexTrust(res.Path)
+			}
 		default:
 			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)"})
 		}
+	}
+}
+
+// checkCodexTrust says, per reflect entry, whether Codex will run it:
+// Codex skips an untrusted hook, or one trusted for an older definition,
+// without a word, so "installed" alone would read as working.
+func (r *Report) checkCodexTrust(hooksPath string) {
+	trust, err := hooks.CodexTrust(hooksPath)
+	if err != nil {
+		r.add(Check{Name: "codex hook trust", Status: Warn, Detail: err.Error(),
+			Fix: "fix Codex's config.toml; Codex will not start with it either"})
+		return
+	}
+	for _, t := range trust {
+		// Named by reflect's hook so the name fits doctor's column; the
+		// detail names the event as Codex's /hooks shows it.
+		c := Check{Name: "codex " + t.Hook, Status: OK, Detail: t.Event + " " + t.Describe()}
+		if !t.Runs() {
+			c.Status, c.Fix = Warn, hooks.CodexTrustFix
+		}
+		r.add(c)
 	}
 }
 

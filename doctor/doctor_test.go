@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/store"
@@ -169,5 +170,59 @@ func TestThousands(t *testing.T) {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// Doctor says, per reflect entry, whether Codex will run it: untrusted,
+// trusted, or trusted for an older definition, with the fix.
+func TestCodexTrustCheck(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+	c.Drain.Writer = "builtin"
+	prev := installBinary
+	installBinary = "/opt/reflect/bin/reflect"
+	defer func() { installBinary = prev }()
+
+	hooksPath := filepath.Join(home, ".codex", "hooks.json")
+	if _, err := hooks.Install(hooks.InstallOptions{Agent: "codex", Binary: installBinary}); err != nil {
+		t.Fatal(err)
+	}
+	r := Run(context.Background(), c)
+	for _, ev := range []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"} {
+		ch := checkNamed(r, "codex "+ev)
+		if ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "not trusted") || !strings.Contains(ch.Fix, "/hooks") {
+			t.Errorf("untrusted %s: %+v", ev, ch)
+		}
+	}
+
+	trust, err := hooks.CodexTrust(hooksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg strings.Builder
+	for _, h := range trust {
+		hash := h.CurrentHash
+		if h.Event == "Stop" {
+			hash = "sha256:an-older-definition"
+		}
+		cfg.WriteString("[hooks.state.\"" + h.Key + "\"]\ntrusted_hash = \"" + hash + "\"\n")
+	}
+	if err := os.WriteFile(filepath.Join(home, ".codex", "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "codex session-start"); ch == nil || ch.Status != OK || ch.Detail != "SessionStart trusted: Codex runs it" {
+		t.Errorf("trusted SessionStart: %+v", ch)
+	}
+	if ch := checkNamed(r, "codex stop"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "older definition") {
+		t.Errorf("Stop trusted for an older definition: %+v", ch)
+	}
+	if !r.Healthy() {
+		t.Error("untrusted hooks made the report unhealthy; they are a warning")
 	}
 }

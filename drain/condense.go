@@ -319,13 +319,27 @@ func (b *builder) prompt(raw string) {
 		return
 	}
 	text := bound(raw, maxPromptBytes)
-	if text == "" {
+	if text == "" || isBareSlashCommand(text) {
 		return
 	}
 	b.closeTurn()
 	first := !b.sawPrompt
 	b.sawPrompt = true
 	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, pinned: isCorrection(text)})
+}
+
+// bareSlashCommands are the client commands that manage the session and
+// say nothing about the work: a writer shown "/exit" or "/compact" as a
+// prompt reads it as something the user asked for.
+var bareSlashCommands = map[string]bool{
+	"/exit": true, "/quit": true, "/compact": true, "/clear": true,
+}
+
+// isBareSlashCommand reports whether a prompt is only one of
+// bareSlashCommands (any arguments of /compact only steer the summary).
+func isBareSlashCommand(text string) bool {
+	name, _, _ := strings.Cut(text, " ")
+	return bareSlashCommands[strings.TrimSpace(name)] && !strings.Contains(text, "\n")
 }
 
 // isWriterPrompt reports whether a prompt is one of reflect's writer

@@ -23,11 +23,15 @@ type entryRun struct {
 // run reflects one entry. Whatever happens, the entry ends acked (its
 // learnings written and indexed, or nothing to write), scheduled for a
 // retry, or poisoned: never dropped unreflected.
-func (r *entryRun) run(ctx context.Context) Entry {
+//
+// The result is named so that the deferred duration lands in what the
+// caller receives: with an unnamed result, "return e" copies e before the
+// deferred function runs and the duration was always 0.
+func (r *entryRun) run(ctx context.Context) (e Entry) {
 	start := time.Now()
 	now := r.opts.Now()
 	rec := r.rec
-	e := Entry{ID: rec.ID, Transcript: rec.TranscriptPath, Harness: string(rec.Harness)}
+	e = Entry{ID: rec.ID, Transcript: rec.TranscriptPath, Harness: string(rec.Harness)}
 	defer func() { e.DurationMS = time.Since(start).Milliseconds() }()
 
 	size, sum, err := queue.HashFile(rec.TranscriptPath)

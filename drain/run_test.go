@@ -512,7 +512,7 @@ func writeScript(t testing.TB, path, script string) {
 	t.Helper()
 	// Write then rename: a running script is never rewritten under it.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+	if err := os.WriteFile(tmp, []byte("#!/bin/sh\n"+fakeHelp+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -1362,5 +1362,28 @@ func TestRunDryRunKeepsDeletedTranscriptEntry(t *testing.T) {
 	}
 	if recs := e.pending(t); len(recs) != 2 || recs[0].ID != gone.ID {
 		t.Errorf("queue after a dry run: %+v", recs)
+	}
+}
+
+// The time a writer takes reaches drain-cost.jsonl, last-drain.json and
+// drain.log: it used to read 0 whatever the writer took.
+func TestRunRecordsEntryDuration(t *testing.T) {
+	e := newDrainEnv(t)
+	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-slow")
+	const delay = 60 * time.Millisecond
+	rep := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1], delay: delay}})
+	if len(rep.Entries) != 1 || rep.Entries[0].DurationMS < delay.Milliseconds() {
+		t.Fatalf("entries %+v, want a duration of at least %v", rep.Entries, delay)
+	}
+	if costs := e.costLines(t); len(costs) != 1 || costs[0].DurationMS < delay.Milliseconds() {
+		t.Errorf("drain-cost.jsonl: %+v", costs)
+	}
+	last, err := LastRun(e.state)
+	if err != nil || last == nil || len(last.Entries) != 1 || last.Entries[0].DurationMS < delay.Milliseconds() {
+		t.Errorf("last-drain.json: %+v, %v", last, err)
+	}
+	logLines := e.lines(t, "drain.log")
+	if len(logLines) != 1 || strings.Contains(logLines[0], " ms=0") {
+		t.Errorf("drain.log: %q", logLines)
 	}
 }

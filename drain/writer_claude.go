@@ -10,7 +10,8 @@ import (
 )
 
 // Claude is the writer that runs Claude Code headless:
-// claude -p <prompt> --output-format json --max-turns 1.
+// claude -p <prompt> --output-format json --max-turns 1
+// [--no-session-persistence], the flag when `claude --help` lists it.
 type Claude struct {
 	// Path is the claude executable; empty looks "claude" up on PATH.
 	Path string
@@ -65,6 +66,11 @@ func (w *Claude) Write(ctx context.Context, c *Condensed) (*Output, error) {
 		p.stdin = strings.NewReader(prompt)
 	}
 	p.args = append(p.args, "--output-format", "json", "--max-turns", "1")
+	if supportsFlag(ctx, path, []string{"--help"}, claudeNoPersistFlag) {
+		// The reflection is no session of the user's: keep it out of
+		// their session list and /resume.
+		p.args = append(p.args, claudeNoPersistFlag)
+	}
 	stdout, err := p.run(ctx)
 	if err != nil {
 		return nil, err

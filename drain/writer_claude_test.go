@@ -19,13 +19,24 @@ func fakeBin(t *testing.T, name, script string) (out string) {
 	t.Helper()
 	bin := t.TempDir()
 	out = t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+fakeHelp+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("FAKE_OUT", out)
 	return out
 }
+
+// fakeHelp answers --help as current claude and codex do, listing the
+// flags that keep a writer's run out of the user's sessions; any other call
+// goes on to the fake's script. A fake that prints a help without them
+// stands for an older CLI.
+const fakeHelp = `case " $* " in *" --help "*)
+  echo "  --no-session-persistence  Disable session persistence"
+  echo "  --ephemeral               Run without persisting session files to disk"
+  exit 0;;
+esac
+`
 
 // recordScript saves the fake's arguments (one file each), environment,
 // stdin and working directory into $FAKE_OUT.
@@ -88,7 +99,8 @@ func TestClaudeWriterParsesResult(t *testing.T) {
 	}
 
 	args := fakeArgs(t, out)
-	if len(args) != 6 || args[0] != "-p" || args[2] != "--output-format" || args[3] != "json" || args[4] != "--max-turns" || args[5] != "1" {
+	if len(args) != 7 || args[0] != "-p" || args[2] != "--output-format" || args[3] != "json" || args[4] != "--max-turns" || args[5] != "1" ||
+		args[6] != "--no-session-persistence" {
 		t.Fatalf("args = %q", args)
 	}
 	if args[1] != Prompt(writerCondensed) {
@@ -124,7 +136,7 @@ func TestClaudeWriterLongPromptOnStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := fakeArgs(t, out)
-	if strings.Join(args, " ") != "-p --output-format json --max-turns 1" {
+	if strings.Join(args, " ") != "-p --output-format json --max-turns 1 --no-session-persistence" {
 		t.Fatalf("args = %q, want the prompt on stdin", args)
 	}
 	if readRecorded(t, out, "stdin") != Prompt(&c) {

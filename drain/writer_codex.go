@@ -17,8 +17,9 @@ import (
 )
 
 // Codex is the writer that runs Codex headless:
-// codex exec --ephemeral --sandbox read-only --skip-git-repo-check --json
-// --output-schema <schema> -o <file> - (prompt on stdin).
+// codex exec [--ephemeral] --sandbox read-only --skip-git-repo-check --json
+// --output-schema <schema> -o <file> - (prompt on stdin); --ephemeral when
+// the installed codex lists it in `codex exec --help`.
 type Codex struct {
 	// Path is the codex executable; empty looks "codex" up on PATH.
 	Path string
@@ -111,12 +112,16 @@ func (w *Codex) Write(ctx context.Context, c *Condensed) (*Output, error) {
 	if err := os.WriteFile(schema, codexSchema(), 0o600); err != nil {
 		return nil, fmt.Errorf("write codex schema: %w", err)
 	}
+	args := []string{"exec"}
+	if supportsFlag(ctx, path, []string{"exec", "--help"}, codexEphemeralFlag) {
+		// No rollout: the reflection is no session of the user's.
+		args = append(args, codexEphemeralFlag)
+	}
+	args = append(args, "--sandbox", "read-only", "--skip-git-repo-check",
+		"--json", "--output-schema", schema, "-o", answer, "-")
 	stdout, err := writerProc{
-		path: path,
-		args: []string{
-			"exec", "--ephemeral", "--sandbox", "read-only", "--skip-git-repo-check",
-			"--json", "--output-schema", schema, "-o", answer, "-",
-		},
+		path:  path,
+		args:  args,
 		dir:   dir,
 		stdin: strings.NewReader(Prompt(c)),
 	}.run(ctx)

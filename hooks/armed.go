@@ -79,7 +79,9 @@ var shellTools = map[string]bool{
 // exited non-zero, and describes it. Claude reports those as
 // PostToolUseFailure with "Exit code N" on the first line of error; Codex as
 // PostToolUse whose tool_response is the text "Exit code: N …Output:…" or,
-// in newer versions, an object with exit_code and output. A successful call,
+// in some versions, an object with exit_code and output. Codex 0.169 sends
+// the output text alone; CodexRolloutFailure reads the exit code from the
+// rollout for that case. A successful call,
 // an interrupted one (the user pressed Esc: nothing to learn), or a failure
 // without an exit code (a denied permission, a timeout) is not a Failure.
 //

@@ -72,6 +72,9 @@ type Result struct {
 	Diff       string `json:"diff,omitempty"`
 	// Notes are things the user must do next (trust the hooks in Codex, …).
 	Notes []string `json:"notes,omitempty"`
+	// Trust says, for Codex, whether Codex will run each reflect entry as
+	// the file now stands (not filled for dry runs).
+	Trust []HookTrust `json:"trust,omitempty"`
 }
 
 // hookSpec is one hook reflect registers.
@@ -115,9 +118,10 @@ var agents = map[string]agentSpec{
 		},
 		statusLine: true,
 	},
-	// Codex has no PostToolUseFailure (a failed Bash call is a PostToolUse
-	// whose tool_response starts "Exit code: N") and no SessionEnd in its
-	// hooks.json schema; Stop runs at the end of every turn instead.
+	// Codex has no PostToolUseFailure: a failed Bash call is a PostToolUse
+	// (0.169 leaves the exit code to the rollout, see codex_rollout.go).
+	// Codex 0.169 fires SessionEnd but clamps its timeout to 3 s, so that is
+	// what is written: a longer one would read as a promise Codex breaks.
 	"codex": {
 		name:    "codex",
 		envDir:  "CODEX_HOME",
@@ -129,6 +133,7 @@ var agents = map[string]agentSpec{
 			{Event: "PostToolUse", Matcher: "Bash", Sub: "post-tool", Timeout: 5, Status: "🧠 noting the result…"},
 			{Event: "PreCompact", Sub: "pre-compact", Timeout: 10, Status: "🧠 saving session…"},
 			{Event: "Stop", Sub: "stop", Timeout: 10, Status: "🧠 saving session…"},
+			{Event: "SessionEnd", Sub: "session-end", Timeout: 3, Status: "🧠 saving session…"},
 		},
 	},
 }
@@ -232,6 +237,9 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	}
 	if !res.Changed {
 		res.Created = false
+		if install && !opts.DryRun {
+			res.addTrust(a, target)
+		}
 		writeReport(opts.Out, &res, op)
 		return res, nil
 	}
@@ -264,8 +272,61 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	if err := fsutil.WriteAtomic(target, out, perm); err != nil {
 		return res, err
 	}
+	if install {
+		res.addTrust(a, target)
+	}
 	writeReport(opts.Out, &res, op)
 	return res, nil
+}
+
+// addTrust reads, for Codex, whether Codex will run each reflect entry of
+// the file at path, and notes the ones it will not: Codex skips untrusted
+// hooks without a word, so this is the only place the user learns of it.
+func (res *Result) addTrust(a agentSpec, path string) {
+	if a.name != "codex" {
+		return
+	}
+	trust, err := CodexTrust(path)
+	if err != nil {
+		res.Notes = append(res.Notes, "Could not read Codex's hook trust: "+err.Error())
+		return
+	}
+	res.Trust = trust
+	if note := trustNote(trust); note != "" {
+		res.Notes = append([]string{note}, res.Notes...)
+	}
+}
+
+// trustNote says which entries Codex will not run and how to fix it; ""
+// when it runs them all.
+func trustNote(trust []HookTrust) string {
+	var untrusted, modified, disabled []string
+	for _, t := range trust {
+		switch t.Status {
+		case TrustUntrusted:
+			untrusted = append(untrusted, t.Event)
+		case TrustModified:
+			modified = append(modified, t.Event)
+		case TrustDisabled:
+			disabled = append(disabled, t.Event)
+		}
+	}
+	n := len(untrusted) + len(modified) + len(disabled)
+	if n == 0 {
+		return ""
+	}
+	var parts []string
+	if len(untrusted) > 0 {
+		parts = append(parts, "not trusted: "+strings.Join(untrusted, ", "))
+	}
+	if len(modified) > 0 {
+		parts = append(parts, "trusted for an older definition: "+strings.Join(modified, ", "))
+	}
+	if len(disabled) > 0 {
+		parts = append(parts, "turned off: "+strings.Join(disabled, ", "))
+	}
+	return fmt.Sprintf("Codex will not run %d of reflect's %d hooks (%s). To fix it, %s.",
+		n, len(trust), strings.Join(parts, "; "), CodexTrustFix)
 }
 
 // checkBinary insists on an absolute path named reflect: the agent runs the
@@ -299,14 +360,13 @@ func refuse(path, op, agent string, err error) error {
 }
 
 // installNotes are the steps left to the user. Codex's are given on every
-// install, changed or not: whether the hooks are trusted and enabled lives
-// in Codex's own state, which reflect cannot see.
+// install, changed or not; which entries Codex trusts is added once the
+// file is written (Result.addTrust).
 func installNotes(a agentSpec, path string, changed bool) []string {
 	switch {
 	case a.name == "codex":
 		cfg := filepath.Join(filepath.Dir(path), "config.toml")
 		return []string{
-			"Codex runs new or changed hooks only after you trust them: start codex, open /hooks and trust the reflect entries (it asks again whenever a hook's definition changes).",
 			"Hooks are on by default in current Codex. If " + cfg + " has [features] hooks = false (or the deprecated codex_hooks = false), set it to true. Codex releases from before hooks were on by default need [features] hooks = true there (codex_hooks = true on the oldest).",
 		}
 	case changed:
@@ -337,8 +397,11 @@ func (m *mutator) command(sub string) string {
 	return oneProc + shellQuote(m.binary) + " hook " + sub + " --agent " + m.agent.name
 }
 
+// statusCommand forces the 🧠 form: Claude Code runs the status line with
+// stdout on a pipe, where `reflect statusline` would otherwise print its
+// plain form, and it renders the emoji and ANSI styles itself.
 func (m *mutator) statusCommand() string {
-	return oneProc + shellQuote(m.binary) + " statusline"
+	return oneProc + shellQuote(m.binary) + " statusline --color=always"
 }
 
 // hookEntry is the handler object both agents read. Field order is the order
@@ -654,8 +717,13 @@ func ourStatusLine(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	cmd := strings.TrimSpace(sl.Command)
-	rest, ok := strings.CutSuffix(cmd, " statusline")
-	return sl.Command, ok && isReflectBinary(rest)
+	// Older installs wrote "… statusline" without the color flag.
+	for _, suffix := range []string{" statusline --color=always", " statusline"} {
+		if rest, ok := strings.CutSuffix(cmd, suffix); ok && isReflectBinary(rest) {
+			return sl.Command, true
+		}
+	}
+	return sl.Command, false
 }
 
 // shellQuote quotes a path for the shell both agents run commands with, only

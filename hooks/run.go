@@ -201,6 +201,11 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 // next prompt, if it corrects the agent, becomes a mini-learning.
 func postTool(ctx context.Context, r *invocation) (answer, error) {
 	f, failed := FailedBash(r.Agent, r.payload.Raw)
+	if !failed && r.Agent == "codex" {
+		// Codex 0.169 leaves the exit code out of the payload; its
+		// rollout has it.
+		f, failed = CodexRolloutFailure(r.payload.Raw)
+	}
 	if !failed {
 		return answer{detail: "tool call ok"}, nil
 	}

@@ -1,0 +1,30 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// versions.env is read by make (as make syntax) and by the suite; the
+// environment overrides it.
+func TestLoadVersions(t *testing.T) {
+	t.Setenv("E2E_CLAUDE_VERSION", "")
+	t.Setenv("E2E_CODEX_VERSION", "")
+	v, err := LoadVersions("versions.env")
+	if err != nil || v.Claude == "" || v.Codex == "" {
+		t.Fatalf("versions.env: %+v, %v", v, err)
+	}
+	t.Setenv("E2E_CODEX_VERSION", "0.200.0")
+	if v, err := LoadVersions("versions.env"); err != nil || v.Codex != "0.200.0" || v.Claude == "" {
+		t.Errorf("override: %+v, %v", v, err)
+	}
+	bad := filepath.Join(t.TempDir(), "versions.env")
+	if err := os.WriteFile(bad, []byte("E2E_CLAUDE_VERSION ?= 1.0.0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("E2E_CODEX_VERSION", "")
+	if _, err := LoadVersions(bad); err == nil {
+		t.Error("a file without the Codex version was accepted")
+	}
+}
