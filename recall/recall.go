@@ -161,6 +161,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		// Only what clears the lexical floor is injected, so the vector
 		// signal need only order the candidates, not scan for more.
 		Rerank: true,
+		IDFCap: IDFCap,
 		Now:    req.Now,
 	})
 	if err != nil {
