@@ -52,7 +52,7 @@ const (
 	// every unrelated word of a long prompt adds weak matches, and thirty
 	// loosely related words add up to what a short prompt that means it
 	// scores.
-	minEvidencePerRootTerm = 0.7
+	minEvidencePerRootTerm = 0.55
 	// minRelative drops hits much weaker than the best one of the same
 	// query: beside a learning that matches the prompt's error message, one
 	// that shares two generic words with it is noise even above the floor.
