@@ -157,6 +157,19 @@ func (k KindScore) CharsPerPrompt() float64 { return ratio(k.Chars, k.Prompts) }
 // MeanSearchRank is the mean rank search gives the expected learning.
 func (k KindScore) MeanSearchRank() float64 { return ratio(k.SearchRankSum, k.Prompts) }
 
+// MarshalJSON adds the rates to the counts, so --json readers need not
+// know how they are derived.
+func (k KindScore) MarshalJSON() ([]byte, error) {
+	type counts KindScore
+	return json.Marshal(struct {
+		counts
+		Recall         float64 `json:"recall"`
+		FalseInjection float64 `json:"false_injection"`
+		CharsPerPrompt float64 `json:"chars_per_prompt"`
+		MeanSearchRank float64 `json:"mean_search_rank"`
+	}{counts(k), k.Recall(), k.FalseInjection(), k.CharsPerPrompt(), k.MeanSearchRank()})
+}
+
 func ratio(a, b int) float64 {
 	if b == 0 {
 		return 0

@@ -165,6 +165,11 @@ touched.`,
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, n := range sizes {
+				if n < 1 {
+					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
+				}
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
