@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
-	"github.com/reflectkb/reflect/recall"
 )
 
 // The labelled recall set: realistic coding learnings and prompts written
@@ -103,8 +102,16 @@ func LoadRecallSet() (*RecallSet, error) {
 	return s, sc.Err()
 }
 
+// RecallFunc is the recall under test: what the prompt hook would inject
+// for prompt, as learning ids best first and the context block. The
+// caller passes recall.Recall wrapped (package bench measures the hook's
+// recall without depending on it).
+type RecallFunc func(ctx context.Context, ix *index.Index, prompt string, now time.Time) (ids []string, block string, err error)
+
 // RecallOptions configure a recall benchmark.
 type RecallOptions struct {
+	// Recall is the recall measured; required.
+	Recall RecallFunc
 	// Sizes are the knowledge-base sizes measured. A size below the set's
 	// learning count splits the set into groups of that size, one KB each;
 	// a larger one pads the set with synthetic learnings (Generate, seed 1).
@@ -210,10 +217,13 @@ type RecallReport struct {
 	Sizes     []*SizeReport `json:"sizes"`
 }
 
-// Recall measures the prompt hook's recall on the labelled set at every
-// size of opts: each prompt goes through recall.Recall exactly as the hook
-// sends it, and through index.Search as `reflect search` would.
+// Recall measures a recall (opts.Recall: the prompt hook's) on the labelled
+// set at every size of opts: each prompt goes through it as the hook sends
+// it, and through index.Search as `reflect search` would.
 func Recall(ctx context.Context, set *RecallSet, opts RecallOptions) (*RecallReport, error) {
+	if opts.Recall == nil {
+		return nil, fmt.Errorf("bench recall: no recall to measure")
+	}
 	rep := &RecallReport{Learnings: len(set.Learnings), Prompts: len(set.Prompts)}
 	names := make([]string, 0, len(set.Learnings))
 	for n := range set.Learnings {
@@ -296,7 +306,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 		if p.Want != "" && !in[p.Want] {
 			continue
 		}
-		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: p.Prompt, Now: now})
+		ids, block, err := opts.Recall(ctx, ix, p.Prompt, now)
 		if err != nil {
 			return fmt.Errorf("prompt %s: %w", p.ID, err)
 		}
@@ -309,11 +319,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 			return fmt.Errorf("prompt %s: unknown kind %q", p.ID, p.Kind)
 		}
 		k.Prompts++
-		k.Chars += len(res.Context)
-		var ids []string
-		for _, h := range res.Injected {
-			ids = append(ids, h.ID)
-		}
+		k.Chars += len(block)
 		if p.Want == "" {
 			if len(ids) > 0 {
 				k.Injected++

@@ -3,7 +3,21 @@ package bench
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/recall"
 )
+
+// hookRecall is the prompt hook's recall, as `reflect bench recall` runs it.
+func hookRecall(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
+	res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Now: now})
+	var ids []string
+	for _, h := range res.Injected {
+		ids = append(ids, h.ID)
+	}
+	return ids, res.Context, err
+}
 
 func TestLoadRecallSet(t *testing.T) {
 	set, err := LoadRecallSet()
@@ -46,7 +60,7 @@ func TestRecallBenchSmallKBs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Recall(context.Background(), set, RecallOptions{Sizes: []int{10, 100}, WorkDir: t.TempDir()})
+	rep, err := Recall(context.Background(), set, RecallOptions{Sizes: []int{10, 100}, WorkDir: t.TempDir(), Recall: hookRecall})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/bench"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // NewCmdBench builds `reflect bench`.
@@ -182,7 +185,7 @@ touched.`,
 			if err != nil {
 				return err
 			}
-			opts := bench.RecallOptions{Sizes: sizes, Index: ixOpts}
+			opts := bench.RecallOptions{Sizes: sizes, Index: ixOpts, Recall: hookRecall}
 			if !asJSON {
 				opts.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
 			}
@@ -240,4 +243,15 @@ func printRecallReport(out io.Writer, rep *bench.RecallReport) {
 			fmt.Fprintf(out, "  missed %s: injected %v, search rank %d\n", m.ID, m.Injected, m.Rank)
 		}
 	}
+}
+
+// hookRecall is what the prompt hook injects for prompt: the recall that
+// `reflect bench recall` measures.
+func hookRecall(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
+	res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Now: now})
+	ids := make([]string, 0, len(res.Injected))
+	for _, h := range res.Injected {
+		ids = append(ids, h.ID)
+	}
+	return ids, res.Context, err
 }
