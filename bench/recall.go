@@ -198,16 +198,19 @@ type SizeReport struct {
 	IndexMS float64   `json:"index_ms"`
 	Tuning  PartScore `json:"tuning"`
 	HeldOut PartScore `json:"held_out"`
-	// Misses lists answerable held-out and tuning prompts that did not
-	// recall their learning, for reading, not scoring.
+	// Misses lists the prompts recall got wrong, for reading, not
+	// scoring: answerable ones that did not get their learning, silent ones
+	// that got anything.
 	Misses []Miss `json:"misses,omitempty"`
 }
 
-// Miss is an answerable prompt that did not get its learning.
+// Miss is a prompt recall got wrong.
 type Miss struct {
 	ID       string   `json:"id"`
 	Injected []string `json:"injected"`
-	Rank     int      `json:"search_rank"`
+	// Rank is where search ranks the expected learning; 0 for silent
+	// prompts.
+	Rank int `json:"search_rank,omitempty"`
 }
 
 // RecallReport is the outcome of a recall benchmark.
@@ -323,6 +326,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 		if p.Want == "" {
 			if len(ids) > 0 {
 				k.Injected++
+				sr.Misses = append(sr.Misses, Miss{ID: p.ID, Injected: ids})
 			}
 			continue
 		}

@@ -206,7 +206,7 @@ touched.`,
 		},
 	}
 	cmd.Flags().IntSliceVar(&sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
-	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning")
+	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
@@ -240,6 +240,10 @@ func printRecallReport(out io.Writer, rep *bench.RecallReport) {
 	for _, s := range rep.Sizes {
 		fmt.Fprintf(out, "size %d: %d knowledge base(s) indexed in %.0f ms\n", s.Size, s.KBs, s.IndexMS)
 		for _, m := range s.Misses {
+			if m.Rank == 0 {
+				fmt.Fprintf(out, "  silent %s got %v\n", m.ID, m.Injected)
+				continue
+			}
 			fmt.Fprintf(out, "  missed %s: injected %v, search rank %d\n", m.ID, m.Injected, m.Rank)
 		}
 	}
