@@ -216,8 +216,13 @@ func (p *postingsWriter) flush(ctx context.Context, tx *sql.Tx) error {
 }
 
 // lexical scores every learning that contains a query stem with BM25F
-// (bm25f.go) and returns the best limit, best first.
-func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit, error) {
+// (bm25f.go), each stem's idf capped at idfCap when that is positive, and
+// returns the best limit, best first, with the query's
+// attainable score: the sum of the idf of every query stem the KB holds,
+// which is what a learning matching all of them with full weight would
+// score (saturation tends to 1). A score divided by it is the share of
+// the query's evidence a learning holds, whatever the KB's size.
+func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap float64) ([]hit, float64, error) {
 	cache := map[string]string{}
 	seen := map[string]bool{}
 	var stems []string
@@ -230,11 +235,11 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 		}
 	}
 	if len(stems) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	cs, err := loadCorpusStats(ctx, ix.db)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	args := make([]any, len(stems))
 	for i, s := range stems {
@@ -243,7 +248,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 	rows, err := ix.db.QueryContext(ctx,
 		`SELECT term, chunk, data FROM postings WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	type chunk struct {
@@ -258,7 +263,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 		var c chunk
 		var data []byte
 		if err := rows.Scan(&c.term, &c.chunk, &data); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if c.chunk < 0 || c.chunk > maxChunkIndex {
 			continue // damaged: not a chunk this index writes
@@ -270,10 +275,10 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 		chunks = append(chunks, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	if len(chunks) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	// Scores by docs row: a dense slice is several times faster than a map
 	// when common terms bring in thousands of learnings.
@@ -281,14 +286,24 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int) ([]hit,
 	// A learning has one entry per term, so counting entries counts the
 	// query stems it contains.
 	matched := make([]uint8, len(scores))
+	idf := func(term string) float64 {
+		if v := cs.idf(df[term]); idfCap <= 0 || v < idfCap {
+			return v
+		}
+		return idfCap
+	}
 	for _, c := range chunks {
-		scoreChunk(c.chunk, c.entries, cs.idf(df[c.term]), &cs, scores, matched)
+		scoreChunk(c.chunk, c.entries, idf(c.term), &cs, scores, matched)
 	}
 	hits := topHits(scores, limit)
 	for i := range hits {
 		hits[i].matched = int(matched[hits[i].n])
 	}
-	return hits, nil
+	var attainable float64
+	for t := range df {
+		attainable += idf(t)
+	}
+	return hits, attainable, nil
 }
 
 // scoreChunk adds one term's BM25F contribution (idf × saturated pseudo

@@ -37,6 +37,12 @@ type Query struct {
 	// anyway (a hook's relevance floor) gets the same answer for a
 	// fraction of the cost.
 	Rerank bool
+	// IDFCap, when positive, caps every query word's idf in the lexical
+	// signal. A word found in one learning out of N scores ln N, so the
+	// same match scores more the more unrelated learnings a KB holds; capped
+	// at the idf of a rare word in a KB of about a thousand, a score means
+	// the same in any KB at least that big (the recall hook's floor).
+	IDFCap float64
 }
 
 // Signals is a set of ranked lists that fusion combines.
@@ -73,6 +79,9 @@ type Result struct {
 	Stale      bool     `json:"stale,omitempty"`
 	StaleFiles []string `json:"stale_files,omitempty"`
 	Why        Why      `json:"why"`
+	// Weak marks a result with little or none of the lexical evidence the
+	// best result has (see markWeak): listed, but not a match to trust.
+	Weak bool `json:"weak,omitempty"`
 
 	cites string // JSON of the learning's cites, while ranking
 }
@@ -83,6 +92,11 @@ type Result struct {
 type Why struct {
 	LexicalRank int     `json:"lexical_rank"`
 	BM25        float64 `json:"bm25"`
+	// QueryBM25 is the BM25F a learning would score by matching every
+	// query word the KB holds with full weight: BM25/QueryBM25 is the
+	// share of the query's evidence the learning holds, a measure that
+	// does not drift with the KB's size as raw BM25F does.
+	QueryBM25   float64 `json:"query_bm25,omitempty"`
 	TrigramRank int     `json:"trigram_rank"`
 	VectorRank  int     `json:"vector_rank"`
 	Cosine      float64 `json:"cosine"`
@@ -195,7 +209,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		}()
 	}
 	if len(terms) > 0 && q.Signals&Lexical != 0 {
-		lexical, err := ix.lexical(ctx, terms, depth)
+		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
 		if err != nil {
 			return nil, err
 		}
@@ -203,6 +217,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 			c := get(h.n)
 			c.LexicalRank = i + 1
 			c.BM25 = h.score
+			c.QueryBM25 = attainable
 			c.MatchedTerms = h.matched
 		}
 	}
@@ -332,9 +347,11 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	// that can still make the cut; a stale one is demoted and may drop out.
 	checkFreshness(results[:min(len(results), q.Limit+freshnessHeadroom)], q)
 	sortResults(results)
+	keepLexicalLeads(results)
 	if len(results) > q.Limit {
 		results = results[:q.Limit]
 	}
+	markWeak(results)
 	top := make([]int64, len(results))
 	for i, r := range results {
 		top[i] = nOf[r.ID]
@@ -345,7 +362,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	}
 	for i, r := range results {
 		f := full[top[i]]
-		f.Why, f.Score, f.Stale, f.StaleFiles = r.Why, r.Score, r.Stale, r.StaleFiles
+		f.Why, f.Score, f.Stale, f.StaleFiles, f.Weak = r.Why, r.Score, r.Stale, r.StaleFiles, r.Weak
 		results[i] = f
 	}
 	// The snippet is the key insight when there is one; only learnings
@@ -364,6 +381,58 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		results[i].Snippet = snippet(bodies[results[i].ID], results[i].KeyInsight, terms)
 	}
 	return results, nil
+}
+
+// lexicalLead is how many times the BM25F of another result a result
+// needs to keep its place above it whatever the factors say.
+//
+// Fusion is by rank, so lexical rank 1 and rank 3 differ by 3% of the
+// fused score however far apart their BM25F is, while medium confidence
+// alone costs 20%: "lost my commits after checking out a tag" ranked the
+// learning that matched it (BM25F 9.8) third behind one that shared a
+// word (2.6) because of confidence. Confidence, scope, recency and
+// freshness are meant to settle near-ties, not to overturn such a lead.
+const lexicalLead = 2.0
+
+// keepLexicalLeads reorders results sorted by score so that none ranks
+// below one it leads lexically by lexicalLead or more unless the other
+// also fused higher: the other can pass it by other signals' evidence, not
+// by factors alone. Results whose factors are equal keep their order, as
+// their fused order is their score order.
+func keepLexicalLeads(results []Result) {
+	leads := func(a, b *Result) bool {
+		return a.Why.BM25 > 0 && a.Why.BM25 >= lexicalLead*b.Why.BM25 && a.Why.Fused >= b.Why.Fused
+	}
+	// An insertion sort: each result moves up past the ones it leads,
+	// stopping at the first it does not.
+	for i := 1; i < len(results); i++ {
+		for j := i; j > 0 && leads(&results[j], &results[j-1]); j-- {
+			results[j], results[j-1] = results[j-1], results[j]
+		}
+	}
+}
+
+// weakShare is the share of the best result's BM25F below which a result
+// is marked weak: a learning that holds a fifth of the evidence the best
+// one holds, or found only by trigram, vector or graph signals beside
+// results that match the query's words, is a tail, not an answer.
+const weakShare = 0.2
+
+// markWeak sets Weak on the results with less than weakShare of the best
+// result's BM25F. When no result matches any word of the query, none is
+// weak: there is nothing stronger to compare with, and a model embedder's
+// similarity may be all the evidence there is.
+func markWeak(results []Result) {
+	best := 0.0
+	for _, r := range results {
+		best = max(best, r.Why.BM25)
+	}
+	if best == 0 {
+		return
+	}
+	for i := range results {
+		results[i].Weak = results[i].Why.BM25 < weakShare*best
+	}
 }
 
 func sortResults(results []Result) {

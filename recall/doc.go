@@ -1,6 +1,7 @@
 // Package recall decides which learnings are worth putting in front of an
-// agent, and how. It owns query building (the prompt, or at session start
-// the project, branch and recent commits of the working directory), the
+// agent, and how. It owns query building (the prompt — a pasted stack
+// trace reduced to its error lines and the user's words — or at session
+// start the project, branch and recent commits of the working directory), the
 // relevance floor, the size budgets, the per-session dedupe set under
 // $REFLECT_STATE_DIR/session-injected/, and the rendering of the
 // <reflect-learnings> block. The agent hooks and `reflect recall` share it.

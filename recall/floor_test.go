@@ -73,7 +73,7 @@ func TestFloorCalibration(t *testing.T) {
 		}
 		n := len(index.Terms(l.Prompt))
 		all = append(all, searched{l, n, results})
-		floor := floorFor(n, counts.Learnings, minEvidence, minEvidencePerRootTerm)
+		floor := floorFor(n, minEvidence, minEvidencePerRootTerm)
 		for _, r := range results {
 			e := evidence(r, counts.Learnings) / floor
 			if l.Want == "" && e > maxNeg {
@@ -96,7 +96,7 @@ func TestFloorCalibration(t *testing.T) {
 	row := func(ev, root, rel float64) {
 		var sw Score
 		for _, x := range all {
-			kept, _ := filterFloor(x.results, counts.Learnings, floorFor(x.terms, counts.Learnings, ev, root), rel)
+			kept, _ := filterFloor(x.results, counts.Learnings, floorFor(x.terms, ev, root), rel)
 			var ids []string
 			for i := 0; i < len(kept) && i < DefaultMax; i++ {
 				ids = append(ids, kept[i].ID)

@@ -34,7 +34,7 @@ func promptQuery(prompt string) (string, string) {
 	case utf8.RuneCountInString(p) < minPromptRunes:
 		return "", "prompt shorter than 12 characters"
 	}
-	return p, ""
+	return pasteQuery(p), ""
 }
 
 // isSlashCommand recognises "/compact", "/review 12" and "/project:deploy",

@@ -63,7 +63,8 @@ type Hit struct {
 	Insight    string  `json:"insight"` // key insight, else a snippet of the body
 	Score      float64 `json:"score"`   // the index's fused score
 	// Evidence is the BM25F evidence that cleared the relevance floor
-	// (see floor.go), in units of the KB's largest idf.
+	// (see floor.go), in units of the largest idf a word can score (that
+	// of a word in one learning, capped at its value in a KB of 1,000).
 	Evidence float64 `json:"evidence"`
 	// Stale marks a learning whose cited files changed since it was
 	// written; rendered as "may be stale".
@@ -161,6 +162,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		// Only what clears the lexical floor is injected, so the vector
 		// signal need only order the candidates, not scan for more.
 		Rerank: true,
+		IDFCap: IDFCap,
 		Now:    req.Now,
 	})
 	if err != nil {

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/bench"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // NewCmdBench builds `reflect bench`.
@@ -19,7 +23,7 @@ func NewCmdBench(f *Factory) *cobra.Command {
 		Args:  noSubcommand,
 		RunE:  showHelp,
 	}
-	cmd.AddCommand(newCmdBenchRetrieval(f), newCmdBenchGenerate(f))
+	cmd.AddCommand(newCmdBenchRetrieval(f), newCmdBenchGenerate(f), newCmdBenchRecall(f))
 	return cmd
 }
 
@@ -141,4 +145,117 @@ at LEARNINGS_DIR to benchmark commands against it.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (same seed, same KB)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+func newCmdBenchRecall(f *Factory) *cobra.Command {
+	var sizes []int
+	var asJSON, misses bool
+	cmd := &cobra.Command{
+		Use:   "recall",
+		Short: "Measure the prompt hook's recall on the built-in labelled prompt set",
+		Long: `Recall builds temporary knowledge bases from the labelled set built into
+reflect (50 coding learnings, prompts that must recall one of them and
+prompts that must recall nothing), padded with synthetic learnings to each
+--sizes value, and sends every prompt through the same recall as the
+UserPromptSubmit hook. A size below 50 splits the set into knowledge bases
+of that size. It reports, by prompt kind and for the tuning and held-out
+parts of the set: recall (the expected learning was injected), false
+injections (a silent prompt got anything, an answerable one only wrong
+learnings), characters injected per prompt, and where 'reflect search'
+ranks the expected learning. Runs offline; your knowledge base is not
+touched.`,
+		Example: `  reflect bench recall
+  reflect bench recall --sizes 100,1000 --json`,
+		Args: maxArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, n := range sizes {
+				if n < 1 {
+					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
+				}
+			}
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			ixOpts, err := index.ConfigOptions(c.Index, false)
+			if err != nil {
+				return err
+			}
+			set, err := bench.LoadRecallSet()
+			if err != nil {
+				return err
+			}
+			opts := bench.RecallOptions{Sizes: sizes, Index: ixOpts, Recall: hookRecall}
+			if !asJSON {
+				opts.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
+			}
+			rep, err := bench.Recall(cmd.Context(), set, opts)
+			if err != nil {
+				return err
+			}
+			if !misses {
+				for _, s := range rep.Sizes {
+					s.Misses = nil
+				}
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, rep)
+			}
+			printRecallReport(f.IO.Out, rep)
+			return nil
+		},
+	}
+	cmd.Flags().IntSliceVar(&sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
+	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// printRecallReport prints one table per part of the set: a row per size
+// and kind.
+func printRecallReport(out io.Writer, rep *bench.RecallReport) {
+	fmt.Fprintf(out, "%d learnings, %d prompts\n", rep.Learnings, rep.Prompts)
+	for _, part := range []string{"held-out", "tuning"} {
+		fmt.Fprintf(out, "\n%s part\n%6s %-11s %7s %7s %7s %8s %8s %9s\n", part, "size", "kind", "prompts", "recall", "false", "chars", "search@1", "mean rank")
+		for _, s := range rep.Sizes {
+			p := s.Tuning
+			if part == "held-out" {
+				p = s.HeldOut
+			}
+			for _, k := range bench.Kinds {
+				ks := p.Kinds[k]
+				if ks.Prompts == 0 {
+					continue
+				}
+				if k == bench.KindSilent {
+					fmt.Fprintf(out, "%6d %-11s %7d %7s %7.3f %8.0f %8s %9s\n", s.Size, k, ks.Prompts, "-", ks.FalseInjection(), ks.CharsPerPrompt(), "-", "-")
+					continue
+				}
+				fmt.Fprintf(out, "%6d %-11s %7d %7.3f %7.3f %8.0f %8.3f %9.2f\n", s.Size, k, ks.Prompts, ks.Recall(), ks.FalseInjection(), ks.CharsPerPrompt(),
+					float64(ks.SearchTop1)/float64(ks.Prompts), ks.MeanSearchRank())
+			}
+		}
+	}
+	fmt.Fprintln(out)
+	for _, s := range rep.Sizes {
+		fmt.Fprintf(out, "size %d: %d knowledge base(s) indexed in %.0f ms\n", s.Size, s.KBs, s.IndexMS)
+		for _, m := range s.Misses {
+			if m.Rank == 0 {
+				fmt.Fprintf(out, "  silent %s got %v\n", m.ID, m.Injected)
+				continue
+			}
+			fmt.Fprintf(out, "  missed %s: injected %v, search rank %d\n", m.ID, m.Injected, m.Rank)
+		}
+	}
+}
+
+// hookRecall is what the prompt hook injects for prompt: the recall that
+// `reflect bench recall` measures.
+func hookRecall(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
+	res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Now: now})
+	ids := make([]string, 0, len(res.Injected))
+	for _, h := range res.Injected {
+		ids = append(ids, h.ID)
+	}
+	return ids, res.Context, err
 }

@@ -47,7 +47,11 @@ projects' last), recency (newer learnings win near-ties) and freshness (a
 learning citing a file that changed since is demoted and marked "may be
 stale"). The current project is the git repository around the current
 directory (its origin remote's name, else the directory's); --project
-names another. --explain shows each result's ranks and factors.
+names another. Factors reorder near-ties only: a result whose BM25 is at
+least twice another's stays above it unless other signals fused it lower.
+A result with under a fifth of the best result's BM25 (or found by trigram,
+vector or graph alone beside word matches) is listed as a "(weak match)",
+"weak": true in --json. --explain shows each result's ranks and factors.
 Operators and quotes in QUERY are searched as plain words.`,
 		Example: `  reflect search oauth state mismatch
   reflect search -- -fPIC relocation
@@ -122,7 +126,11 @@ func searchOutput(opts *SearchOptions, results []index.Result) error {
 		return nil
 	}
 	for i, r := range results {
-		fmt.Fprintf(out, "%d. %s  [%s]\n   %s\n", i+1, oneLine(r.Title), r.Confidence, r.ID)
+		weak := ""
+		if r.Weak {
+			weak = "  (weak match)"
+		}
+		fmt.Fprintf(out, "%d. %s  [%s]%s\n   %s\n", i+1, oneLine(r.Title), r.Confidence, weak, r.ID)
 		if r.Snippet != "" {
 			fmt.Fprintf(out, "   %s\n", oneLine(r.Snippet))
 		}
