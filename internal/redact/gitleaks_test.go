@@ -74,8 +74,8 @@ func pct(a, b int) string { return fmt.Sprintf("%d/%d (%.1f %%)", a, b, 100*floa
 // Floors the redactor reaches today on gitleaks' examples; raise them as it
 // improves, never lower them to make a change pass.
 const (
-	minGitleaksRulesAll = 0.0
-	minGitleaksExamples = 0.0
+	minGitleaksRulesAll = 0.93
+	minGitleaksExamples = 0.99
 )
 
 // TestGitleaksCoverage measures the redactor against every example of
@@ -106,4 +106,23 @@ func TestGitleaksCoverage(t *testing.T) {
 	if got := float64(c.redacted) / float64(c.examples); got < minGitleaksExamples {
 		t.Errorf("example coverage %.3f fell below %.3f", got, minGitleaksExamples)
 	}
+}
+
+// TestLookalikeRate measures false positives on the look-alike corpora: git
+// SHAs, UUIDs, base64 images, digests, prose and code that must come out
+// unchanged. Every one must; the rate is logged for docs/redaction.md.
+func TestLookalikeRate(t *testing.T) {
+	lines := append(readLines(t, "lookalikes.txt"), readLines(t, "lookalikes_bulk.txt")...)
+	kept := 0
+	for _, l := range lines {
+		if String(l) == l {
+			kept++
+		} else {
+			t.Errorf("changed a look-alike: %.160q", l)
+		}
+	}
+	if len(lines) < 700 {
+		t.Fatalf("only %d look-alikes", len(lines))
+	}
+	t.Logf("look-alikes kept: %s", pct(kept, len(lines)))
 }

@@ -90,6 +90,8 @@ func find(s string, hits []hit) []span {
 			urlPassword(s, h.pos, add)
 		case r == ruleBearer:
 			bearer(s, h.pos, add)
+		case r == ruleCommand:
+			commandArgs(s, h.pos, add)
 		case r == ruleLabel:
 			if h.pos >= labelledTo {
 				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)
