@@ -3,8 +3,8 @@ package redact
 import "strings"
 
 // commandArgs redacts passwords given as command-line options, where no
-// key names them: curl -u user:password (--user), and the MySQL and
-// MariaDB clients' -pPASSWORD (the password glued to -p). at is the
+// key names them: curl -u user:password (--user), and the MySQL clients'
+// -pPASSWORD (mysql, mysqldump, mysqladmin: the password glued to -p). at is the
 // position of the command's name; only the rest of its line is read.
 func commandArgs(s string, at int, add addFunc) {
 	if at > 0 && isWordChar(s[at-1]) {

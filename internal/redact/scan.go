@@ -47,7 +47,7 @@ var (
 
 func buildTables() {
 	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer},
-		{"curl", ruleCommand}, {"mysql", ruleCommand}, {"mariadb", ruleCommand}}
+		{"curl", ruleCommand}, {"mysql", ruleCommand}}
 	for _, w := range labelWords {
 		markers = append(markers, markerDef{w, ruleLabel})
 	}
