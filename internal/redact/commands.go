@@ -2,21 +2,27 @@ package redact
 
 import "strings"
 
-// commandArgs redacts passwords given as command-line options, where no
-// key names them: curl -u user:password (--user), and the MySQL clients'
-// -pPASSWORD (mysql, mysqldump, mysqladmin: the password glued to -p). at is the
-// position of the command's name; only the rest of its line is read.
-func commandArgs(s string, at int, add addFunc) {
-	if at > 0 && isWordChar(s[at-1]) {
+// command redacts passwords given as command-line options, where no key
+// names them: curl -u user:password (--user), and the MySQL clients'
+// -pPASSWORD (mysql, mysqldump, mysqladmin: the password glued to -p). at
+// is the position of the command's name; its arguments run to the end of
+// the line (or of the last line continued with a backslash) or to a shell
+// operator (|, &&, ;); placeholders hold none of these, so a second pass
+// sees the same arguments. A hit inside the arguments of the last command
+// read is skipped, which keeps "curl curl curl …" linear.
+func (f *finder) command(at int, add addFunc) {
+	s := f.s
+	if at > 0 && isWordChar(s[at-1]) || at < f.cmdEnd {
 		return
 	}
-	// The command runs to the end of its line, or of the last line
-	// continued with a backslash.
-	limit := min(len(s), at+2048)
+	// No byte limit: a window would cut differently once placeholders
+	// lengthen the text, and String must be idempotent. Each byte is read
+	// by one command at most.
 	end := at
-	for end < limit && (s[end] != '\n' || end > at && s[end-1] == '\\') {
+	for end < len(s) && (s[end] != '\n' || end > at && s[end-1] == '\\') && s[end] != '|' && s[end] != ';' && s[end] != '&' {
 		end++
 	}
+	f.cmdEnd = end
 	name := at
 	for name < end && isWordChar(s[name]) {
 		name++

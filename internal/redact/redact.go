@@ -104,7 +104,7 @@ func find(s string, hits []hit) []span {
 		case r == ruleBearer:
 			bearer(s, h.pos, add)
 		case r == ruleCommand:
-			commandArgs(s, h.pos, add)
+			f.command(h.pos, add)
 		case r == ruleLabel:
 			if h.pos >= labelledTo {
 				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)
@@ -128,6 +128,8 @@ type finder struct {
 	patEnd []int
 	// runFrom, runTo: the last run of token characters measured.
 	runFrom, runTo int
+	// cmdEnd is the end of the last command line's arguments read.
+	cmdEnd int
 }
 
 // apply replaces the spans of s; overlapping spans are merged so no part of
