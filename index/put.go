@@ -16,14 +16,18 @@ type PutResult struct {
 	Sidecar string `json:"sidecar"`
 	// Entities is how many entities the sidecar holds.
 	Entities int `json:"entities"`
+	// Redacted lists the secrets removed before writing, by field.
+	Redacted []store.Redaction `json:"redacted,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
 // at once. A learning whose id already exists updates that document: its
 // created time and unknown fields are kept and updated is bumped. When sc
-// is nil, entities are extracted heuristically from the text.
+// is nil, entities are extracted heuristically from the text. Secrets are
+// redacted first, so the id (and file name) Put uses is the redacted one.
 func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
-	res := PutResult{ID: l.ID, Action: "added"}
+	redacted := l.Redact()
+	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
 	old, err := ix.store.Read(l.ID)
 	switch {
 	case err == nil:

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/reflectkb/reflect/internal/lazyre"
+	"github.com/reflectkb/reflect/internal/safetext"
 )
 
 // The block's wrapper tags let the transcript condenser strip injected
@@ -23,14 +23,11 @@ const minInsightRunes = 40
 // maxTitleRunes keeps a run-on title from eating an entry's budget.
 const maxTitleRunes = 120
 
-// tagLike matches our own wrapper tags inside learning text, which would
-// close the block early or open a second one.
-var tagLike = lazyre.New(`(?i)</?\s*reflect-learnings\s*>`)
-
-// clean makes learning text safe for one line of the block.
-func clean(s string) string {
-	return strings.Join(strings.Fields(tagLike.ReplaceAllString(s, " ")), " ")
-}
+// clean makes learning text safe for one line of the block: no line break,
+// no control or invisible character and no '<' or '>' in any spelling, so
+// nothing in it can close the block (or open another) however it is
+// written. Every piece of learning text in the block goes through it.
+func clean(s string) string { return safetext.Inline(s) }
 
 // clip shortens s to at most n runes, at a word boundary when one is near,
 // marking the cut with an ellipsis. It never splits a UTF-8 sequence.
@@ -59,7 +56,7 @@ type entry struct {
 }
 
 func newEntry(h Hit) entry {
-	flags := h.Confidence
+	flags := clean(h.Confidence)
 	if flags == "" {
 		flags = "medium"
 	}
@@ -67,13 +64,13 @@ func newEntry(h Hit) entry {
 		flags += ", may be stale"
 	}
 	return entry{
-		header:  fmt.Sprintf("- [%s] %s (%s)", flags, clip(clean(h.Title), maxTitleRunes), h.ID),
+		header:  fmt.Sprintf("- [%s] %s (%s)", flags, clip(clean(h.Title), maxTitleRunes), clean(h.ID)),
 		insight: clean(h.Insight),
 	}
 }
 
 func stillLine(h Hit) string {
-	return fmt.Sprintf("still relevant: %s (%s)", h.ID, clip(clean(h.Title), maxTitleRunes))
+	return fmt.Sprintf("still relevant: %s (%s)", clean(h.ID), clip(clean(h.Title), maxTitleRunes))
 }
 
 // runes counts what the budget counts: characters, not bytes.

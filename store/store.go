@@ -109,10 +109,14 @@ func (s *Store) Read(id string) (*Learning, error) {
 	return l, err
 }
 
-// Write validates l, fills Type and Updated when empty, ends a non-empty
-// body with a newline (Marshal writes the body as it is), and writes it
-// atomically to documents/<id>.md.
+// Write redacts secrets from l (see Learning.Redact: no writer can put a
+// secret on disk, in a file name or in an id), validates it, fills Type
+// and Updated when empty, ends a non-empty body with a newline (Marshal
+// writes the body as it is), and writes it atomically to
+// documents/<id>.md. Callers that want to report what was redacted call
+// l.Redact first; a second pass finds nothing.
 func (s *Store) Write(l *Learning) error {
+	l.Redact()
 	if l.Type == "" {
 		l.Type = "learning"
 	}
@@ -160,8 +164,9 @@ func (s *Store) ReadSidecar(id string) (*Sidecar, error) {
 	return sc, nil
 }
 
-// WriteSidecar validates and atomically writes a sidecar.
+// WriteSidecar redacts secrets from sc, validates it and writes it atomically.
 func (s *Store) WriteSidecar(sc *Sidecar) error {
+	sc.Redact()
 	if err := sc.Validate(); err != nil {
 		return err
 	}

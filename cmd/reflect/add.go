@@ -55,6 +55,9 @@ Adding a learning whose id exists updates it and keeps its created time.`,
 			if err != nil && res.Path != "" {
 				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
 			}
+			if res.Path != "" {
+				reportRedacted(f.IO.Err, opts, res.Redacted)
+			}
 			if err != nil {
 				return err
 			}

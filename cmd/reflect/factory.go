@@ -14,6 +14,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -144,9 +145,10 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// oneLine flattens text for single-line terminal output.
+// oneLine flattens text for single-line terminal output, without the
+// escape sequences and control characters learning text may hold.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(safetext.Terminal(s)), " ")
 }
 
 // Queue opens the reflection queue in the state directory.

@@ -135,7 +135,7 @@ func searchOutput(opts *SearchOptions, results []index.Result) error {
 			fmt.Fprintf(out, "   %s\n", oneLine(r.Snippet))
 		}
 		if r.Stale {
-			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", strings.Join(r.StaleFiles, ", "))
+			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", oneLine(strings.Join(r.StaleFiles, ", ")))
 		}
 		if opts.Explain {
 			fmt.Fprintf(out, "   why: %s\n", explain(r.Why))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -66,7 +67,7 @@ that share entities with it, rarest shared entity first.`,
 				return err
 			}
 			out := f.IO.Out
-			fmt.Fprintf(out, "%s\n", data)
+			fmt.Fprintf(out, "%s\n", safetext.Terminal(string(data)))
 			switch {
 			case indexed && len(ents) > 0:
 				fmt.Fprintln(out, "Entities:")

@@ -9,13 +9,21 @@
 // looks at its markers' hits, on bounded windows, so text without markers
 // costs a table lookup per byte and no allocation.
 //
-// Shapes: AWS access key ids; GitHub, GitLab, Slack, npm and Hugging Face
-// tokens; Slack webhook paths; OpenAI, Anthropic, Google, Stripe and
-// SendGrid keys; JWTs; PEM private key blocks; passwords in URLs;
-// Authorization headers and bare "Bearer <token>"; and values labelled as
-// secrets (KEY=value, key: value, "key": "value", key := "value",
-// --password value, "the token is <value>") whose key names a secret,
-// password, token, credential, API/private/access key or auth.
+// Shapes: AWS access key ids; GitHub, GitLab, Slack, npm, Hugging Face
+// (hf_ and api_org_ with 34 letters), Vault, Doppler, Grafana, Sentry,
+// Sourcegraph, Notion, Fly.io, Harness, Heroku, 1Password, OpenShift and
+// Facebook page tokens; Slack and Microsoft Teams webhook paths; OpenAI,
+// Anthropic, Google, Stripe, SendGrid, Alibaba, Adobe, Azure, Cloudflare
+// origin-CA, EasyPost, Bedrock and 42 Intra keys; JWTs; base64 of any of
+// these when the encoding starts with one (echo -n $TOKEN | base64); PEM
+// private key blocks; passwords in URLs, in curl -u user:password and in
+// mysql -pPASSWORD; Authorization headers and bare "Bearer <token>"; and
+// values labelled as secrets (KEY=value, key: value, "key": "value", key
+// := "value", ?=, ::=, .=, <key>value</key>, setProperty("key", "value"),
+// var key string = "value", --password value, "the token is <value>")
+// whose key names a secret, password, token, credential (creds), API,
+// private or access key, or auth. internal/redact/testdata holds gitleaks'
+// own rule examples; docs/redaction.md reports the coverage.
 //
 // Decisions about ambiguous input:
 //   - Unlabelled random-looking strings (git SHAs, UUIDs, digests, base64
@@ -35,9 +43,11 @@
 //     like its key (token = token), an identifier ending a struct entry or
 //     followed by + or |, and a digit-free CamelCase identifier assigned to
 //     a camelCase field (config.ClientAuth = RequireAnyClientCert).
-//   - After a colon, a bare value must end its line (YAML, headers), so
-//     "error: wrong key length" stays. In prose ("the token is X") only a
-//     value of 12+ characters with letters and digits goes.
+//   - After a colon, a bare value must end its line (YAML, headers) or
+//     hold letters and digits and be 6+ characters long, so "error: wrong
+//     key length" stays and "password: hunter2x on staging" goes. In
+//     prose ("the token is X") only a value of 12+ characters with
+//     letters and digits goes.
 //   - In URLs only the password goes; documentation stand-ins such as
 //     https://user:password@host are kept.
 //   - Overlapping matches become one placeholder with the most specific

@@ -8,7 +8,7 @@ import (
 // labelWords find candidate keys; keyKind decides whether the whole key
 // names a secret. "key" alone is only a marker: api_key, private_key and
 // friends qualify, sort_key does not.
-var labelWords = []string{"secret", "token", "pass", "auth", "credential", "key"}
+var labelWords = []string{"secret", "token", "pass", "auth", "cred", "key"}
 
 // labelledAt redacts a value labelled as a secret around the label word
 // found at i (wlen bytes):
@@ -57,6 +57,9 @@ func labelled(s string, ks, ke int, add addFunc) int {
 	q := skipBlank(s, p)
 	sep := separator(s, q)
 	if sep == "" {
+		if end, ok := codeLabel(s, ks, ke, p, q, add); ok {
+			return end
+		}
 		switch {
 		case q == p || q >= len(s):
 		case strings.HasPrefix(key, "--") && p == ke && s[q] != '-':
@@ -98,6 +101,79 @@ func labelled(s string, ks, ke int, add addFunc) int {
 		inQuery: ks > 0 && (s[ks-1] == '?' || s[ks-1] == '&'),
 	}.value(s, q, add)
 }
+
+// codeLabel handles the ways code and config name a secret without an
+// assignment operator next to the key s[ks:ke] (p is after its closing
+// quote, q after the blanks that follow):
+//
+//	<api_token>value</api_token>           an XML element
+//	setProperty("api_token", "value")      a call's key and value arguments
+//	var apiToken string = "value"          a declaration with a type
+//
+// ok is false when none applies.
+func codeLabel(s string, ks, ke, p, q int, add addFunc) (end int, ok bool) {
+	switch {
+	case ks > 0 && s[ks-1] == '<' && p == ke && p < len(s) && s[p] == '>':
+		return xmlElement(s, ks, ke, add), true
+	case p > ke && ks > 1 && isQuote(s[ks-1]) && s[ks-2] == '(' && q < len(s) && s[q] == ',':
+		// The value must be a quoted string that looks random: a call
+		// such as strings.ReplaceAll(s, "token", "x") holds words.
+		r := skipBlank(s, q+1)
+		if quoteLen(s, r) != 1 {
+			return 0, false
+		}
+		kind, isKey := keyKind(s[ks:ke])
+		c := closingQuote(s, r+1, s[r:r+1])
+		if !isKey || kind == "authorization" || c < 0 {
+			return 0, false
+		}
+		if v := s[r+1 : c]; len(v) >= 8 && (letterAndDigit(v) || len(v) >= 12 && strings.Trim(v, "0123456789") == "") && !strings.ContainsAny(v, " \t") && !notSecret(v, true) {
+			add(r+1, c, kind, prioLabeled)
+		}
+		return c, true
+	case q > p:
+		w := q
+		for w < len(s) && isWordChar(s[w]) {
+			w++
+		}
+		if w > q && isTypeName(s[q:w]) {
+			if r := skipBlank(s, w); separator(s, r) == "=" {
+				if kind, isKey := keyKind(s[ks:ke]); isKey && kind != "authorization" {
+					return label{key: s[ks:ke], kind: kind, sep: "="}.value(s, skipBlank(s, r+1), add), true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// xmlElement redacts the text of <key>value</key> when key names a secret;
+// ks and ke bound the key after '<'. The value must be one word, so an
+// element holding prose (<token_help>Paste your token</token_help>) stays.
+func xmlElement(s string, ks, ke int, add addFunc) int {
+	kind, ok := keyKind(s[ks:ke])
+	if !ok {
+		return ke
+	}
+	a := ke + 1
+	lt := strings.IndexByte(s[a:min(len(s), a+maxQuoted)], '<')
+	if lt < 0 || !strings.HasPrefix(s[a+lt:], "</"+s[ks:ke]+">") {
+		return ke
+	}
+	b := a + lt
+	for a < b && isSpace(s[a]) {
+		a++
+	}
+	for b > a && isSpace(s[b-1]) {
+		b--
+	}
+	if v := s[a:b]; !strings.ContainsAny(v, " \t\r\n") && !notSecret(v, true) && len(v) >= 3 {
+		add(a, b, kind, prioLabeled)
+	}
+	return b
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // label is a key that names a secret and how its value was introduced.
 type label struct {
@@ -145,9 +221,11 @@ func (l label) value(s string, q int, add addFunc) int {
 			}
 			return b
 		}
-		// After a colon a bare value must end its line: "key: value" in
-		// YAML or a header, not "error: wrong key length" in a message.
-		if (l.sep == ":" || l.sep == "=>") && !lineEndsAt(s, b) || isCode(v, s, b, l.key) {
+		// After a colon a bare value must end its line ("key: value" in
+		// YAML or a header) or look generated, with letters and digits
+		// ("user admin password: hunter2 on staging"): "error: wrong key
+		// length" and "Token: it expired" are messages.
+		if (l.sep == ":" || l.sep == "=>") && !lineEndsAt(s, b) && !(len(v) >= 6 && letterAndDigit(v)) || isCode(v, s, b, l.key) {
 			return b
 		}
 	}
@@ -169,7 +247,7 @@ func authorization(s string, q int, add addFunc) int {
 			kind = "bearer-token"
 		case "basic":
 			kind = "basic-auth"
-		case "token", "digest", "negotiate", "ntlm", "apikey", "sso-key", "aws4-hmac-sha256", "hoba", "mutual":
+		case "token", "digest", "negotiate", "ntlm", "apikey", "api-key", "api-token", "apitoken", "key", "sso-key", "aws4-hmac-sha256", "hoba", "mutual":
 		default:
 			return b // prose: "Authorization: required for every call"
 		}
@@ -188,8 +266,14 @@ func separator(s string, q int) string {
 	}
 	rest := s[q:]
 	switch {
-	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"):
-		return rest[:2]
+	case strings.HasPrefix(rest, ":::="):
+		return rest[:4] // GNU make
+	case strings.HasPrefix(rest, "::="):
+		return rest[:3] // make, BNF
+	case strings.HasPrefix(rest, ":="), strings.HasPrefix(rest, "=>"), strings.HasPrefix(rest, "?="):
+		return rest[:2] // Go, Perl and PHP arrays, make
+	case strings.HasPrefix(rest, ".=") && len(rest) > 2 && (rest[2] == ' ' || isQuote(rest[2])):
+		return rest[:2] // PHP, Perl: $token .= "…"
 	case rest[0] == '=' && (len(rest) == 1 || rest[1] != '=' && rest[1] != '~'):
 		return "="
 	case rest[0] == ':' && (len(rest) == 1 || rest[1] != ':'):
@@ -378,7 +462,7 @@ func keyKind(key string) (string, bool) {
 		pass = pass || string(w) == "pass" && len(ws) > 1 // DB_PASS, not "PASS:"
 		// "tokens" counts and a "tokenizer" is code.
 		token = token || bytes.Contains(w, []byte("token")) && !bytes.Contains(w, []byte("tokens")) && !bytes.Contains(w, []byte("tokeniz"))
-		credential = credential || bytes.Contains(w, []byte("credential"))
+		credential = credential || bytes.Contains(w, []byte("credential")) || string(w) == "creds" || string(w) == "cred"
 	}
 	// BASIC_AUTH, ClientAuth, oauth2; not authUser or auth_url.
 	last := ws[len(ws)-1]
@@ -443,7 +527,7 @@ func notSecret(v string, quoted bool) bool {
 		len(e) < len(v) && isIdentPath(e) {
 		return true
 	}
-	return len(v) < 3 || isDottedPath(v) || isGenericType(v) || codeWords[v]
+	return len(v) < 3 || isDottedPath(v) && !hasRandomPart(v) || isGenericType(v) || codeWords[v]
 }
 
 // codeWords are keywords that follow an assignment in code.
@@ -555,6 +639,17 @@ func isSmallNumber(v string) bool {
 
 // isDottedPath reports code such as self.token or config.Auth.Token.
 func isDottedPath(v string) bool { return strings.Contains(v, ".") && isIdentPath(v) }
+
+// hasRandomPart reports a dotted value with a long part mixing cases and
+// digits, which no hand-written name has: Vault's s.ZC9Ecf4M5g9o34Q6RkzGsj0z.
+func hasRandomPart(v string) bool {
+	for _, p := range strings.Split(v, ".") {
+		if len(p) >= 16 && mixedCase(p) {
+			return true
+		}
+	}
+	return false
+}
 
 // isIdentPath reports an identifier or a dotted path of identifiers.
 func isIdentPath(v string) bool {

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/base64"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
 )
@@ -18,6 +20,9 @@ type pattern struct {
 	re      *lazyre.Regexp
 	max     int
 	valid   func(secret string) bool
+	// lead is how far into the match the marker sits, for shapes whose
+	// only literal is in the middle (Azure's "8Q~").
+	lead int
 }
 
 func anchored(expr string) *lazyre.Regexp { return lazyre.New(`^(?:` + expr + `)`) }
@@ -42,8 +47,8 @@ var patterns = []pattern{
 	// words such as "sk-learn-compatible-estimators" intact.
 	{kind: "openai-key", prio: prioToken, markers: []string{"sk-"},
 		re: anchored(`sk-[A-Za-z0-9_-]{20,}`), valid: openAIKey},
-	{kind: "stripe-key", prio: prioToken, markers: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_"},
-		re: anchored(`[rs]k_(?:live|test)_[A-Za-z0-9]{16,}`)},
+	{kind: "stripe-key", prio: prioToken, markers: []string{"sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_", "rk_prod_"},
+		re: anchored(`[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,}`)},
 	{kind: "stripe-key", prio: prioToken, markers: []string{"whsec_"},
 		re: anchored(`whsec_[A-Za-z0-9+/=]{24,}`)},
 	{kind: "google-api-key", prio: prioToken, markers: []string{"aiza"},
@@ -52,10 +57,75 @@ var patterns = []pattern{
 		re: anchored(`(?:AKIA|ASIA)[A-Z0-9]{16}\b`)},
 	{kind: "npm-token", prio: prioToken, markers: []string{"npm_"},
 		re: anchored(`npm_[A-Za-z0-9]{36,}\b`)},
+	// Real tokens are 34 letters (older ones letters and digits), so
+	// requiring both cases, not digits, is what tells them from
+	// identifiers such as hf_requiredCharacteristicTypesForDisplay.
 	{kind: "huggingface-token", prio: prioToken, markers: []string{"hf_"},
-		re: anchored(`hf_[A-Za-z0-9]{34,}\b`), valid: mixedCase},
+		re: anchored(`hf_[A-Za-z0-9]{34}\b`), valid: upperAndLower},
+	{kind: "huggingface-token", prio: prioToken, markers: []string{"_org_"}, lead: len("api"),
+		re: anchored(`api_org_[A-Za-z0-9]{34}\b`), valid: upperAndLower},
 	{kind: "sendgrid-key", prio: prioToken, markers: []string{"sg."},
-		re: anchored(`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b`)},
+		re: anchored(`SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}\b`), valid: letterAndDigit},
+	// Vendor tokens with a distinctive prefix, after gitleaks' rules.
+	{kind: "1password-token", prio: prioToken, markers: []string{"_eyj"}, lead: len("ops"),
+		re: anchored(`ops_eyJ[A-Za-z0-9+/]{64,}={0,3}`)},
+	{kind: "1password-secret-key", prio: prioToken, markers: []string{"a3-"},
+		re: anchored(`A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\b`)},
+	{kind: "adobe-secret", prio: prioToken, markers: []string{"p8e-"},
+		re: anchored(`p8e-[A-Za-z0-9]{32}\b`), valid: letterAndDigit},
+	{kind: "alibaba-access-key", prio: prioToken, markers: []string{"ltai"},
+		re: anchored(`LTAI[A-Za-z0-9]{20}\b`)},
+	{kind: "aws-bedrock-key", prio: prioToken, markers: []string{"bsk"}, lead: 1,
+		re: anchored(`ABSK[A-Za-z0-9+/]{100,}={0,2}`)},
+	{kind: "azure-client-secret", prio: prioToken, markers: []string{"q~"}, lead: 4,
+		re: anchored(`[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`)},
+	{kind: "cloudflare-key", prio: prioToken, markers: []string{"v1.0-"},
+		re: anchored(`v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`)},
+	{kind: "doppler-token", prio: prioToken, markers: []string{"dp.pt.", "dp.st.", "dp.ct.", "dp.sa.", "dp.scim.", "dp.audit."},
+		re: anchored(`dp\.(?:pt|st|ct|sa|scim|audit)\.[A-Za-z0-9_.-]{40,}`)},
+	{kind: "easypost-key", prio: prioToken, markers: []string{"ezak", "eztk"},
+		re: anchored(`EZ[AT]K[A-Za-z0-9]{54}`)},
+	{kind: "facebook-token", prio: prioToken, markers: []string{"aam", "aac"}, lead: 1,
+		re: anchored(`EAA[MC][A-Za-z0-9]{100,}`)},
+	{kind: "flyio-token", prio: prioToken, markers: []string{"fm1r_", "fm1a_", "fm2_"},
+		re: anchored(`fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3}`)},
+	{kind: "flyio-token", prio: prioToken, markers: []string{"o1_"}, lead: 1,
+		re: anchored(`fo1_[\w-]{43}`)},
+	{kind: "grafana-token", prio: prioToken, markers: []string{"glc_", "glsa_"},
+		re: anchored(`glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`)},
+	{kind: "harness-token", prio: prioToken, markers: []string{"pat."},
+		re: anchored(`pat\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}`)},
+	{kind: "heroku-key", prio: prioToken, markers: []string{"rku-"}, lead: 1,
+		re: anchored(`HRKU-AA[0-9A-Za-z_-]{58}`)},
+	{kind: "intra42-secret", prio: prioToken, markers: []string{"s-s4t2ud-", "s-s4t2af-"},
+		re: anchored(`s-s4t2(?:ud|af)-[a-f0-9]{64}`)},
+	{kind: "notion-token", prio: prioToken, markers: []string{"tn_"}, lead: 1,
+		re: anchored(`ntn_[0-9]{11}[A-Za-z0-9]{35}\b`)},
+	{kind: "openshift-token", prio: prioToken, markers: []string{"256~"}, lead: len("sha"),
+		re: anchored(`sha256~[\w-]{43}\b`)},
+	{kind: "sentry-token", prio: prioToken, markers: []string{"_eyj"}, lead: len("sntrys"),
+		re: anchored(`sntrys_eyJ[A-Za-z0-9+/=_-]{60,}`)},
+	{kind: "sentry-token", prio: prioToken, markers: []string{"ntryu_"}, lead: 1,
+		re: anchored(`sntryu_[a-f0-9]{64}`)},
+	{kind: "sourcegraph-token", prio: prioToken, markers: []string{"sgp_"},
+		re: anchored(`sgp_(?:[A-Fa-f0-9]{16}|local)_[A-Fa-f0-9]{40}|sgp_[A-Fa-f0-9]{40}`)},
+	{kind: "vault-token", prio: prioToken, markers: []string{"hvs.", "hvb."},
+		re: anchored(`hv[sb]\.[\w-]{90,300}`)},
+	{kind: "teams-webhook", prio: prioToken, markers: []string{".office.com/webhookb2/"}, lead: len("webhook"),
+		re: anchored(`webhook\.office\.com/(webhookb2/[A-Za-z0-9@/_-]{40,})`)},
+	{kind: "contribsys-key", prio: prioToken, markers: []string{"__contribsys__com"}, lead: len("bundle_enterprise"),
+		re: anchored(`(?i:BUNDLE_ENTERPRISE__CONTRIBSYS__COM)["']?\s*[:=]\s*["']?([a-f0-9]{8}:[a-f0-9]{8})`)},
+	{kind: "contribsys-key", prio: prioToken, markers: []string{"__contribsys__com"}, lead: len("bundle_gems"),
+		re: anchored(`(?i:BUNDLE_GEMS__CONTRIBSYS__COM)["']?\s*[:=]\s*["']?([a-f0-9]{8}:[a-f0-9]{8})`)},
+	// Base64 of a token ("echo -n $TOKEN | base64"): the markers are the
+	// base64 of token prefixes (and of "eyJ", a JWT), and the run counts
+	// only when what it decodes to holds a secret.
+	{kind: "base64-secret", prio: prioToken, markers: base64Markers, max: 16 << 10,
+		re: anchored(`[A-Za-z0-9+/_-]{24,}={0,2}`), valid: decodesToSecret},
+	{kind: "base64-secret", prio: prioToken, markers: base64Markers1, lead: 1, max: 16 << 10,
+		re: anchored(`[A-Za-z0-9+/_-]{24,}={0,2}`), valid: decodesToSecret},
+	{kind: "base64-secret", prio: prioToken, markers: base64Markers2, lead: 2, max: 16 << 10,
+		re: anchored(`[A-Za-z0-9+/_-]{24,}={0,2}`), valid: decodesToSecret},
 	// Header and payload are base64url JSON objects, hence "eyJ" ({").
 	{kind: "jwt", prio: prioJWT, markers: []string{"eyj"}, max: 16 << 10,
 		re: anchored(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*`)},
@@ -66,6 +136,9 @@ var patterns = []pattern{
 // "sk-sk-sk-…" linear.
 func (p *pattern) match(f *finder, i, at int, add addFunc) {
 	s := f.s
+	if at -= p.lead; at < 0 {
+		return
+	}
 	if at > 0 && isWordChar(s[at-1]) || at < f.patEnd[i] {
 		return
 	}
@@ -293,6 +366,52 @@ func mixedCase(s string) bool {
 		}
 	}
 	return up && low && dig
+}
+
+// base64Markers are the base64 of token prefixes that start the encoded
+// text (ghp_, sk-ant-, AKIA, eyJ, ...), as far as the prefix alone decides
+// the encoding, lowercased like every marker. Those whose first two
+// letters are common in prose (eg, ag, ls, qu) are cut by one or two letters
+// and matched with a lead, so prose does not send the scanner to them.
+var (
+	base64Markers  = []string{"z2hwx", "z2hvx", "z2h1x", "z2hzx", "z2hyx", "z2l0ahvix3bhdf", "z2xwyxqt", "c2styw50l", "c2stchjvai", "c2st", "qvnjq", "bnbtx", "u0cu", "zxlk", "c2tfbgl2zv"}
+	base64Markers1 = []string{"g94yi", "g94cc", "g94ys", "gzf"} // eG94Yi (xoxb-), aGZf (hf_)
+	base64Markers2 = []string{"0tls1crudjt", "tjq", "l6y"}      // LS0tLS1CRUdJT (-----BEGIN), QUtJQ (AKIA), QUl6Y (AIza)
+)
+
+// decodesToSecret reports a base64 run that decodes to text holding a
+// secret. The run may be standard or URL base64, padded or not.
+func decodesToSecret(run string) bool {
+	run = strings.TrimRight(run, "=")
+	if len(run)%4 == 1 {
+		run = run[:len(run)-1] // not a whole encoding; decode what is
+	}
+	enc := base64.RawStdEncoding
+	if strings.ContainsAny(run, "-_") {
+		enc = base64.RawURLEncoding
+	}
+	b, err := enc.DecodeString(run)
+	if err != nil || !utf8.Valid(b) {
+		return false
+	}
+	return containsSecret(string(b))
+}
+
+// containsSecret is Contains, reached through a variable because the
+// patterns table cannot refer to the function that reads it.
+var containsSecret func(string) bool
+
+func init() { containsSecret = Contains }
+
+// upperAndLower reports a token with both cases, as random letters have.
+func upperAndLower(s string) bool {
+	var up, low bool
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		up = up || c >= 'A' && c <= 'Z'
+		low = low || c >= 'a' && c <= 'z'
+	}
+	return up && low
 }
 
 // openAIKey leaves Anthropic keys (also "sk-") to their own pattern.

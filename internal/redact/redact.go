@@ -19,14 +19,27 @@ func placeholder(kind string) string { return "[REDACTED:" + kind + "]" }
 // String returns s with every secret replaced by a placeholder naming its
 // kind (e.g. "[REDACTED:aws-access-key]") and every <private> block replaced
 // by "[private]". Text around a secret is kept. String is idempotent.
-func String(s string) string {
+func String(s string) string { return redactString(s, nil) }
+
+// Kinds is String that also returns the kind of each placeholder it put
+// in, in text order, with "private" for a <private> block, so a caller can
+// say what it removed without ever holding the secret itself.
+func Kinds(s string) (string, []string) {
+	var kinds []string
+	out := redactString(s, &kinds)
+	return out, kinds
+}
+
+// redactString is String, appending the kinds of the placeholders to
+// *kinds when kinds is not nil.
+func redactString(s string, kinds *[]string) string {
 	hits := scan(s, nil)
 	if len(hits) == 0 {
 		return s
 	}
 	for _, h := range hits {
 		if h.id == idPrivateOpen {
-			s = stripPrivate(s, hits)
+			s = stripPrivate(s, hits, kinds)
 			hits = scan(s, hits[:0])
 			break
 		}
@@ -35,7 +48,7 @@ func String(s string) string {
 	if len(spans) == 0 {
 		return s
 	}
-	return apply(s, spans)
+	return apply(s, spans, kinds)
 }
 
 // Bytes is String for byte slices. It returns b itself when nothing needs
@@ -90,6 +103,8 @@ func find(s string, hits []hit) []span {
 			urlPassword(s, h.pos, add)
 		case r == ruleBearer:
 			bearer(s, h.pos, add)
+		case r == ruleCommand:
+			f.command(h.pos, add)
 		case r == ruleLabel:
 			if h.pos >= labelledTo {
 				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)
@@ -113,11 +128,13 @@ type finder struct {
 	patEnd []int
 	// runFrom, runTo: the last run of token characters measured.
 	runFrom, runTo int
+	// cmdEnd is the end of the last command line's arguments read.
+	cmdEnd int
 }
 
 // apply replaces the spans of s; overlapping spans are merged so no part of
 // a secret survives, and the merged span takes the most specific kind.
-func apply(s string, spans []span) string {
+func apply(s string, spans []span, kinds *[]string) string {
 	sort.SliceStable(spans, func(i, j int) bool {
 		if spans[i].start != spans[j].start {
 			return spans[i].start < spans[j].start
@@ -139,6 +156,9 @@ func apply(s string, spans []span) string {
 		}
 		b.WriteString(s[last:cur.start])
 		b.WriteString(placeholder(cur.kind))
+		if kinds != nil {
+			*kinds = append(*kinds, cur.kind)
+		}
 		last = cur.end
 	}
 	b.WriteString(s[last:])
@@ -148,7 +168,7 @@ func apply(s string, spans []span) string {
 // stripPrivate replaces each top-level <private>…</private> block with
 // privatePlaceholder; hits are the marker hits of s in order. Nested blocks
 // are counted; an unclosed block runs to the end of s.
-func stripPrivate(s string, hits []hit) string {
+func stripPrivate(s string, hits []hit, kinds *[]string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	last, depth, start := 0, 0, 0
@@ -163,6 +183,9 @@ func stripPrivate(s string, hits []hit) string {
 			if depth--; depth == 0 {
 				b.WriteString(s[last:start])
 				b.WriteString(privatePlaceholder)
+				if kinds != nil {
+					*kinds = append(*kinds, "private")
+				}
 				last = h.pos + len(closeTag)
 			}
 		}
@@ -170,6 +193,9 @@ func stripPrivate(s string, hits []hit) string {
 	if depth > 0 {
 		b.WriteString(s[last:start])
 		b.WriteString(privatePlaceholder)
+		if kinds != nil {
+			*kinds = append(*kinds, "private")
+		}
 		last = len(s)
 	}
 	b.WriteString(s[last:])

@@ -367,6 +367,8 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 		"a://", "u:p@h://", "token=", "f(token=", `token="`, "sk-A1b-", "eyJ", "eyJaaaaaaaaaaa.eyJaaaaaaaaaaa.",
 		"bearer ", "Authorization: ", "aws_secret_access_key=", "key: ", "--password ", "ghp_", "AKIA",
 		"password:=", "x", "token is ", "\\\"token\\\":\\\"",
+		"curl ", "curl -u a:b ", "mysql -p", "<token>", "<token>x</token>", `("token", "`, "var token string = ",
+		"Z2hwX", "c2st", "LS0tLS1CRUdJT", "QUtJQ", "hf_", "SG.", "A3-", "x8Q~", "token ?= ", "$token .= ",
 	}
 	all := strings.Join(units, "")
 	units = append(units, all)

@@ -19,6 +19,7 @@ const (
 	ruleURL
 	ruleBearer
 	ruleLabel
+	ruleCommand
 )
 
 type markerDef struct {
@@ -45,7 +46,8 @@ var (
 )
 
 func buildTables() {
-	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer}}
+	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer},
+		{"curl", ruleCommand}, {"mysql", ruleCommand}}
 	for _, w := range labelWords {
 		markers = append(markers, markerDef{w, ruleLabel})
 	}
