@@ -58,11 +58,22 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 	return res, nil
 }
 
-// Forget removes a learning, its sidecar and its index entries.
-func (ix *Index) Forget(ctx context.Context, id string) error {
-	if err := ix.store.Delete(id); err != nil {
-		return err
+// Forget removes learnings, their sidecars and their index entries, with
+// one index update for all of them. It stops at the first id that cannot
+// be deleted; the ones deleted before it are still taken out of the index.
+func (ix *Index) Forget(ctx context.Context, ids ...string) error {
+	var failed error
+	deleted := 0
+	for _, id := range ids {
+		if failed = ix.store.Delete(id); failed != nil {
+			break
+		}
+		deleted++
 	}
-	_, err := ix.Update(ctx, UpdateOptions{})
-	return err
+	if deleted > 0 {
+		if _, err := ix.Update(ctx, UpdateOptions{}); err != nil {
+			return errors.Join(failed, err)
+		}
+	}
+	return failed
 }

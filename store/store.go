@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/shortid"
 )
 
 // Store is a documents/ directory.
@@ -227,4 +228,37 @@ func (s *Store) Scan() ([]FileInfo, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// IDs lists the ids of the documents on disk, sorted.
+func (s *Store) IDs() ([]string, error) {
+	files, err := s.Scan()
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(files))
+	for i, f := range files {
+		ids[i] = f.ID
+	}
+	return ids, nil
+}
+
+// IDKind is the prefix every derived learning id starts with; references
+// may leave it out.
+const IDKind = "lrn-"
+
+// Resolve returns the id of the one document ref names: its full id, a
+// unique prefix of it (with or without "lrn-"), or its 6-hex tail. No match
+// wraps ErrNotFound; several matches are a *shortid.AmbiguousError listing
+// them. Malformed documents resolve too, so they can be forgotten.
+func (s *Store) Resolve(ref string) (string, error) {
+	ids, err := s.IDs()
+	if err != nil {
+		return "", err
+	}
+	id, err := shortid.Resolve(ref, ids, IDKind)
+	if errors.Is(err, shortid.ErrNotFound) {
+		return "", fmt.Errorf("%s: %w", ref, ErrNotFound)
+	}
+	return id, err
 }

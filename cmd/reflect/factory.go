@@ -136,6 +136,15 @@ func exitCode(err error) int {
 	return 1
 }
 
+// errNoMatch ends a search that found nothing with exit status 1 and no
+// further message (the command has said so on stderr), as grep and rg do:
+// scripts can tell "nothing found" from success without parsing output.
+var errNoMatch = quietError{errors.New("no match")}
+
+// quietError is a failure the command has already explained: Main prints
+// nothing more for it.
+type quietError struct{ error }
+
 // printJSON writes v as indented JSON, the format of every --json flag.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -18,7 +18,8 @@ func Main(args []string, io *Streams) int {
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	err := root.ExecuteContext(context.Background())
-	if err != nil {
+	var quiet quietError
+	if err != nil && !errors.As(err, &quiet) {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "reflect") {
 			msg = "reflect: " + msg
@@ -97,6 +98,15 @@ func maxArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > n {
 			return usagef("expected at most %s, got %d arguments", what, len(args))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef("expected %s, got %d", what, len(args))
 		}
 		return nil
 	}
