@@ -17,7 +17,7 @@ var ids = []string{
 func TestResolve(t *testing.T) {
 	for _, tc := range []struct{ ref, want string }{
 		{"lrn-postgres-pool-exhausted-0c11aa", "lrn-postgres-pool-exhausted-0c11aa"}, // full id
-		{"lrn-oauth-s", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},       // prefix
+		{"lrn-oauth-s", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},        // prefix
 		{"oauth-t", "lrn-oauth-token-refresh-races-b41d07"},                          // prefix without lrn-
 		{"3f9a1c", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},             // hash tail
 		{"lrn-cookie", "lrn-cookie"},                                                 // exact beats prefix
