@@ -74,16 +74,20 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := q.Requeue(args[0]); err != nil {
+			id, err := q.Resolve(args[0])
+			if err == nil {
+				err = q.Requeue(id)
+			}
+			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
 					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", args[0])
 				}
 				return err
 			}
 			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"id": args[0], "requeued": true})
+				return printJSON(f.IO.Out, map[string]any{"id": id, "requeued": true})
 			}
-			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", args[0])
+			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", id)
 			return nil
 		},
 	}, &cobra.Command{
@@ -95,16 +99,20 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := q.Drop(args[0]); err != nil {
+			id, err := q.Resolve(args[0])
+			if err == nil {
+				err = q.Drop(id)
+			}
+			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
 					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", args[0])
 				}
 				return err
 			}
 			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"id": args[0], "dropped": true})
+				return printJSON(f.IO.Out, map[string]any{"id": id, "dropped": true})
 			}
-			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", args[0])
+			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", id)
 			return nil
 		},
 	})

@@ -1,6 +1,6 @@
 // Package shortid lets people type ids the way they type git hashes: any
 // unique prefix of an id (with or without its kind prefix such as "lrn-"),
-// or its random or hashed tail after the last '-'. Ids run to 60–70
+// or its random or hashed tail after the last '-', or the start of that tail. Ids run to 60–70
 // characters; nobody should have to paste one to read or drop a learning.
 package shortid
 
@@ -62,11 +62,17 @@ func Resolve(ref string, ids []string, kind string) (string, error) {
 	return "", &AmbiguousError{Ref: ref, Candidates: matches}
 }
 
+// minTailPrefix is how much of an id's tail a reference must give to match
+// by it, so that "a" or "1" do not match half the ids by their tails.
+const minTailPrefix = 4
+
 // Matches reports whether ref could name id (see Resolve).
 func Matches(ref, id, kind string) bool {
-	return strings.HasPrefix(id, ref) ||
-		(kind != "" && strings.HasPrefix(id, kind+ref)) ||
-		strings.HasSuffix(id, "-"+ref)
+	if strings.HasPrefix(id, ref) || (kind != "" && strings.HasPrefix(id, kind+ref)) {
+		return true
+	}
+	i := strings.LastIndexByte(id, '-')
+	return i >= 0 && len(ref) >= minTailPrefix && strings.HasPrefix(id[i+1:], ref)
 }
 
 // Short returns the short form of id among ids: its hex tail after the last

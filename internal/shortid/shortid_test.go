@@ -21,7 +21,7 @@ func TestResolve(t *testing.T) {
 		{"oauth-t", "lrn-oauth-token-refresh-races-b41d07"},                          // prefix without lrn-
 		{"3f9a1c", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},             // hash tail
 		{"lrn-cookie", "lrn-cookie"},                                                 // exact beats prefix
-		{"jar", "lrn-cookie-jar"},                                                    // tail of a chosen id
+		{"3f9a", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},               // start of the tail
 	} {
 		got, err := Resolve(tc.ref, ids, "lrn-")
 		if err != nil || got != tc.want {
@@ -59,7 +59,8 @@ func TestResolveAmbiguousListsAtMostTen(t *testing.T) {
 }
 
 func TestResolveNotFound(t *testing.T) {
-	for _, ref := range []string{"", "zzz", "lrn-nope", "-"} {
+	// "3f9" is too short to match by a tail; "jar" likewise
+	for _, ref := range []string{"", "zzz", "lrn-nope", "-", "3f9", "jar"} {
 		if _, err := Resolve(ref, ids, "lrn-"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Resolve(%q) err = %v, want ErrNotFound", ref, err)
 		}
