@@ -16,12 +16,17 @@ type PutResult struct {
 	Sidecar string `json:"sidecar"`
 	// Entities is how many entities the sidecar holds.
 	Entities int `json:"entities"`
+	// Changes are the fields an update changed (none for an addition, and
+	// none when the same learning was added again).
+	Changes []store.Change `json:"changes,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
 // at once. A learning whose id already exists updates that document: its
-// created time and unknown fields are kept and updated is bumped. When sc
-// is nil, entities are extracted heuristically from the text.
+// created time and unknown fields are kept, its tags are merged with the
+// new ones (a repeat adds tags, it does not silently drop them), updated is
+// bumped, and the result lists what changed. When sc is nil, entities are
+// extracted heuristically from the text.
 func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	res := PutResult{ID: l.ID, Action: "added"}
 	old, err := ix.store.Read(l.ID)
@@ -31,6 +36,8 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 		l.Created = old.Created
 		l.Updated = now
 		l.KeepExtra(old)
+		l.Tags = store.MergeTags(old.Tags, l.Tags)
+		res.Changes = store.Changes(old, l)
 	case errors.Is(err, store.ErrNotFound):
 		if l.Updated.IsZero() {
 			l.Updated = l.Created
