@@ -169,7 +169,8 @@ func describeChanges(cs []store.Change) string {
 }
 
 // buildLearning merges the document (if any) with the flags and validates
-// the result. Errors are usage errors: the input is the caller's.
+// the result. A bad document is a data error (exit 1); bad flags and a
+// missing file are usage errors (exit 2).
 func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sidecar, error) {
 	l := &store.Learning{}
 	if opts.Source != "" {
@@ -181,7 +182,8 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 			// plain text with --title: the text is the body
 			l.Body = string(data)
 		} else if l, err = store.ParseDraft(data, now); err != nil {
-			return nil, nil, usagef("%s: %v", sourceName(opts.Source), err)
+			// A bad document is a data error (exit 1), not a misused command.
+			return nil, nil, fmt.Errorf("%s: %w", sourceName(opts.Source), err)
 		}
 	} else if opts.Title == "" {
 		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
@@ -223,7 +225,7 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 			return nil, nil, usagef("read --entities: %v", err)
 		}
 		if sc, err = store.ParseSidecarFor(data, l.ID); err != nil {
-			return nil, nil, usagef("%s: %v", opts.Entities, err)
+			return nil, nil, fmt.Errorf("%s: %w", opts.Entities, err)
 		}
 	}
 	return l, sc, nil
@@ -249,7 +251,7 @@ func readSource(src string, stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", sourceName(src), err)
 	}
 	if len(data) > store.MaxDocumentSize {
-		return nil, usagef("%s is larger than %d bytes; a learning should be a few paragraphs", sourceName(src), store.MaxDocumentSize)
+		return nil, fmt.Errorf("%s is larger than %d bytes; a learning should be a few paragraphs", sourceName(src), store.MaxDocumentSize)
 	}
 	return data, nil
 }

@@ -89,8 +89,12 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 			ix.Close()
 			return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 		}
-		if ran && len(st.Problems) > 0 {
-			fmt.Fprintf(f.IO.Err, "reflect: skipped %d malformed document(s); run 'reflect doctor' for details\n", len(st.Problems))
+		if ran {
+			// Name each file: a document dropped in by hand or by git pull
+			// is easier to fix when the message says which it is.
+			for _, p := range st.Problems {
+				fmt.Fprintf(f.IO.Err, "reflect: skipped %v\n", p)
+			}
 		}
 	}
 	return ix, nil
