@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
-	"github.com/reflectkb/reflect/internal/shortid"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shortid"
 )
 
 // OutcomePoisoned is the ledger outcome Retry records when it gives up on a
