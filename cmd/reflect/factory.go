@@ -40,9 +40,14 @@ func SystemStreams() *Streams {
 // Factory gives commands lazy access to configuration and the index, so a
 // command that needs neither (version, hook no-ops) pays for neither.
 type Factory struct {
-	IO  *Streams
-	cfg *config.Config
+	IO *Streams
+	// ColorMode is --color: auto, always or never.
+	ColorMode string
+	cfg       *config.Config
 }
+
+// Color says whether stdout gets colour (see useColor).
+func (f *Factory) Color() bool { return useColor(f.ColorMode, f.IO) }
 
 // Config loads the configuration once.
 func (f *Factory) Config() (*config.Config, error) {

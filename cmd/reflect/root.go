@@ -47,7 +47,9 @@ derived from them and can be rebuilt at any time.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().StringVar(&f.ColorMode, "color", "auto", "colour output: auto, always or never (NO_COLOR turns auto off)")
+	_ = root.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	root.Args, root.RunE = noSubcommand, showHelp
 	root.AddCommand(
 		NewCmdSearch(f),
@@ -68,7 +70,9 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdHook(f),
 		NewCmdRecall(f),
 		NewCmdDrain(f),
+		environmentTopic(),
 	)
+	applyConventions(root, f)
 	return root
 }
 
@@ -77,7 +81,7 @@ derived from them and can be rebuilt at any time.`,
 // 1 for the root and show help with status 0 for any other group).
 func noSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return nil
 }
@@ -88,7 +92,7 @@ func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("expected %s, got %d argument(s)", what, len(args))
+			return usagef("expected %s, got %s", what, countOf(len(args), "argument"))
 		}
 		return nil
 	}
@@ -97,7 +101,7 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 func maxArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > n {
-			return usagef("expected at most %s, got %d arguments", what, len(args))
+			return usagef("expected at most %s, got %s", what, countOf(len(args), "argument"))
 		}
 		return nil
 	}

@@ -65,7 +65,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				return printJSON(f.IO.Out, st)
 			}
 			out := f.IO.Out
-			fmt.Fprintf(out, "queue:      %d transcript(s) waiting\n", st.Queued)
+			fmt.Fprintf(out, "queue:      %s waiting\n", countOf(st.Queued, "transcript"))
 			if st.LastEvent != nil {
 				detail := ev.Detail
 				if ev.Error {

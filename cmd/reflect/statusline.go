@@ -51,6 +51,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 	}
 	cmd.Flags().StringVar(&session, "session", "", "session id (default: from the JSON on stdin)")
 	cmd.Flags().StringVar(&colorMode, "color", "auto", "auto, always or never")
+	_ = cmd.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	return cmd
 }
 
