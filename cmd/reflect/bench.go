@@ -14,7 +14,9 @@ import (
 // NewCmdBench builds `reflect bench`.
 func NewCmdBench(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use: "bench",
+		Example: `  reflect bench generate /tmp/kb10k --count 10000
+  reflect bench retrieval ./beir/scifact --run scifact.tsv`,
 		Short: "Measure retrieval quality and build synthetic knowledge bases",
 		Args:  noSubcommand,
 		RunE:  showHelp,

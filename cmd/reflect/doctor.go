@@ -13,7 +13,9 @@ import (
 func NewCmdDoctor(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "doctor",
+		Use: "doctor",
+		Example: `  reflect doctor
+  reflect doctor --json | jq .malformed`,
 		Short: "Check directories, permissions, index health and documents",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {

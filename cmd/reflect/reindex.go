@@ -13,7 +13,9 @@ import (
 func NewCmdReindex(f *Factory) *cobra.Command {
 	var full, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "reindex",
+		Use: "reindex",
+		Example: `  reflect reindex
+  reflect reindex --full`,
 		Short: "Bring the index up to date with documents/",
 		Long: `Reindex indexes new and changed documents and drops deleted ones; unchanged
 documents cost one stat. --full rebuilds the index from scratch. Learnings

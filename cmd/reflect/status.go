@@ -15,7 +15,9 @@ import (
 func NewCmdStatus(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
+		Use: "status",
+		Example: `  reflect status
+  reflect status --json`,
 		Short: "Show queue depth, the last hook event and the size of the knowledge base",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -20,7 +20,9 @@ const stdinWait = 200 * time.Millisecond
 func NewCmdStatusline(f *Factory) *cobra.Command {
 	var session, colorMode string
 	cmd := &cobra.Command{
-		Use:   "statusline",
+		Use: "statusline",
+		Example: `  echo '{"session_id":"s1"}' | reflect statusline
+  reflect statusline --session s1 --color never`,
 		Short: "Print a one-line status for an agent's status bar",
 		Long: `Statusline prints what reflect did lately, e.g. "🧠 recalled 3 · queued 1".
 It accepts Claude Code's status-line JSON on stdin and uses its session_id.
