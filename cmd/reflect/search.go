@@ -24,6 +24,9 @@ type SearchOptions struct {
 	ProjectSet bool
 	JSON       bool
 	Explain    bool
+	// Color paints titles and the words that matched (a terminal's
+	// default; see --color).
+	Color bool
 }
 
 // NewCmdSearch builds `reflect search`.
@@ -74,6 +77,7 @@ Operators and quotes in QUERY are searched as plain words.`,
 			if err != nil {
 				return err
 			}
+			opts.Color = f.Color()
 			return searchOutput(opts, results, f.shortener())
 		},
 	}
@@ -137,10 +141,12 @@ func searchOutput(opts *SearchOptions, results []index.Result, short func(string
 		return printJSON(opts.IO.Out, map[string]any{"query": opts.Query, "results": out})
 	}
 	out := opts.IO.Out
+	p := painter{opts.Color}
+	terms := queryStems(opts.Query)
 	for i, r := range results {
-		fmt.Fprintf(out, "%d. %s  [%s]\n   %s\n", i+1, oneLine(r.Title), r.Confidence, short(r.ID))
+		fmt.Fprintf(out, "%d. %s  [%s]\n   %s\n", i+1, p.highlight(oneLine(r.Title), terms, styleBold), r.Confidence, short(r.ID))
 		if r.Snippet != "" {
-			fmt.Fprintf(out, "   %s\n", oneLine(r.Snippet))
+			fmt.Fprintf(out, "   %s\n", p.highlight(oneLine(r.Snippet), terms, ""))
 		}
 		if r.Stale {
 			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", strings.Join(r.StaleFiles, ", "))
