@@ -43,7 +43,10 @@ type Factory struct {
 	IO *Streams
 	// ColorMode is --color: auto, always or never.
 	ColorMode string
-	cfg       *config.Config
+	// QuietConfig keeps warnings about config.toml off stderr, for the
+	// commands agents run (hook, statusline), whose stderr users never see.
+	QuietConfig bool
+	cfg         *config.Config
 }
 
 // Color says whether stdout gets colour (see useColor).
@@ -59,6 +62,15 @@ func (f *Factory) Config() (*config.Config, error) {
 		return nil, err
 	}
 	f.cfg = c
+	if !f.QuietConfig {
+		for _, k := range c.Unknown {
+			hint := ""
+			if near := config.Nearest(k); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			fmt.Fprintf(f.IO.Err, "reflect: %s: unknown key %s%s is ignored\n", c.File, k, hint)
+		}
+	}
 	return c, nil
 }
 

@@ -27,6 +27,7 @@ no-op. 'reflect install' sets these up for you.`,
 			if len(args) > 0 {
 				event = args[0]
 			}
+			f.QuietConfig = true
 			cfg, _ := f.Config() // a broken config.toml must not break the agent
 			hooks.Run(cmd.Context(), hooks.Options{
 				Event: event, Agent: agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,

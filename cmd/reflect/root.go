@@ -70,6 +70,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdHook(f),
 		NewCmdRecall(f),
 		NewCmdDrain(f),
+		NewCmdConfig(f),
 		environmentTopic(),
 	)
 	applyConventions(root, f)

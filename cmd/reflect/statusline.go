@@ -30,6 +30,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 --color=always.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.QuietConfig = true
 			c, err := f.Config()
 			if err != nil {
 				return err
