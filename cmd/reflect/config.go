@@ -39,11 +39,11 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 		return config.Keys(), cobra.ShellCompDirectiveNoFileComp
 	}
 	cmd.AddCommand(&cobra.Command{
-		Use:     "path",
-		Short:   "Print the path of config.toml (which may not exist yet)",
+		Use:   "path",
+		Short: "Print the path of config.toml (which may not exist yet)",
 		Example: `  reflect config path
   $EDITOR "$(reflect config path)"`,
-		Args:    exactArgs(0, "no arguments"),
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.Config()
 			if err != nil {
