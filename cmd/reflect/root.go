@@ -71,6 +71,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdRecall(f),
 		NewCmdDrain(f),
 		NewCmdConfig(f),
+		NewCmdDocs(f),
 		environmentTopic(),
 	)
 	applyConventions(root, f)
