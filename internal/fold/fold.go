@@ -8,6 +8,7 @@ package fold
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // latin maps lowercase Latin letters with diacritics (Latin-1 Supplement
@@ -61,38 +62,66 @@ func IsCJK(r rune) bool {
 // Words splits text into folded words on anything that is not a letter or
 // digit, as FTS5's unicode61 tokenizer does, and cuts each run of CJK
 // characters into overlapping pairs ("日本語" → "日本", "本語"; a lone
-// character stays as it is).
+// character stays as it is). The words are slices of one folded copy of
+// text: indexing calls this for every field of every document.
 func Words(text string) []string {
-	var out []string
-	var word strings.Builder
-	var cjk []rune
+	// buf holds the folded words one after another; spans index into it.
+	buf := make([]byte, 0, len(text))
+	type span struct{ from, to int }
+	var spans []span
+	wordAt := -1 // start in buf of the word being read, -1 for none
+	var cjk []int // starts in buf of the CJK characters of the current run
 	flushWord := func() {
-		if word.Len() > 0 {
-			out = append(out, word.String())
-			word.Reset()
+		if wordAt >= 0 && len(buf) > wordAt {
+			spans = append(spans, span{wordAt, len(buf)})
 		}
+		wordAt = -1
 	}
 	flushCJK := func() {
 		switch {
 		case len(cjk) == 1:
-			out = append(out, string(cjk))
+			spans = append(spans, span{cjk[0], len(buf)})
 		case len(cjk) > 1:
 			for i := 0; i+1 < len(cjk); i++ {
-				out = append(out, string(cjk[i:i+2]))
+				end := len(buf)
+				if i+2 < len(cjk) {
+					end = cjk[i+2]
+				}
+				spans = append(spans, span{cjk[i], end})
 			}
 		}
 		cjk = cjk[:0]
 	}
+	letter := func(b []byte) {
+		flushCJK()
+		if wordAt < 0 {
+			wordAt = len(buf)
+		}
+		buf = append(buf, b...)
+	}
 	for _, r := range text {
+		if r < utf8.RuneSelf {
+			// ASCII, most of every text: no tables to consult.
+			switch {
+			case 'A' <= r && r <= 'Z':
+				letter([]byte{byte(r) + 'a' - 'A'})
+			case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+				letter([]byte{byte(r)})
+			default:
+				flushWord()
+				flushCJK()
+			}
+			continue
+		}
 		switch {
 		case unicode.Is(unicode.Mn, r):
 			// an accent of the letter before it: dropped, the word goes on
 		case IsCJK(r):
 			flushWord()
-			cjk = append(cjk, r)
+			cjk = append(cjk, len(buf))
+			buf = utf8.AppendRune(buf, r)
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			flushCJK()
-			word.WriteString(Rune(r))
+			letter([]byte(Rune(r)))
 		default:
 			flushWord()
 			flushCJK()
@@ -100,5 +129,13 @@ func Words(text string) []string {
 	}
 	flushWord()
 	flushCJK()
+	if len(spans) == 0 {
+		return nil
+	}
+	all := string(buf)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = all[sp.from:sp.to]
+	}
 	return out
 }
