@@ -69,7 +69,7 @@ func Words(text string) []string {
 	buf := make([]byte, 0, len(text))
 	type span struct{ from, to int }
 	var spans []span
-	wordAt := -1 // start in buf of the word being read, -1 for none
+	wordAt := -1  // start in buf of the word being read, -1 for none
 	var cjk []int // starts in buf of the CJK characters of the current run
 	flushWord := func() {
 		if wordAt >= 0 && len(buf) > wordAt {
