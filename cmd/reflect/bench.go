@@ -135,7 +135,7 @@ at LEARNINGS_DIR to benchmark commands against it.`,
 			if asJSON {
 				return printJSON(f.IO.Out, map[string]any{"documents": docs, "count": count, "seed": seed})
 			}
-			fmt.Fprintf(f.IO.Out, "Wrote %d learnings to %s\n", count, docs)
+			fmt.Fprintf(f.IO.Out, "Wrote %s to %s\n", countOf(count, "learning"), docs)
 			return nil
 		},
 	}

@@ -113,7 +113,7 @@ func printDrain(f *Factory, rep *drain.Report) {
 			fmt.Fprintf(out, "      %s\n", id)
 		}
 	}
-	fmt.Fprintf(out, "Today: %d entries, $%.2f. Waiting: %d.\n", rep.Today.Entries, rep.Today.USD, rep.Waiting)
+	fmt.Fprintf(out, "Today: %s, $%.2f. Waiting: %d.\n", entries(rep.Today.Entries), rep.Today.USD, rep.Waiting)
 }
 
 func plural(n int, one, many string) string {

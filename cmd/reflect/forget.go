@@ -126,3 +126,8 @@ func confirm(s *Streams, question string) bool {
 func countOf(n int, noun string) string {
 	return fmt.Sprintf("%d %s", n, plural(n, noun, noun+"s"))
 }
+
+// entries says "1 entry", "2 entries".
+func entries(n int) string {
+	return fmt.Sprintf("%d %s", n, plural(n, "entry", "entries"))
+}

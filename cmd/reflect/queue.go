@@ -36,7 +36,7 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 			})
 		}
 		for _, p := range poisoned {
-			fmt.Fprintf(f.IO.Out, "%s  poisoned after %d attempts: %s (reflect queue retry %s)\n", p.Record.ID, p.Attempts, oneLine(p.Reason), p.Record.ID)
+			fmt.Fprintf(f.IO.Out, "%s  poisoned after %s: %s (reflect queue retry %s)\n", p.Record.ID, countOf(p.Attempts, "attempt"), oneLine(p.Reason), p.Record.ID)
 		}
 		if len(movedAside) > 0 {
 			fmt.Fprintf(f.IO.Err, "reflect: %s moved to malformed.jsonl in the state directory\n", plural(len(movedAside), "1 malformed queue line was", fmt.Sprintf("%d malformed queue lines were", len(movedAside))))

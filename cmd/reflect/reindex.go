@@ -62,8 +62,8 @@ Malformed documents are reported and skipped.`,
 					"full": full, "stats": st, "duration_ms": st.Duration.Milliseconds(), "malformed": problems,
 				})
 			}
-			fmt.Fprintf(f.IO.Out, "Indexed %d learnings in %s: %d added, %d updated, %d removed, %d unchanged.\n",
-				st.Indexed, st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
+			fmt.Fprintf(f.IO.Out, "Indexed %s in %s: %d added, %d updated, %d removed, %d unchanged.\n",
+				countOf(st.Indexed, "learning"), st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
 			for _, p := range st.Problems {
 				fmt.Fprintf(f.IO.Err, "reflect: skipped %s\n", p.Error())
 			}
