@@ -105,7 +105,14 @@ func Load() (*Config, error) {
 
 	var fc fileConfig
 	if md, err := toml.DecodeFile(c.File, &fc); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.As(err, &pe):
+			// The file cannot be opened: name it once, not in the
+			// message and again in the wrapped open error.
+			return nil, fmt.Errorf("read %s: %v", c.File, pe.Err)
+		default:
 			return nil, fmt.Errorf("read %s: %s (fix or remove the file)", c.File, strings.TrimPrefix(err.Error(), "toml: "))
 		}
 	} else {

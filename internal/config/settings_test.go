@@ -101,3 +101,21 @@ func TestUnknownKeysAreListed(t *testing.T) {
 		t.Errorf("Unknown = %q", c.Unknown)
 	}
 }
+
+// An unreadable config.toml is named once, with the reason.
+func TestLoadErrorNamesTheFileOnce(t *testing.T) {
+	home := setHome(t)
+	notDir := filepath.Join(home, "f")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("REFLECT_STATE_DIR", notDir)
+	_, err := Load()
+	if err == nil {
+		t.Fatal("Load succeeded with a state dir that is a file")
+	}
+	path := filepath.Join(notDir, "config.toml")
+	if msg := err.Error(); strings.Count(msg, path) != 1 || !strings.Contains(msg, "not a directory") {
+		t.Errorf("error %q: want %s once and the reason", msg, path)
+	}
+}
