@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // This file turns the YAML library's errors about a frontmatter into
@@ -41,7 +42,7 @@ func frontmatterLines(data []byte) []string {
 	return lines[1:]
 }
 
-var yamlLine = regexp.MustCompile(`^line (\d+): `)
+var yamlLine = lazyre.New(`^line (\d+): `)
 
 // syntaxReason explains a YAML syntax error in data's frontmatter. The line
 // blamed is the first one after which no longer prefix of the frontmatter
@@ -49,7 +50,7 @@ var yamlLine = regexp.MustCompile(`^line (\d+): `)
 // text stops being YAML, whatever context the parser was in.
 func syntaxReason(data []byte, err error) string {
 	msg := yamlReason(err)
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine.Get().FindStringSubmatch(msg); m != nil {
 		msg = msg[len(m[0]):]
 	}
 	lines := frontmatterLines(data)
@@ -91,7 +92,7 @@ var fieldKinds = map[string]string{
 	"cites":    "a list of {path: ..., sha256: ...}",
 }
 
-var typeLine = regexp.MustCompile(`line (\d+): cannot unmarshal !!(\w+)`)
+var typeLine = lazyre.New(`line (\d+): cannot unmarshal !!(\w+)`)
 
 // typeReason explains a frontmatter field of the wrong type, naming the
 // field, its line, what it holds and what it should hold.
@@ -102,7 +103,7 @@ func typeReason(root *yaml.Node, err error) string {
 	}
 	var parts []string
 	for _, e := range te.Errors {
-		m := typeLine.FindStringSubmatch(e)
+		m := typeLine.Get().FindStringSubmatch(e)
 		if m == nil {
 			parts = append(parts, e)
 			continue

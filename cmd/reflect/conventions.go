@@ -3,10 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // Command groups of `reflect --help`: what a user runs every day apart from
@@ -119,7 +120,7 @@ func strictCompletion(c *cobra.Command) {
 // number`.
 func flagError(_ *cobra.Command, err error) error {
 	msg := err.Error()
-	if m := invalidFlag.FindStringSubmatch(msg); m != nil {
+	if m := invalidFlag.Get().FindStringSubmatch(msg); m != nil {
 		want := "a valid value"
 		switch {
 		case strings.Contains(m[3], "ParseInt"), strings.Contains(m[3], "ParseUint"):
@@ -139,7 +140,7 @@ func flagError(_ *cobra.Command, err error) error {
 	return usageError{err}
 }
 
-var invalidFlag = regexp.MustCompile(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
+var invalidFlag = lazyre.New(`^invalid argument "(.*)" for "(.*)" flag: (.*)$`)
 
 // environmentTopic is `reflect help environment`: every variable reflect
 // reads, in one place.

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // Setting is one configuration key with its effective value and where that
@@ -252,7 +253,7 @@ func tomlLiteral(kind keyKind, key, value string) (string, error) {
 	return strconv.Quote(value), nil
 }
 
-var tableLine = regexp.MustCompile(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$`)
+var tableLine = lazyre.New(`^\s*\[\s*([A-Za-z0-9_.-]+)\s*\]\s*(#.*)?$`)
 
 // setLine replaces the line of leaf in [table], or adds it at the end of
 // that table, or adds the table at the end of the file.
@@ -265,7 +266,7 @@ func setLine(data []byte, table, leaf, literal string) []byte {
 	}
 	current, last := "", -1 // last: the last line of the table
 	for i, l := range lines {
-		if m := tableLine.FindStringSubmatch(l); m != nil {
+		if m := tableLine.Get().FindStringSubmatch(l); m != nil {
 			current = m[1]
 			if current == table {
 				last = i

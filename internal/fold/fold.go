@@ -7,13 +7,15 @@ package fold
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
 // latin maps lowercase Latin letters with diacritics (Latin-1 Supplement
 // and Latin Extended-A, plus the Romanian comma letters) to ASCII.
-var latin = func() map[rune]string {
+// It is built on first use: hooks that never fold should not pay for it.
+var latin = sync.OnceValue(func() map[rune]string {
 	m := map[rune]string{}
 	for ascii, letters := range map[string]string{
 		"a": "àáâãäåāăą", "ae": "æ", "c": "çćĉċč", "d": "ďđð",
@@ -28,7 +30,7 @@ var latin = func() map[rune]string {
 		}
 	}
 	return m
-}()
+})
 
 // Rune returns r lowercased with its diacritics removed, or "" for a
 // combining mark (the accent of a decomposed "e\u0301").
@@ -37,7 +39,7 @@ func Rune(r rune) string {
 		return ""
 	}
 	r = unicode.ToLower(r)
-	if s, ok := latin[r]; ok {
+	if s, ok := latin()[r]; ok {
 		return s
 	}
 	return string(r)
