@@ -38,8 +38,17 @@ func applyConventions(root *cobra.Command, f *Factory) {
 		&cobra.Group{ID: groupSetup, Title: "Set-up and maintenance:"},
 		&cobra.Group{ID: groupPlumbing, Title: "Plumbing (run by hooks, agents and benchmarks):"},
 	)
-	root.Version = versionString()
-	root.SetVersionTemplate("reflect {{.Version}}\n")
+	// --version by hand: cobra's own needs a version template, and any
+	// text/template in the binary makes the linker keep every exported
+	// method of every type (5 MB more, and a slower start for each hook).
+	root.Flags().BoolP("version", "v", false, "print the version")
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if v, _ := cmd.Flags().GetBool("version"); v {
+			fmt.Fprintf(f.IO.Out, "reflect %s\n", versionString())
+			return nil
+		}
+		return cmd.Help()
+	}
 	root.SetHelpCommand(newHelpCmd(root))
 	root.SetHelpCommandGroupID(groupSetup)
 	root.InitDefaultCompletionCmd()
