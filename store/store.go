@@ -230,16 +230,27 @@ func (s *Store) Scan() ([]FileInfo, error) {
 	return out, nil
 }
 
-// IDs lists the ids of the documents on disk, sorted.
+// IDs lists the ids of the documents on disk, sorted. Unlike Scan it
+// reads names only (no stat per file): list and search call it to print
+// short ids, and a stat of every document would cost them more than the
+// listing itself.
 func (s *Store) IDs() ([]string, error) {
-	files, err := s.Scan()
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list %s: %w", s.Dir, err)
 	}
-	ids := make([]string, len(files))
-	for i, f := range files {
-		ids[i] = f.ID
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, docExt) || strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		ids = append(ids, strings.TrimSuffix(name, docExt))
 	}
+	sort.Strings(ids) // by name is not by id: "a-b.md" < "a.md"
 	return ids, nil
 }
 
