@@ -247,7 +247,7 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	}
 	if len(problems) > 0 {
 		r.add(Check{Name: "malformed documents", Status: Warn,
-			Detail: fmt.Sprintf("%d document(s) skipped by the index", len(problems)),
+			Detail: fmt.Sprintf("%d %s skipped by the index", len(problems), map[bool]string{true: "document", false: "documents"}[len(problems) == 1]),
 			Fix:    "fix or remove them; 'reflect doctor --json' lists each path and reason"})
 	} else {
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})

@@ -19,12 +19,6 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
-// nearDuplicate is the share of title and key-insight terms two learnings
-// must have in common (Jaccard) to count as the same lesson: writers
-// rephrase, and a reworded repeat should update the learning it repeats,
-// not sit beside it.
-const nearDuplicate = 0.6
-
 // maxCiteSize bounds the files hashed for cites.
 const maxCiteSize = 16 << 20
 
@@ -149,46 +143,14 @@ func cite(cwd, path string) store.Cite {
 }
 
 // findDuplicate returns the id of an existing learning that says the same
-// as l: l's own id when it exists (Put updates it), else the best search hit
-// whose title and key insight share at least nearDuplicate of their terms.
+// as l: l's own id when it exists (Put updates it), else the index's near
+// duplicate of it (index.NearDuplicateShare of title and insight terms).
 func findDuplicate(ctx context.Context, ix *index.Index, l *store.Learning) string {
 	if _, err := ix.Store().Read(l.ID); err == nil {
 		return ""
 	}
-	results, err := ix.Search(ctx, index.Query{Text: l.Title + " " + l.KeyInsight, Limit: 5})
-	if err != nil {
-		return ""
-	}
-	mine := termSet(l.Title + " " + l.KeyInsight)
-	best, bestSim := "", 0.0
-	for _, r := range results {
-		if sim := jaccard(mine, termSet(r.Title+" "+r.KeyInsight)); sim > bestSim {
-			best, bestSim = r.ID, sim
-		}
-	}
-	if bestSim >= nearDuplicate {
-		return best
+	if dup, ok, err := ix.NearDuplicate(ctx, l); err == nil && ok {
+		return dup.ID
 	}
 	return ""
-}
-
-func termSet(text string) map[string]bool {
-	m := map[string]bool{}
-	for _, t := range index.Terms(text) {
-		m[t] = true
-	}
-	return m
-}
-
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for t := range a {
-		if b[t] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
 }

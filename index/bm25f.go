@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/kljensen/snowball/english"
+
+	"github.com/reflectkb/reflect/internal/fold"
 )
 
 // BM25F parameters. FTS5's built-in bm25() fixes k1=1.2 and b=0.75 and
@@ -31,11 +31,11 @@ const numFields = 4
 
 // analyze splits text into lowercase stemmed tokens (Snowball English),
 // separating on anything that is not a letter or digit as FTS5's unicode61
-// tokenizer does.
+// tokenizer does. Diacritics are folded away (a query for "cafe" finds
+// "café") and CJK runs become overlapping character pairs (a word inside
+// a title written without spaces is found): see package fold.
 func analyze(text string, cache map[string]string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
+	words := fold.Words(text)
 	for i, w := range words {
 		s, ok := cache[w]
 		if !ok {

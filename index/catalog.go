@@ -24,7 +24,7 @@ import (
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 8
+const schemaVersion = 9
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.

@@ -18,13 +18,18 @@ type PutResult struct {
 	Entities int `json:"entities"`
 	// Redacted lists the secrets removed before writing, by field.
 	Redacted []store.Redaction `json:"redacted,omitempty"`
+	// Changes are the fields an update changed (none for an addition, and
+	// none when the same learning was added again).
+	Changes []store.Change `json:"changes,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
 // at once. A learning whose id already exists updates that document: its
-// created time and unknown fields are kept and updated is bumped. When sc
-// is nil, entities are extracted heuristically from the text. Secrets are
-// redacted first, so the id (and file name) Put uses is the redacted one.
+// created time and unknown fields are kept, its tags are merged with the
+// new ones (a repeat adds tags, it does not silently drop them), updated is
+// bumped, and the result lists what changed. When sc is nil, entities are
+// extracted heuristically from the text. Secrets are redacted first, so the
+// id (and file name) Put uses is the redacted one.
 func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
@@ -35,6 +40,8 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 		l.Created = old.Created
 		l.Updated = now
 		l.KeepExtra(old)
+		l.Tags = store.MergeTags(old.Tags, l.Tags)
+		res.Changes = store.Changes(old, l)
 	case errors.Is(err, store.ErrNotFound):
 		if l.Updated.IsZero() {
 			l.Updated = l.Created
@@ -62,11 +69,22 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 	return res, nil
 }
 
-// Forget removes a learning, its sidecar and its index entries.
-func (ix *Index) Forget(ctx context.Context, id string) error {
-	if err := ix.store.Delete(id); err != nil {
-		return err
+// Forget removes learnings, their sidecars and their index entries, with
+// one index update for all of them. It stops at the first id that cannot
+// be deleted; the ones deleted before it are still taken out of the index.
+func (ix *Index) Forget(ctx context.Context, ids ...string) error {
+	var failed error
+	deleted := 0
+	for _, id := range ids {
+		if failed = ix.store.Delete(id); failed != nil {
+			break
+		}
+		deleted++
 	}
-	_, err := ix.Update(ctx, UpdateOptions{})
-	return err
+	if deleted > 0 {
+		if _, err := ix.Update(ctx, UpdateOptions{}); err != nil {
+			return errors.Join(failed, err)
+		}
+	}
+	return failed
 }

@@ -128,3 +128,10 @@ func looksLikeIdentifier(tok string) bool {
 	}
 	return false
 }
+
+// Stems returns the words of text as the lexical index stores them:
+// lowercased and stemmed (Snowball English), so callers can tell which
+// words of a title matched a query ("cookies" matches "cookie").
+func Stems(text string) []string {
+	return analyze(text, map[string]string{})
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shortid"
 )
 
 // OutcomePoisoned is the ledger outcome Retry records when it gives up on a
@@ -494,4 +495,30 @@ func ceilSecond(t time.Time) time.Time {
 		return s.Add(time.Second)
 	}
 	return t
+}
+
+// Resolve returns the id of the one entry ref names, waiting or poisoned:
+// its full id, a unique prefix (with or without "q-"), or its random hex
+// tail. No match wraps ErrNotFound; several are a *shortid.AmbiguousError.
+func (q *Queue) Resolve(ref string) (string, error) {
+	recs, _, err := q.List()
+	if err != nil {
+		return "", err
+	}
+	poisoned, err := q.ListPoisoned()
+	if err != nil {
+		return "", err
+	}
+	ids := make([]string, 0, len(recs)+len(poisoned))
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	for _, p := range poisoned {
+		ids = append(ids, p.Record.ID)
+	}
+	id, err := shortid.Resolve(ref, ids, "q-")
+	if errors.Is(err, shortid.ErrNotFound) {
+		return "", fmt.Errorf("%q: %w", ref, ErrNotFound)
+	}
+	return id, err
 }

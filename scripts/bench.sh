@@ -32,7 +32,7 @@ hf -N --runs 3 --prepare "rm -f $WORK/kb/index/catalog.db $WORK/kb/index/catalog
 # The synthetic learnings share their words too evenly for any prompt to
 # clear recall's relevance floor; one real-shaped learning among them is
 # what "hook prompt (recalls)" finds and injects.
-"$REFLECT" add --confidence high --category debugging --tags postgres,pool,max_connections \
+"$REFLECT" add --force --confidence high --category debugging --tags postgres,pool,max_connections \
   --title "Postgres connection pool times out when workers exceed max_connections" \
   --insight "Size the pool per worker so that pool_size x workers stays below max_connections; the pool timeout is the symptom" \
   --body $'## Problem\nUnder load the worker logged `pool timeout` and postgres refused new connections.\n\n## Solution\nCap pool_size per worker at max_connections / workers.\n' >/dev/null

@@ -4,33 +4,45 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/internal/fold"
 	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // maxSlugLen bounds the slug part of an id so file names stay readable.
 const maxSlugLen = 60
 
-// Slug lowercases title and turns every run of characters other than ASCII
-// letters and digits into a single '-', trimmed at both ends and cut to 60
-// characters. A title with no letters or digits gives "untitled".
+// Slug lowercases title, transliterates Latin letters with diacritics
+// (café → cafe, ß → ss), keeps the letters of other scripts (日本語 stays
+// 日本語, so a CJK title does not become "untitled"), and turns every run
+// of other characters into a single '-', trimmed at both ends and cut to
+// 60 bytes at a character boundary. A title with no letters or digits
+// gives "untitled".
 func Slug(title string) string {
 	var b strings.Builder
 	dash := false
-	for _, r := range strings.ToLower(title) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			dash = false
-			continue
-		}
-		if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
+	for _, r := range title {
+		for _, c := range fold.Rune(r) {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				b.WriteRune(c)
+				dash = false
+				continue
+			}
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+				dash = true
+			}
 		}
 	}
 	s := strings.TrimRight(b.String(), "-")
 	if len(s) > maxSlugLen {
-		s = strings.TrimRight(s[:maxSlugLen], "-")
+		cut := maxSlugLen
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = strings.TrimRight(s[:cut], "-")
 	}
 	if s == "" {
 		return "untitled"
@@ -46,11 +58,16 @@ func NewID(title, keyInsight string) string {
 	return "lrn-" + Slug(title) + "-" + hex.EncodeToString(sum[:3])
 }
 
-var idPattern = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var idPattern = lazyre.New(`^[\p{L}\p{N}][\p{L}\p{N}._-]*$`)
 
-// ValidID reports whether id can name a file under documents/: letters,
-// digits, '.', '_' and '-', not starting with a dot or dash, at most 128 bytes.
-// Ids come from users and agents, so this is what keeps them inside the KB.
+// maxIDLen bounds an id in bytes, well inside any file system's limit on
+// a file name with the ".entities.yaml" suffix added.
+const maxIDLen = 128
+
+// ValidID reports whether id can name a file under documents/: letters
+// (of any script, so slugs of CJK titles fit), digits, '.', '_' and '-',
+// not starting with a dot or dash, at most 128 bytes. Ids come from users
+// and agents, so this is what keeps them inside the KB.
 func ValidID(id string) bool {
-	return idPattern.MatchString(id) && !strings.Contains(id, "..")
+	return len(id) <= maxIDLen && utf8.ValidString(id) && idPattern.MatchString(id) && !strings.Contains(id, "..")
 }

@@ -166,6 +166,9 @@ func parse(data []byte) (*Learning, error) {
 	}
 	body, ok := splitFrontmatter(data)
 	if !ok {
+		if open, ok := frontmatterOpening(data); ok {
+			return fail("closing '%s' missing: the frontmatter opened on line 1 needs a '%s' line after its last field", open, open)
+		}
 		return fail("no frontmatter: a learning starts with a '---' line, YAML fields, and a closing '---' line")
 	}
 	ctx := parser.NewContext()
@@ -176,7 +179,7 @@ func parse(data []byte) (*Learning, error) {
 	}
 	var doc yaml.Node
 	if err := fm.Decode(&doc); err != nil {
-		return fail("frontmatter is not valid YAML: %s", yamlReason(err))
+		return nil, &DocError{Reason: syntaxReason(data, err)}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return fail("frontmatter must be YAML 'key: value' fields")
@@ -208,7 +211,7 @@ func parse(data []byte) (*Learning, error) {
 				return fail("frontmatter field has the wrong type: line %d: %s: %q is not an RFC 3339 time such as 2026-11-22T11:05:00Z", v.Line, k.Value, v.Value)
 			}
 		}
-		return fail("frontmatter field has the wrong type: %s", yamlReason(err))
+		return nil, &DocError{Reason: typeReason(root, err)}
 	}
 	budget := maxAliasExpansion
 	for i := 0; i+1 < len(root.Content); i += 2 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/shortid"
 )
 
 // Store is a documents/ directory.
@@ -232,4 +233,48 @@ func (s *Store) Scan() ([]FileInfo, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// IDs lists the ids of the documents on disk, sorted. Unlike Scan it
+// reads names only (no stat per file): list and search call it to print
+// short ids, and a stat of every document would cost them more than the
+// listing itself.
+func (s *Store) IDs() ([]string, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", s.Dir, err)
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, docExt) || strings.HasPrefix(name, ".") || e.IsDir() {
+			continue
+		}
+		ids = append(ids, strings.TrimSuffix(name, docExt))
+	}
+	sort.Strings(ids) // by name is not by id: "a-b.md" < "a.md"
+	return ids, nil
+}
+
+// IDKind is the prefix every derived learning id starts with; references
+// may leave it out.
+const IDKind = "lrn-"
+
+// Resolve returns the id of the one document ref names: its full id, a
+// unique prefix of it (with or without "lrn-"), or its 6-hex tail. No match
+// wraps ErrNotFound; several matches are a *shortid.AmbiguousError listing
+// them. Malformed documents resolve too, so they can be forgotten.
+func (s *Store) Resolve(ref string) (string, error) {
+	ids, err := s.IDs()
+	if err != nil {
+		return "", err
+	}
+	id, err := shortid.Resolve(ref, ids, IDKind)
+	if errors.Is(err, shortid.ErrNotFound) {
+		return "", fmt.Errorf("%s: %w", ref, ErrNotFound)
+	}
+	return id, err
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/shortid"
 )
 
 func newLearning(title string) *Learning {
@@ -449,5 +451,28 @@ func TestSidecarReadWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "escaped.entities.yaml")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("WriteSidecar wrote outside the store: %v", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	s := Open(t.TempDir())
+	a, b := newLearning("OAuth state cookie"), newLearning("OAuth token refresh")
+	for _, l := range []*Learning{a, b} {
+		if err := s.Write(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tail := a.ID[len(a.ID)-6:]
+	for _, ref := range []string{a.ID, tail, "oauth-state", "lrn-oauth-s"} {
+		if got, err := s.Resolve(ref); err != nil || got != a.ID {
+			t.Errorf("Resolve(%q) = %q, %v; want %q", ref, got, err, a.ID)
+		}
+	}
+	var ae *shortid.AmbiguousError
+	if _, err := s.Resolve("oauth"); !errors.As(err, &ae) || len(ae.Candidates) != 2 {
+		t.Errorf("Resolve(oauth) err = %v, want ambiguous between 2", err)
+	}
+	if _, err := s.Resolve("nothing"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Resolve(nothing) err = %v, want ErrNotFound", err)
 	}
 }

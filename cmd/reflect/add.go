@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -21,6 +23,10 @@ type AddOptions struct {
 	Title, Insight, Body, Tags, Confidence   string
 	Category, Project, Scope, Type, Entities string
 	JSON                                     bool
+	// Force adds a learning even when a near-duplicate exists.
+	Force bool
+	// Cwd is where --scope project looks for the git repository.
+	Cwd string
 }
 
 // NewCmdAdd builds `reflect add`.
@@ -33,17 +39,36 @@ func NewCmdAdd(f *Factory) *cobra.Command {
 sidecar, and indexes it at once. FILE (or - for stdin) is a markdown document
 with YAML frontmatter; flags override its fields. Without FILE, --title is
 required. id, created and confidence (medium) are filled in when missing.
-Adding a learning whose id exists updates it and keeps its created time.`,
+
+Adding a learning whose id exists updates it: its created time and unknown
+fields are kept, its tags are merged with the new ones, and add lists the
+fields that changed. A learning whose title and key insight share at least
+60% of their words with an existing one is a near-duplicate: add names it
+and exits 1 without writing; --force adds it anyway. (An explicit id in
+FILE does not skip this check.)
+
+--scope project records the project of the git repository around the
+current directory (its origin remote's name, else the directory's), as
+search ranks it; outside a repository it needs --project NAME. --project
+without --scope implies --scope project.`,
 		Example: `  reflect add --title "Use SameSite=Lax for OAuth state" --insight "Strict drops the cookie on the IdP redirect" --tags oauth,cookies
   reflect add learning.md
-  cat learning.md | reflect add - --confidence high`,
+  cat learning.md | reflect add - --confidence high
+  reflect add --scope project --title "Run migrations before the API" --insight "The API refuses to start on an old schema"
+  reflect add --force --title "Pool exhausted under load" --insight "Raise max_connections"`,
 		Args: maxArgs(1, "one FILE or -"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Source = args[0]
 			}
+			if cwd, err := os.Getwd(); err == nil {
+				opts.Cwd = cwd
+			}
 			l, sc, err := buildLearning(opts, time.Now())
 			if err != nil {
+				return err
+			}
+			if err := resolveProject(cmd.Context(), l, opts.Cwd); err != nil {
 				return err
 			}
 			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
@@ -51,6 +76,17 @@ Adding a learning whose id exists updates it and keeps its created time.`,
 				return err
 			}
 			defer ix.Close()
+			if _, err := ix.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+				// A new learning: refuse to repeat one that exists.
+				dup, found, err := ix.NearDuplicate(cmd.Context(), l)
+				if err != nil {
+					return err
+				}
+				if found {
+					return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
+						dup.ID, oneLine(dup.Title), 100*dup.Share, f.shortener()(dup.ID))
+				}
+			}
 			res, err := ix.Put(cmd.Context(), l, sc, time.Now())
 			if err != nil && res.Path != "" {
 				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
@@ -69,6 +105,9 @@ Adding a learning whose id exists updates it and keeps its created time.`,
 				verb = "Updated"
 			}
 			fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+			if res.Action == "updated" {
+				fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
+			}
 			return nil
 		},
 	}
@@ -80,15 +119,61 @@ Adding a learning whose id exists updates it and keeps its created time.`,
 	fl.StringVar(&opts.Confidence, "confidence", "", "high, medium or low (default medium)")
 	fl.StringVar(&opts.Category, "category", "", "category, e.g. debugging")
 	fl.StringVar(&opts.Project, "project", "", "project the learning belongs to")
-	fl.StringVar(&opts.Scope, "scope", "", "project or global")
+	fl.StringVar(&opts.Scope, "scope", "", "project or global (project: the current git repository's)")
 	fl.StringVar(&opts.Type, "type", "", "learning or mini")
 	fl.StringVar(&opts.Entities, "entities", "", "entity sidecar YAML file")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
+	fl.BoolVarP(&opts.Force, "force", "f", false, "add even when a near-duplicate exists")
+	_ = cmd.RegisterFlagCompletionFunc("confidence", completeValues(store.Confidences...))
+	_ = cmd.RegisterFlagCompletionFunc("scope", completeValues(store.Scopes...))
+	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.Types...))
 	return cmd
 }
 
+// resolveProject gives a project-scoped learning its project: --project
+// when given (which alone implies --scope project), else the project of
+// the git repository around cwd, named as search and the hooks name it.
+// Outside a repository there is no project to record, and saying so beats
+// writing a project learning that no search would rank as one.
+func resolveProject(ctx context.Context, l *store.Learning, cwd string) error {
+	if l.Project != "" && l.Scope == "" {
+		l.Scope = "project"
+	}
+	if l.Scope != "project" || l.Project != "" {
+		return nil
+	}
+	if cwd == "" || gitrepo.Root(cwd) == "" || gitrepo.SkipDir(cwd) != "" {
+		return usagef("--scope project needs a git repository around the current directory, or --project NAME")
+	}
+	l.Project = gitrepo.Project(ctx, cwd)
+	return nil
+}
+
+// describeChanges says in one line what an update changed.
+func describeChanges(cs []store.Change) string {
+	if len(cs) == 0 {
+		return "nothing changed"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		var items []string
+		for _, a := range c.Added {
+			items = append(items, "+"+a)
+		}
+		for _, r := range c.Removed {
+			items = append(items, "-"+r)
+		}
+		parts[i] = c.Field
+		if len(items) > 0 {
+			parts[i] += " (" + strings.Join(items, ", ") + ")"
+		}
+	}
+	return "changed: " + strings.Join(parts, ", ")
+}
+
 // buildLearning merges the document (if any) with the flags and validates
-// the result. Errors are usage errors: the input is the caller's.
+// the result. A bad document is a data error (exit 1); bad flags and a
+// missing file are usage errors (exit 2).
 func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sidecar, error) {
 	l := &store.Learning{}
 	if opts.Source != "" {
@@ -100,7 +185,8 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 			// plain text with --title: the text is the body
 			l.Body = string(data)
 		} else if l, err = store.ParseDraft(data, now); err != nil {
-			return nil, nil, usagef("%s: %v", sourceName(opts.Source), err)
+			// A bad document is a data error (exit 1), not a misused command.
+			return nil, nil, fmt.Errorf("%s: %w", sourceName(opts.Source), err)
 		}
 	} else if opts.Title == "" {
 		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
@@ -142,7 +228,7 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 			return nil, nil, usagef("read --entities: %v", err)
 		}
 		if sc, err = store.ParseSidecarFor(data, l.ID); err != nil {
-			return nil, nil, usagef("%s: %v", opts.Entities, err)
+			return nil, nil, fmt.Errorf("%s: %w", opts.Entities, err)
 		}
 	}
 	return l, sc, nil
@@ -168,7 +254,7 @@ func readSource(src string, stdin io.Reader) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", sourceName(src), err)
 	}
 	if len(data) > store.MaxDocumentSize {
-		return nil, usagef("%s is larger than %d bytes; a learning should be a few paragraphs", sourceName(src), store.MaxDocumentSize)
+		return nil, fmt.Errorf("%s is larger than %d bytes; a learning should be a few paragraphs", sourceName(src), store.MaxDocumentSize)
 	}
 	return data, nil
 }

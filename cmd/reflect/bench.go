@@ -18,7 +18,9 @@ import (
 // NewCmdBench builds `reflect bench`.
 func NewCmdBench(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "bench",
+		Use: "bench",
+		Example: `  reflect bench generate /tmp/kb10k --count 10000
+  reflect bench retrieval ./beir/scifact --run scifact.tsv`,
 		Short: "Measure retrieval quality and build synthetic knowledge bases",
 		Args:  noSubcommand,
 		RunE:  showHelp,
@@ -137,7 +139,7 @@ at LEARNINGS_DIR to benchmark commands against it.`,
 			if asJSON {
 				return printJSON(f.IO.Out, map[string]any{"documents": docs, "count": count, "seed": seed})
 			}
-			fmt.Fprintf(f.IO.Out, "Wrote %d learnings to %s\n", count, docs)
+			fmt.Fprintf(f.IO.Out, "Wrote %s to %s\n", countOf(count, "learning"), docs)
 			return nil
 		},
 	}

@@ -13,7 +13,9 @@ import (
 func NewCmdDoctor(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "doctor",
+		Use: "doctor",
+		Example: `  reflect doctor
+  reflect doctor --json | jq .malformed`,
 		Short: "Check directories, permissions, index health and documents",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -27,8 +29,9 @@ func NewCmdDoctor(f *Factory) *cobra.Command {
 					return err
 				}
 			} else {
+				p := painter{f.Color()}
 				for _, ch := range rep.Checks {
-					fmt.Fprintf(f.IO.Out, "%-4s  %-20s %s\n", ch.Status, ch.Name, ch.Detail)
+					fmt.Fprintf(f.IO.Out, "%s  %-20s %s\n", p.status(fmt.Sprintf("%-4s", ch.Status)), ch.Name, ch.Detail)
 					if ch.Fix != "" {
 						fmt.Fprintf(f.IO.Out, "      %-20s → %s\n", "", ch.Fix)
 					}

@@ -85,6 +85,7 @@ background drain when the queue is not empty.`,
 	cmd.Flags().StringVar(&writer, "writer", "", "claude, codex, builtin or command")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would run; change nothing")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	_ = cmd.RegisterFlagCompletionFunc("writer", completeValues("claude", "codex", "builtin", "command"))
 	return cmd
 }
 
@@ -102,7 +103,7 @@ func printDrain(f *Factory, rep *drain.Report) {
 	for _, e := range rep.Entries {
 		fmt.Fprintf(out, "  %s  %-9s %s", e.ID, e.Outcome, e.Transcript)
 		if len(e.Learnings) > 0 {
-			fmt.Fprintf(out, " → %d learning(s)", len(e.Learnings))
+			fmt.Fprintf(out, " → %s", countOf(len(e.Learnings), "learning"))
 		}
 		if e.Error != "" {
 			fmt.Fprintf(out, " (%s)", oneLine(e.Error))
@@ -112,7 +113,7 @@ func printDrain(f *Factory, rep *drain.Report) {
 			fmt.Fprintf(out, "      %s\n", id)
 		}
 	}
-	fmt.Fprintf(out, "Today: %d entries, $%.2f. Waiting: %d.\n", rep.Today.Entries, rep.Today.USD, rep.Waiting)
+	fmt.Fprintf(out, "Today: %s, $%.2f. Waiting: %d.\n", entries(rep.Today.Entries), rep.Today.USD, rep.Waiting)
 }
 
 func plural(n int, one, many string) string {

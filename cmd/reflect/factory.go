@@ -41,9 +41,17 @@ func SystemStreams() *Streams {
 // Factory gives commands lazy access to configuration and the index, so a
 // command that needs neither (version, hook no-ops) pays for neither.
 type Factory struct {
-	IO  *Streams
-	cfg *config.Config
+	IO *Streams
+	// ColorMode is --color: auto, always or never.
+	ColorMode string
+	// QuietConfig keeps warnings about config.toml off stderr, for the
+	// commands agents run (hook, statusline), whose stderr users never see.
+	QuietConfig bool
+	cfg         *config.Config
 }
+
+// Color says whether stdout gets colour (see useColor).
+func (f *Factory) Color() bool { return useColor(f.ColorMode, f.IO) }
 
 // Config loads the configuration once.
 func (f *Factory) Config() (*config.Config, error) {
@@ -55,6 +63,15 @@ func (f *Factory) Config() (*config.Config, error) {
 		return nil, err
 	}
 	f.cfg = c
+	if !f.QuietConfig {
+		for _, k := range c.Unknown {
+			hint := ""
+			if near := config.Nearest(k); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+			fmt.Fprintf(f.IO.Err, "reflect: %s: unknown key %s%s is ignored\n", c.File, k, hint)
+		}
+	}
 	return c, nil
 }
 
@@ -90,8 +107,12 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 			ix.Close()
 			return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 		}
-		if ran && len(st.Problems) > 0 {
-			fmt.Fprintf(f.IO.Err, "reflect: skipped %d malformed document(s); run 'reflect doctor' for details\n", len(st.Problems))
+		if ran {
+			// Name each file: a document dropped in by hand or by git pull
+			// is easier to fix when the message says which it is.
+			for _, p := range st.Problems {
+				fmt.Fprintf(f.IO.Err, "reflect: skipped %v\n", p)
+			}
 		}
 	}
 	return ix, nil
@@ -136,6 +157,15 @@ func exitCode(err error) int {
 	}
 	return 1
 }
+
+// errNoMatch ends a search that found nothing with exit status 1 and no
+// further message (the command has said so on stderr), as grep and rg do:
+// scripts can tell "nothing found" from success without parsing output.
+var errNoMatch = quietError{errors.New("no match")}
+
+// quietError is a failure the command has already explained: Main prints
+// nothing more for it.
+type quietError struct{ error }
 
 // printJSON writes v as indented JSON, the format of every --json flag.
 func printJSON(w io.Writer, v any) error {

@@ -84,6 +84,8 @@ its text; communities are computed by 'reflect reindex'.`,
 	cmd.Flags().IntVar(&opts.Community, "community", 0, "only entities of this community")
 	cmd.Flags().StringVar(&opts.Sort, "sort", graph.ByDocuments, "order: "+strings.Join(graphSorts, ", "))
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "how many entities at most (0: all)")
+	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.EntityTypes...))
+	_ = cmd.RegisterFlagCompletionFunc("sort", completeValues(graphSorts...))
 	return cmd
 }
 

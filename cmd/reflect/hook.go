@@ -27,6 +27,7 @@ no-op. 'reflect install' sets these up for you.`,
 			if len(args) > 0 {
 				event = args[0]
 			}
+			f.QuietConfig = true
 			cfg, _ := f.Config() // a broken config.toml must not break the agent
 			hooks.Run(cmd.Context(), hooks.Options{
 				Event: event, Agent: agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,
@@ -35,5 +36,8 @@ no-op. 'reflect install' sets these up for you.`,
 		},
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "claude or codex")
+	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents...))
+	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
+	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`
 	return cmd
 }

@@ -62,5 +62,6 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "settings file to edit instead of the default")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.ValidArgsFunction = completeFirstArg(agents...)
 	return cmd
 }

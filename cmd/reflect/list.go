@@ -2,11 +2,32 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
+	"github.com/rivo/uniseg"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/reflectkb/reflect/index"
 )
+
+// listItem is one learning as `list --json` prints it: what the catalog
+// knows, without the fields only a search fills in (score, snippet, why).
+type listItem struct {
+	ID         string   `json:"id"`
+	ShortID    string   `json:"short_id"`
+	Title      string   `json:"title"`
+	Confidence string   `json:"confidence"`
+	Type       string   `json:"type"`
+	Scope      string   `json:"scope,omitempty"`
+	Project    string   `json:"project,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	KeyInsight string   `json:"key_insight,omitempty"`
+	Path       string   `json:"path"`
+	Updated    string   `json:"updated"`
+}
 
 // NewCmdList builds `reflect list`.
 func NewCmdList(f *Factory) *cobra.Command {
@@ -15,7 +36,15 @@ func NewCmdList(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List learnings, most recently updated first",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `List prints one learning a line under a header: its short id (the 6-hex
+tail of the id, or the whole id where the tail would be ambiguous; every
+command taking an ID accepts it), the day it was last updated, its
+confidence and its title. On a terminal, titles are cut to the width of the
+window; --json prints every field in full.`,
+		Example: `  reflect list
+  reflect list -n 5 --project auth-service
+  reflect list --json | jq -r '.learnings[].id'`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 1 {
 				return usagef("--limit must be at least 1")
@@ -29,11 +58,15 @@ func NewCmdList(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			short := f.shortener()
 			if asJSON {
-				if items == nil {
-					items = []index.Result{}
+				out := make([]listItem, len(items))
+				for i, r := range items {
+					out[i] = listItem{ID: r.ID, ShortID: short(r.ID), Title: r.Title, Confidence: r.Confidence,
+						Type: r.Type, Scope: r.Scope, Project: r.Project, Tags: r.Tags,
+						KeyInsight: r.KeyInsight, Path: r.Path, Updated: r.Updated}
 				}
-				return printJSON(f.IO.Out, map[string]any{"learnings": items})
+				return printJSON(f.IO.Out, map[string]any{"learnings": out})
 			}
 			if len(items) == 0 && opts.Project != "" {
 				fmt.Fprintf(f.IO.Out, "No learnings for project %q. Run 'reflect list' without --project to see all.\n", opts.Project)
@@ -43,13 +76,7 @@ func NewCmdList(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.Out, "No learnings yet. Add one with 'reflect add --title ... --insight ...'.")
 				return nil
 			}
-			for _, r := range items {
-				day := r.Updated
-				if len(day) >= 10 {
-					day = day[:10]
-				}
-				fmt.Fprintf(f.IO.Out, "%s  %-6s  %s  %s\n", day, r.Confidence, r.ID, oneLine(r.Title))
-			}
+			printList(f.IO, items, short)
 			return nil
 		},
 	}
@@ -57,4 +84,64 @@ func NewCmdList(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only learnings of this project")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printList prints the aligned table of `reflect list`.
+func printList(s *Streams, items []index.Result, short func(string) string) {
+	ids := make([]string, len(items))
+	idWidth := len("ID")
+	for i, r := range items {
+		ids[i] = short(r.ID)
+		idWidth = max(idWidth, len(ids[i]))
+	}
+	const confWidth = len("medium")
+	titleAt := idWidth + 2 + len("2006-01-02") + 2 + confWidth + 2
+	fmt.Fprintf(s.Out, "%-*s  %-10s  %-*s  %s\n", idWidth, "ID", "UPDATED", confWidth, "CONF", "TITLE")
+	for i, r := range items {
+		day := r.Updated
+		if len(day) >= 10 {
+			day = day[:10]
+		}
+		title := oneLine(r.Title)
+		if s.OutTTY {
+			title = truncateWidth(title, max(termWidth(s)-titleAt, 20))
+		}
+		fmt.Fprintf(s.Out, "%-*s  %-10s  %-*s  %s\n", idWidth, ids[i], day, confWidth, r.Confidence, title)
+	}
+}
+
+// termWidth is the width of the terminal stdout is, from $COLUMNS when set
+// (as shells and tests set it), else from the terminal, else 80.
+func termWidth(s *Streams) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
+}
+
+// truncateWidth cuts s to at most width terminal columns, ending it with
+// "…" when cut. Widths are those of grapheme clusters, so CJK (two columns)
+// and combining accents (none) line up.
+func truncateWidth(s string, width int) string {
+	if uniseg.StringWidth(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	used, state := 0, -1
+	for rest := s; rest != ""; {
+		var cluster string
+		var w int
+		cluster, rest, w, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if used+w > width-1 {
+			break
+		}
+		b.WriteString(cluster)
+		used += w
+	}
+	return b.String() + "…"
 }

@@ -36,10 +36,10 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 			})
 		}
 		for _, p := range poisoned {
-			fmt.Fprintf(f.IO.Out, "%s  poisoned after %d attempts: %s (reflect queue retry %s)\n", p.Record.ID, p.Attempts, oneLine(p.Reason), p.Record.ID)
+			fmt.Fprintf(f.IO.Out, "%s  poisoned after %s: %s (reflect queue retry %s)\n", p.Record.ID, countOf(p.Attempts, "attempt"), oneLine(p.Reason), p.Record.ID)
 		}
 		if len(movedAside) > 0 {
-			fmt.Fprintf(f.IO.Err, "reflect: %d malformed queue line(s) were moved to malformed.jsonl in the state directory\n", len(movedAside))
+			fmt.Fprintf(f.IO.Err, "reflect: %s moved to malformed.jsonl in the state directory\n", plural(len(movedAside), "1 malformed queue line was", fmt.Sprintf("%d malformed queue lines were", len(movedAside))))
 		}
 		if len(recs) == 0 && len(bad) == 0 {
 			fmt.Fprintln(f.IO.Out, "The queue is empty.")
@@ -56,55 +56,77 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "queue [list|retry ID|drop ID]",
 		Short: "Show or manage transcripts waiting to be reflected",
-		Args:  exactArgs(0, "a subcommand: list or drop ID"),
-		RunE:  list,
+		Long: `Queue lists the transcripts waiting for 'reflect drain', and the poisoned
+ones that failed too often. An ID may be the full id, a unique prefix, or
+its random hex tail (or the first 4+ characters of that tail).`,
+		Example: `  reflect queue
+  reflect queue --json
+  reflect queue retry 1a2b3c4d5e6f`,
+		Args: noSubcommand,
+		RunE: list,
 	}
 	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List queued transcripts, oldest first",
-		Args:  exactArgs(0, "no arguments"),
-		RunE:  list,
+		Example: `  reflect queue list
+  reflect queue list --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: list,
 	}, &cobra.Command{
 		Use:   "retry ID",
 		Short: "Re-arm a waiting or poisoned entry so the next drain takes it",
-		Args:  exactArgs(1, "one queue entry id (see reflect queue list)"),
+		Example: `  reflect queue retry 1a2b3c4d5e6f
+  reflect queue retry q-20261122T104200`,
+		Args:              exactArgs(1, "one queue entry id (see reflect queue list)"),
+		ValidArgsFunction: completeQueueIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := f.Queue()
 			if err != nil {
 				return err
 			}
-			if err := q.Requeue(args[0]); err != nil {
+			id, err := q.Resolve(args[0])
+			if err == nil {
+				err = q.Requeue(id)
+			}
+			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
 					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", args[0])
 				}
 				return err
 			}
 			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"id": args[0], "requeued": true})
+				return printJSON(f.IO.Out, map[string]any{"id": id, "requeued": true})
 			}
-			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", args[0])
+			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", id)
 			return nil
 		},
 	}, &cobra.Command{
 		Use:   "drop ID",
 		Short: "Remove one entry from the queue",
-		Args:  exactArgs(1, "one queue entry id (see reflect queue list)"),
+		Example: `  reflect queue drop 1a2b3c4d5e6f
+  reflect queue drop --json q-20261122T104200-1a2b3c4d5e6f`,
+		Args:              exactArgs(1, "one queue entry id (see reflect queue list)"),
+		ValidArgsFunction: completeQueueIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q, err := f.Queue()
 			if err != nil {
 				return err
 			}
-			if err := q.Drop(args[0]); err != nil {
+			id, err := q.Resolve(args[0])
+			if err == nil {
+				err = q.Drop(id)
+			}
+			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
 					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", args[0])
 				}
 				return err
 			}
 			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"id": args[0], "dropped": true})
+				return printJSON(f.IO.Out, map[string]any{"id": id, "dropped": true})
 			}
-			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", args[0])
+			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", id)
 			return nil
 		},
 	})

@@ -13,7 +13,9 @@ import (
 func NewCmdReindex(f *Factory) *cobra.Command {
 	var full, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "reindex",
+		Use: "reindex",
+		Example: `  reflect reindex
+  reflect reindex --full`,
 		Short: "Bring the index up to date with documents/",
 		Long: `Reindex indexes new and changed documents and drops deleted ones; unchanged
 documents cost one stat. --full rebuilds the index from scratch. Learnings
@@ -60,8 +62,8 @@ Malformed documents are reported and skipped.`,
 					"full": full, "stats": st, "duration_ms": st.Duration.Milliseconds(), "malformed": problems,
 				})
 			}
-			fmt.Fprintf(f.IO.Out, "Indexed %d learnings in %s: %d added, %d updated, %d removed, %d unchanged.\n",
-				st.Indexed, st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
+			fmt.Fprintf(f.IO.Out, "Indexed %s in %s: %d added, %d updated, %d removed, %d unchanged.\n",
+				countOf(st.Indexed, "learning"), st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
 			for _, p := range st.Problems {
 				fmt.Fprintf(f.IO.Err, "reflect: skipped %s\n", p.Error())
 			}

@@ -18,7 +18,8 @@ func Main(args []string, io *Streams) int {
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	err := root.ExecuteContext(context.Background())
-	if err != nil {
+	var quiet quietError
+	if err != nil && !errors.As(err, &quiet) {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "reflect") {
 			msg = "reflect: " + msg
@@ -46,7 +47,9 @@ derived from them and can be rebuilt at any time.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
+	root.PersistentFlags().StringVar(&f.ColorMode, "color", "auto", "colour output: auto, always or never (NO_COLOR turns auto off)")
+	_ = root.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	root.Args, root.RunE = noSubcommand, showHelp
 	root.AddCommand(
 		NewCmdSearch(f),
@@ -67,7 +70,11 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdHook(f),
 		NewCmdRecall(f),
 		NewCmdDrain(f),
+		NewCmdConfig(f),
+		NewCmdDocs(f),
+		environmentTopic(),
 	)
+	applyConventions(root, f)
 	return root
 }
 
@@ -76,7 +83,7 @@ derived from them and can be rebuilt at any time.`,
 // 1 for the root and show help with status 0 for any other group).
 func noSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return nil
 }
@@ -87,7 +94,7 @@ func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usagef("expected %s, got %d argument(s)", what, len(args))
+			return usagef("expected %s, got %s", what, countOf(len(args), "argument"))
 		}
 		return nil
 	}
@@ -96,7 +103,16 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 func maxArgs(n int, what string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) > n {
-			return usagef("expected at most %s, got %d arguments", what, len(args))
+			return usagef("expected at most %s, got %s", what, countOf(len(args), "argument"))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef("expected %s, got %d", what, len(args))
 		}
 		return nil
 	}

@@ -24,6 +24,9 @@ type SearchOptions struct {
 	ProjectSet bool
 	JSON       bool
 	Explain    bool
+	// Color paints titles and the words that matched (a terminal's
+	// default; see --color).
+	Color bool
 }
 
 // NewCmdSearch builds `reflect search`.
@@ -78,7 +81,8 @@ Operators and quotes in QUERY are searched as plain words.`,
 			if err != nil {
 				return err
 			}
-			return searchOutput(opts, results)
+			opts.Color = f.Color()
+			return searchOutput(opts, results, f.shortener())
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 10, "how many results at most")
@@ -109,30 +113,48 @@ func searchQuery(ctx context.Context, opts *SearchOptions) index.Query {
 	return q
 }
 
-func searchOutput(opts *SearchOptions, results []index.Result) error {
-	if opts.JSON {
-		if results == nil {
-			results = []index.Result{}
+// searchResult is a result as `search --json` prints it: the index's
+// result plus the short id the text output shows.
+type searchResult struct {
+	index.Result
+	ShortID string `json:"short_id"`
+}
+
+// searchOutput prints the results. No result is exit status 1 with the
+// hint on stderr, as grep and rg do, in JSON mode too (which still prints
+// an empty list), so scripts can test for a match without parsing.
+func searchOutput(opts *SearchOptions, results []index.Result, short func(string) string) error {
+	if len(results) == 0 {
+		if opts.JSON {
+			if err := printJSON(opts.IO.Out, map[string]any{"query": opts.Query, "results": []searchResult{}}); err != nil {
+				return err
+			}
 		}
-		return printJSON(opts.IO.Out, map[string]any{"query": opts.Query, "results": results})
+		if len(index.Terms(opts.Query)) == 0 && len(index.Identifiers(opts.Query)) == 0 {
+			fmt.Fprintln(opts.IO.Err, "No results: the query has no words to search for.")
+		} else {
+			fmt.Fprintln(opts.IO.Err, "No learnings match. Try fewer or other words, or 'reflect list' to see what there is.")
+		}
+		return errNoMatch
+	}
+	if opts.JSON {
+		out := make([]searchResult, len(results))
+		for i, r := range results {
+			out[i] = searchResult{Result: r, ShortID: short(r.ID)}
+		}
+		return printJSON(opts.IO.Out, map[string]any{"query": opts.Query, "results": out})
 	}
 	out := opts.IO.Out
-	if len(results) == 0 {
-		if len(index.Terms(opts.Query)) == 0 && len(index.Identifiers(opts.Query)) == 0 {
-			fmt.Fprintln(out, "No results: the query has no words to search for.")
-		} else {
-			fmt.Fprintln(out, "No learnings match. Try fewer or other words, or 'reflect list' to see what there is.")
-		}
-		return nil
-	}
+	p := painter{opts.Color}
+	terms := queryStems(opts.Query)
 	for i, r := range results {
 		weak := ""
 		if r.Weak {
 			weak = "  (weak match)"
 		}
-		fmt.Fprintf(out, "%d. %s  [%s]%s\n   %s\n", i+1, oneLine(r.Title), r.Confidence, weak, r.ID)
+		fmt.Fprintf(out, "%d. %s  [%s]%s\n   %s\n", i+1, p.highlight(oneLine(r.Title), terms, styleBold), r.Confidence, weak, short(r.ID))
 		if r.Snippet != "" {
-			fmt.Fprintf(out, "   %s\n", oneLine(r.Snippet))
+			fmt.Fprintf(out, "   %s\n", p.highlight(oneLine(r.Snippet), terms, ""))
 		}
 		if r.Stale {
 			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", oneLine(strings.Join(r.StaleFiles, ", ")))

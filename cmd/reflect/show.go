@@ -24,11 +24,16 @@ const showRelated = 5
 func NewCmdShow(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Print one learning, its entities and related learnings",
+		Use: "show ID",
+		Example: `  reflect show 3f9a1c
+  reflect show lrn-oauth-state
+  reflect show --json 3f9a1c`,
+		ValidArgsFunction: completeLearningIDs(f),
+		Short:             "Print one learning, its entities and related learnings",
 		Long: `Show prints the learning's file as written, then its entities as the index
 knows them (with their community, see 'reflect graph') and the learnings
-that share entities with it, rarest shared entity first.`,
+that share entities with it, rarest shared entity first. ID may be the full
+id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := f.Config()
@@ -36,13 +41,17 @@ that share entities with it, rarest shared entity first.`,
 				return err
 			}
 			st := store.Open(c.DocumentsDir())
-			l, err := st.Read(args[0])
+			id, err := f.resolveLearning(args[0])
+			if err != nil {
+				return err
+			}
+			l, err := st.Read(id)
 			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("no learning %q; find ids with 'reflect list' or 'reflect search'", args[0])
+				return learningRefError(args[0], err)
 			}
 			var de *store.DocError
 			if errors.As(err, &de) {
-				return fmt.Errorf("%w\nfix the file, or remove it with 'reflect forget %s'", err, args[0])
+				return fmt.Errorf("%w\nfix the file, or remove it with 'reflect forget %s'", err, id)
 			}
 			if err != nil {
 				return err

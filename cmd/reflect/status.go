@@ -15,7 +15,9 @@ import (
 func NewCmdStatus(f *Factory) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
+		Use: "status",
+		Example: `  reflect status
+  reflect status --json`,
 		Short: "Show queue depth, the last hook event and the size of the knowledge base",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -65,7 +67,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				return printJSON(f.IO.Out, st)
 			}
 			out := f.IO.Out
-			fmt.Fprintf(out, "queue:      %d transcript(s) waiting\n", st.Queued)
+			fmt.Fprintf(out, "queue:      %s waiting\n", countOf(st.Queued, "transcript"))
 			if st.LastEvent != nil {
 				detail := ev.Detail
 				if ev.Error {
@@ -80,13 +82,13 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				for _, e := range last.Entries {
 					written += len(e.Learnings)
 				}
-				fmt.Fprintf(out, "last drain: %s ago, %d entries, %d learnings written (%s writer)\n",
-					time.Since(last.Finished).Round(time.Second), len(last.Entries), written, last.Writer)
+				fmt.Fprintf(out, "last drain: %s ago, %s, %s written (%s writer)\n",
+					time.Since(last.Finished).Round(time.Second), entries(len(last.Entries)), countOf(written, "learning"), last.Writer)
 			} else {
 				fmt.Fprintln(out, "last drain: never")
 			}
-			fmt.Fprintf(out, "today:      %d of %d entries reflected, $%.2f spent\n", spend.Entries, c.Drain.DailyMax, spend.USD)
-			fmt.Fprintf(out, "knowledge:  %d learnings (%d mini), %d malformed\n", counts.Learnings, counts.Mini, counts.Problems)
+			fmt.Fprintf(out, "today:      %d of %s reflected, $%.2f spent\n", spend.Entries, entries(c.Drain.DailyMax), spend.USD)
+			fmt.Fprintf(out, "knowledge:  %s (%d mini), %d malformed\n", countOf(counts.Learnings, "learning"), counts.Mini, counts.Problems)
 			if c.Disabled {
 				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
 			}

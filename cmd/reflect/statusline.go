@@ -20,7 +20,9 @@ const stdinWait = 200 * time.Millisecond
 func NewCmdStatusline(f *Factory) *cobra.Command {
 	var session, colorMode string
 	cmd := &cobra.Command{
-		Use:   "statusline",
+		Use: "statusline",
+		Example: `  echo '{"session_id":"s1"}' | reflect statusline
+  reflect statusline --session s1 --color never`,
 		Short: "Print a one-line status for an agent's status bar",
 		Long: `Statusline prints what reflect did lately, e.g. "🧠 recalled 3 · queued 1".
 It accepts Claude Code's status-line JSON on stdin and uses its session_id.
@@ -28,6 +30,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 --color=always.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.QuietConfig = true
 			c, err := f.Config()
 			if err != nil {
 				return err
@@ -51,6 +54,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 	}
 	cmd.Flags().StringVar(&session, "session", "", "session id (default: from the JSON on stdin)")
 	cmd.Flags().StringVar(&colorMode, "color", "auto", "auto, always or never")
+	_ = cmd.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	return cmd
 }
 

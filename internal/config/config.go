@@ -31,6 +31,10 @@ type Config struct {
 	// Origin says where each non-default setting came from ("env REFLECT_X",
 	// "config.toml"), for `reflect doctor`.
 	Origin map[string]string
+
+	// Unknown lists the keys of config.toml that reflect does not read
+	// (a misspelt key is otherwise silently ignored).
+	Unknown []string
 }
 
 // Drain holds the drainer's budgets and writer choice.
@@ -100,12 +104,20 @@ func Load() (*Config, error) {
 	c.File = filepath.Join(c.StateDir, "config.toml")
 
 	var fc fileConfig
-	if _, err := toml.DecodeFile(c.File, &fc); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w (fix or remove the file)", c.File, err)
+	if md, err := toml.DecodeFile(c.File, &fc); err != nil {
+		var pe *fs.PathError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case errors.As(err, &pe):
+			// The file cannot be opened: name it once, not in the
+			// message and again in the wrapped open error.
+			return nil, fmt.Errorf("read %s: %v", c.File, pe.Err)
+		default:
+			return nil, fmt.Errorf("read %s: %s (fix or remove the file)", c.File, strings.TrimPrefix(err.Error(), "toml: "))
 		}
 	} else {
 		c.applyFile(&fc)
+		c.Unknown = unknownKeys(md.Undecoded())
 	}
 	if err := c.applyEnv(home); err != nil {
 		return nil, err

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/internal/config"
+)
+
+// NewCmdConfig builds `reflect config` and its subcommands.
+func NewCmdConfig(f *Factory) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show and change settings (config.toml)",
+		Long: `Config reads and writes $REFLECT_STATE_DIR/config.toml (default
+~/.reflect/config.toml). Environment variables win over the file, and the
+file over the defaults: 'reflect config list' shows each setting's effective
+value and where it comes from. 'reflect help environment' lists the
+variables. Keys of config.toml that reflect does not know are warned about
+on stderr by every command, since a misspelt key is otherwise ignored.`,
+		Example: `  reflect config list
+  reflect config get drain.writer
+  reflect config set recall.max 5
+  reflect config path`,
+		Args: noSubcommand,
+		RunE: showHelp,
+	}
+	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+	keyCompletion := func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return config.Keys(), cobra.ShellCompDirectiveNoFileComp
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "path",
+		Short: "Print the path of config.toml (which may not exist yet)",
+		Example: `  reflect config path
+  $EDITOR "$(reflect config path)"`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, map[string]string{"path": c.File})
+			}
+			fmt.Fprintln(f.IO.Out, c.File)
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "list",
+		Short: "List every setting with its effective value and its source",
+		Example: `  reflect config list
+  reflect config list --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			settings := c.Settings()
+			if asJSON {
+				return printJSON(f.IO.Out, map[string]any{"file": c.File, "settings": settings, "unknown": nonNil(c.Unknown)})
+			}
+			width := 0
+			for _, s := range settings {
+				width = max(width, len(s.Key))
+			}
+			for _, s := range settings {
+				v := s.Value
+				if v == "" {
+					v = `""`
+				}
+				fmt.Fprintf(f.IO.Out, "%-*s  %s  (%s)\n", width, s.Key, v, s.Source)
+			}
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "get KEY",
+		Short: "Print the effective value of one setting",
+		Example: `  reflect config get drain.writer
+  reflect config get --json recall.max`,
+		Args:              exactArgs(1, "one key"),
+		ValidArgsFunction: keyCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			s, err := c.Get(args[0])
+			if errors.Is(err, config.ErrUnknownKey) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, s)
+			}
+			fmt.Fprintln(f.IO.Out, s.Value)
+			return nil
+		},
+	}, &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Write one setting to config.toml, keeping the rest of the file",
+		Example: `  reflect config set recall.max 5
+  reflect config set drain.writer builtin
+  reflect config set drain.timeout 5m`,
+		Args:              exactArgs(2, "a key and a value"),
+		ValidArgsFunction: keyCompletion,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(c.File), 0o700); err != nil {
+				return err
+			}
+			if err := config.Set(c.File, args[0], args[1]); err != nil {
+				if errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), "would not parse") {
+					return usageError{err}
+				}
+				return err
+			}
+			// Say so when the environment overrides what was just written.
+			s, _ := c.Get(args[0])
+			if asJSON {
+				return printJSON(f.IO.Out, map[string]any{"key": s.Key, "value": args[1], "file": c.File, "overridden_by": envSource(s.Source)})
+			}
+			fmt.Fprintf(f.IO.Out, "Set %s = %s in %s\n", s.Key, args[1], c.File)
+			if env := envSource(s.Source); env != "" {
+				fmt.Fprintf(f.IO.Err, "reflect: note: %s is set and wins over config.toml\n", env)
+			}
+			return nil
+		},
+	})
+	return cmd
+}
+
+// envSource returns the variable of a setting's source "env REFLECT_X",
+// or "" when it does not come from the environment.
+func envSource(source string) string {
+	env, ok := strings.CutPrefix(source, "env ")
+	if !ok {
+		return ""
+	}
+	return env
+}
