@@ -93,7 +93,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	c := o.Config
 	rep := &Report{Started: o.Now().UTC(), DryRun: o.DryRun, Entries: []Entry{}}
-	if err := fsutil.EnsureDir(c.StateDir); err != nil {
+	if err := fsutil.EnsurePrivateDir(c.StateDir); err != nil {
 		return nil, err
 	}
 	lock := flock.New(filepath.Join(c.StateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))

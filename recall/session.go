@@ -38,7 +38,7 @@ func sessionPath(stateDir, sid string) string {
 // wins, which at worst injects a learning twice.
 func lockSessions(ctx context.Context, stateDir string) (func(), bool) {
 	dir := filepath.Join(stateDir, sessionDir)
-	if err := fsutil.EnsureDir(dir); err != nil {
+	if err := fsutil.EnsurePrivateDir(dir); err != nil {
 		return func() {}, false
 	}
 	fl := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(fsutil.FilePerm))
