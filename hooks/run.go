@@ -191,6 +191,9 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 	if err != nil {
 		return answer{}, err
 	}
+	if queued && reason != "" {
+		return answer{detail: "queued session (" + reason + ")"}, nil
+	}
 	if queued {
 		return answer{detail: "queued session"}, nil
 	}

@@ -151,15 +151,18 @@ func (q *Queue) Drop(id string) error {
 }
 
 // Depth counts the non-blank lines of the queue, malformed ones included
-// (they wait for a human just as records wait for the drainer). It takes no
+// (they wait for a human just as records wait for the drainer), and the
+// records spilled while the queue was busy. It takes no
 // lock and reports 0 on any error, because the status line calls it on
 // every refresh and must never wait or fail.
 func (q *Queue) Depth() int {
+	// Spilled records are queued too; they join the file at the next
+	// enqueue or drain.
+	n := len(q.spilled())
 	data, err := os.ReadFile(q.pendingPath)
 	if err != nil {
-		return 0
+		return n
 	}
-	n := 0
 	for len(data) > 0 {
 		var l []byte
 		l, data, _ = bytes.Cut(data, []byte{'\n'})
