@@ -191,6 +191,9 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	if ix.Rebuilt != "" {
 		r.add(Check{Name: "index rebuild", Status: Warn, Detail: ix.Rebuilt})
 	}
+	// Looked at before the refresh, which rewrites a damaged vector file:
+	// doctor says what it found and what it did.
+	vecBefore, _ := ix.VectorFileProblem(ctx)
 	switch _, _, err := ix.Refresh(ctx); {
 	case errors.Is(err, index.ErrBusy):
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
@@ -226,14 +229,18 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
 	}
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
-	r.checkVectors(ctx, c, ix)
+	r.checkVectors(ctx, c, ix, vecBefore)
 }
 
 // checkVectors reports the embedder and how its vectors are searched: the
 // exact scan, or the HNSW tier when the last reindex found its recall good
 // enough (DESIGN §5). Either is healthy; the detail says why, so a slow
 // vector search at scale can be traced to a failed self-check.
-func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.Index) {
+//
+// vecBefore is what was wrong with vectors.f32 before the refresh: a
+// problem the refresh repaired is reported as repaired, one it did not as
+// a warning with the command that repairs it.
+func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.Index, vecBefore string) {
 	name := c.Index.Embedder
 	if name == "" {
 		name = embed.ProviderHash
@@ -244,6 +251,17 @@ func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.I
 	}
 	if c.Index.EmbedderModel != "" {
 		name += " (" + c.Index.EmbedderModel + ")"
+	}
+	switch problem, err := ix.VectorFileProblem(ctx); {
+	case err != nil || problem != "":
+		if err != nil {
+			problem = err.Error()
+		}
+		r.add(Check{Name: "vector file", Status: Warn,
+			Detail: problem + "; searches use the other signals until it is rewritten",
+			Fix:    "run 'reflect reindex' (it rewrites the file from the catalog)"})
+	case vecBefore != "":
+		r.add(Check{Name: "vector file", Status: OK, Detail: "repaired: " + vecBefore + "; rewritten from the catalog"})
 	}
 	st, err := ix.ANN(ctx)
 	switch {
