@@ -191,12 +191,18 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	if ix.Rebuilt != "" {
 		r.add(Check{Name: "index rebuild", Status: Warn, Detail: ix.Rebuilt})
 	}
+	if ix.Repaired != "" {
+		r.add(Check{Name: "index repair", Status: OK, Detail: "repaired: " + ix.Repaired})
+	}
 	// Looked at before the refresh, which rewrites a damaged vector file:
 	// doctor says what it found and what it did.
 	vecBefore, _ := ix.VectorFileProblem(ctx)
 	switch _, _, err := ix.Refresh(ctx); {
 	case errors.Is(err, index.ErrBusy):
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
+	case index.NoSpace(err):
+		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error() + "; searches answer from the index as it stands",
+			Fix: "free space on the disk of " + c.IndexDir() + ", then run 'reflect reindex'"})
 	case err != nil:
 		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
 	}

@@ -236,7 +236,8 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	}
 	// Pick up documents added on disk (a git pull) since the last reindex;
 	// while another process updates the index, recall from it as it stands.
-	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) {
+	// A full disk likewise: the failed update was rolled back whole.
+	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) && !index.NoSpace(err) {
 		ix.Close()
 		if errors.Is(err, index.ErrNeedsRebuild) {
 			if serr := r.Spawn("reindex"); serr != nil {

@@ -102,6 +102,9 @@ type Index struct {
 	// RebuildStats is what that rebuild did, so a caller about to reindex
 	// anyway can skip a second pass.
 	RebuildStats Stats
+	// Repaired says what Open fixed without a rebuild (a symlink planted at
+	// catalog.db-wal), for doctor and commands to tell the user.
+	Repaired string
 
 	opts openOptions
 
@@ -286,6 +289,9 @@ func setPageSize(ctx context.Context, path string) error {
 }
 
 func (ix *Index) open(ctx context.Context) error {
+	if msg := clearSidecars(ix.path); msg != "" {
+		ix.Repaired = msg
+	}
 	if fi, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) {
 		if err := initFile(ctx, ix.path); err != nil {
 			return err
@@ -374,6 +380,47 @@ func (ix *Index) moveAside() error {
 		_ = os.Remove(ix.path + suffix)
 	}
 	return nil
+}
+
+// clearSidecars removes whatever is not a regular file at the catalog's
+// -wal and -shm paths, and says what it removed. SQLite refuses a
+// symlinked WAL ("too many levels of symbolic links"), so one planted there
+// broke every search until someone acted; it never holds data of ours, so
+// removing the link (never its target) loses nothing. A directory is moved
+// aside rather than deleted.
+func clearSidecars(path string) string {
+	var done []string
+	for _, suffix := range []string{"-wal", "-shm"} {
+		p := path + suffix
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode().IsRegular() {
+			continue
+		}
+		if fi.IsDir() {
+			if err := os.Rename(p, p+".moved-aside"); err == nil {
+				done = append(done, filepath.Base(p)+" was a directory; moved it aside to "+filepath.Base(p)+".moved-aside")
+			}
+			continue
+		}
+		if err := os.Remove(p); err == nil {
+			done = append(done, fmt.Sprintf("%s was a %s, not a regular file; removed it", filepath.Base(p), kindOf(fi.Mode())))
+		}
+	}
+	return strings.Join(done, "; ")
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symlink"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // remove deletes the catalog and its WAL files.

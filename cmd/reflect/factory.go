@@ -77,12 +77,21 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	if ix.Rebuilt != "" {
 		fmt.Fprintf(f.IO.Err, "reflect: index: %s\n", ix.Rebuilt)
 	}
+	if ix.Repaired != "" {
+		fmt.Fprintf(f.IO.Err, "reflect: index: %s\n", ix.Repaired)
+	}
 	if refresh {
 		st, ran, err := ix.Refresh(ctx)
 		if errors.Is(err, index.ErrBusy) {
 			// A reindex running elsewhere: its commit is all or nothing,
 			// so the index as it stands is consistent, only not current.
 			fmt.Fprintf(f.IO.Err, "reflect: %v; using it as it stands (documents changed since the last reindex may be missing)\n", err)
+			err = nil
+		}
+		if index.NoSpace(err) {
+			// The update was rolled back whole: the index as it stands is
+			// consistent, only not current. Answer from it.
+			fmt.Fprintf(f.IO.Err, "reflect: cannot update the index (%v); answering from it as it stands until space is freed\n", err)
 			err = nil
 		}
 		if err != nil {
