@@ -83,6 +83,7 @@ func Run(ctx context.Context, c *config.Config) *Report {
 		Malformed: []Malformed{},
 	}
 	r.checkDir("state directory", c.StateDir, "it is created by the first hook or drain")
+	r.checkStateDirs(c.StateDir)
 	r.checkDir("documents directory", c.DocumentsDir(), "it is created by the first 'reflect add' or drain")
 	r.checkDir("index directory", c.IndexDir(), "it is created by any search or reindex")
 	if _, err := os.Stat(c.File); err == nil {
@@ -170,6 +171,38 @@ func (r *Report) checkDir(name, dir, missingHint string) {
 		return
 	}
 	r.add(Check{Name: name, Status: OK, Detail: dir})
+}
+
+// stateSubdirs are the directories hooks write under the state directory:
+// what a session was shown, armed failure watchers, spilled queue records
+// and logs. Each holds prompts, commands or paths.
+var stateSubdirs = []string{"armed", "session-injected", "spill", "logs"}
+
+// checkStateDirs warns about a state subdirectory others can read or
+// write (hooks tighten one when they next write there, doctor only says
+// so), and one that is not a directory at all (a symlink planted there
+// would redirect what hooks write).
+func (r *Report) checkStateDirs(stateDir string) {
+	var loose []string
+	for _, name := range stateSubdirs {
+		dir := filepath.Join(stateDir, name)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			r.add(Check{Name: "state " + name, Status: Fail, Detail: err.Error(), Fix: "check the permissions of " + stateDir})
+		case !fi.IsDir():
+			r.add(Check{Name: "state " + name, Status: Fail, Detail: dir + " is not a directory (" + fi.Mode().Type().String() + ")",
+				Fix: "remove it; reflect recreates it"})
+		case fi.Mode().Perm()&0o077 != 0:
+			loose = append(loose, fmt.Sprintf("%s (mode %v)", dir, fi.Mode().Perm()))
+		}
+	}
+	if len(loose) > 0 {
+		r.add(Check{Name: "state subdirectories", Status: Warn, Detail: "readable or writable by others: " + strings.Join(loose, ", "),
+			Fix: "chmod 700 each of them (hooks tighten them on their next write)"})
+	}
 }
 
 func (r *Report) checkIndex(ctx context.Context, c *config.Config) {

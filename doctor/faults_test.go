@@ -120,3 +120,38 @@ func TestDoctorRepairsVectorFile(t *testing.T) {
 		})
 	}
 }
+
+// Doctor covers the state subdirectories hooks write (on main it looked
+// only at the state directory itself): a loose mode is a warning, a
+// symlink in place of one a failure.
+func TestDoctorStateSubdirs(t *testing.T) {
+	c := faultKB(t)
+	armed := filepath.Join(c.StateDir, "armed")
+	injected := filepath.Join(c.StateDir, "session-injected")
+	for _, d := range []string{armed, injected} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := runBounded(t, c)
+	ch := checkNamed(r, "state subdirectories")
+	if ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, armed+" (mode -rwxr-xr-x)") || !strings.Contains(ch.Detail, injected) {
+		t.Errorf("loose subdirectories: %+v", ch)
+	}
+	if err := os.Remove(armed); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(t.TempDir(), armed); err != nil {
+		t.Fatal(err)
+	}
+	r = runBounded(t, c)
+	if ch := checkNamed(r, "state armed"); ch == nil || ch.Status != Fail || !strings.Contains(ch.Detail, "is not a directory") {
+		t.Errorf("symlinked armed/: %+v", ch)
+	}
+	if r.Healthy() {
+		t.Error("a symlinked armed/ is reported healthy")
+	}
+}

@@ -392,7 +392,7 @@ func Arm(stateDir, sessionID string, f Failure, now time.Time) error {
 		return fmt.Errorf("arm watcher: %w", err)
 	}
 	path := armedPath(stateDir, sessionID)
-	if err := fsutil.EnsurePrivateDir(filepath.Dir(path)); err != nil {
+	if err := fsutil.EnsureStateSubdir(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("arm watcher: %w", err)
 	}
 	if err := fsutil.WriteAtomicNoSync(path, append(data, '\n'), fsutil.FilePerm); err != nil {

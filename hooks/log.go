@@ -20,7 +20,7 @@ const maxLogSize = 1 << 20
 // written.
 func logf(stateDir string, now time.Time, format string, args ...any) {
 	dir := filepath.Join(stateDir, "logs")
-	if fsutil.EnsurePrivateDir(dir) != nil {
+	if fsutil.EnsureStateSubdir(dir) != nil {
 		return
 	}
 	path := filepath.Join(dir, "hooks.log")

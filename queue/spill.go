@@ -27,7 +27,7 @@ const ReasonSpilled = "queue busy: kept in spill/ for the next enqueue or drain"
 // spill writes rec's line to its own file in the spill directory.
 func (q *Queue) spill(rec Record, line []byte) error {
 	dir := filepath.Join(q.dir, spillDir)
-	if err := fsutil.EnsurePrivateDir(dir); err != nil {
+	if err := fsutil.EnsureStateSubdir(dir); err != nil {
 		return fmt.Errorf("spill: %w", err)
 	}
 	// The wall clock in nanoseconds leads the name, so that folding in name

@@ -38,7 +38,7 @@ func sessionPath(stateDir, sid string) string {
 // in lockWait.
 func lockSessions(ctx context.Context, stateDir string) (func(), bool) {
 	dir := filepath.Join(stateDir, sessionDir)
-	if err := fsutil.EnsurePrivateDir(dir); err != nil {
+	if err := fsutil.EnsureStateSubdir(dir); err != nil {
 		return func() {}, false
 	}
 	fl := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(fsutil.FilePerm))

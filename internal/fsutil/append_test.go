@@ -144,3 +144,19 @@ func TestAppendLineWholeOrNothing(t *testing.T) {
 		t.Errorf("after recovery the file holds %q", got)
 	}
 }
+
+// A symlink in place of a state subdirectory is refused, not written through.
+func TestEnsureStateSubdirRefusesSymlink(t *testing.T) {
+	state := t.TempDir()
+	elsewhere := t.TempDir()
+	link := filepath.Join(state, "armed")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureStateSubdir(link); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("EnsureStateSubdir(symlink) = %v, want a refusal", err)
+	}
+	if err := EnsureStateSubdir(filepath.Join(state, "logs")); err != nil {
+		t.Errorf("EnsureStateSubdir(new dir) = %v", err)
+	}
+}

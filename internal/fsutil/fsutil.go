@@ -28,6 +28,18 @@ func EnsureDir(dir string) error {
 	return nil
 }
 
+// EnsureStateSubdir is EnsurePrivateDir for a directory reflect creates
+// inside its state directory (armed/, session-injected/, spill/, logs/):
+// there a symlink is never the user's doing, and writing through it would
+// put prompts and commands wherever it points, so it is refused. (The
+// state directory itself may be a symlink the user made.)
+func EnsureStateSubdir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; refusing to write through it (remove it, reflect recreates the directory)", dir)
+	}
+	return EnsurePrivateDir(dir)
+}
+
 // EnsurePrivateDir is EnsureDir for reflect's own state directories: one
 // that exists group- or world-accessible (a 0755 or 0777 state directory
 // lets others read prompts, or plant symlinks where state files go) is
