@@ -1,9 +1,15 @@
 package hooks_test
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/hooks"
 )
 
 // Symlinks planted at every state file a hook writes are not written
@@ -44,5 +50,68 @@ func TestHooksDoNotWriteThroughSymlinks(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Errorf("a watcher was armed through a symlinked armed/: %v", entries)
+	}
+}
+
+// The deadline runs from the process start and covers reading stdin: an
+// agent that never finishes writing the payload (or a payload of megabytes
+// arriving slowly) made the hook wait for it forever on main, the clock
+// starting only once stdin was read.
+func TestDeadlineCoversReadingThePayload(t *testing.T) {
+	e := newHookEnv(t)
+	// A real pipe, as from an agent, left open after half a payload.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	if _, err := pw.Write([]byte(`{"session_id":"s1","prompt":"why is the sqlite`)); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		hooks.Run(context.Background(), hooks.Options{Event: "prompt", Agent: "claude", In: pr, Out: &out,
+			Config: e.cfg, Deadline: 200 * time.Millisecond,
+			Spawn: func(...string) error { return nil }})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the hook waited for its payload past its deadline")
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out.String())
+	}
+	if ev := lastEvent(t, e.state); !ev.Error || !strings.Contains(ev.Detail, "gave up reading the payload") {
+		t.Errorf("last event = %+v, want an error saying it gave up reading", ev)
+	}
+
+	// A deadline that started long before Run (the process was slow to
+	// get here) has already passed: the hook gives up at once.
+	out.Reset()
+	hooks.Run(context.Background(), hooks.Options{Event: "prompt", Agent: "claude",
+		In: bytes.NewReader(e.fixture(t, "claude", "user-prompt-submit", nil)), Out: &out,
+		Config: e.cfg, Deadline: time.Second, Start: time.Now().Add(-time.Hour),
+		Spawn: func(...string) error { return nil }})
+	if out.Len() != 0 {
+		t.Errorf("printed %q past the deadline", out.String())
+	}
+	if ev := lastEvent(t, e.state); !ev.Error {
+		t.Errorf("last event = %+v, want an error", ev)
+	}
+}
+
+// A prompt of megabytes and a 100 KB working directory do not break the
+// hook (recall's test checks the prompt is clipped before the search).
+func TestHugePromptAndCwdAreBounded(t *testing.T) {
+	e := newHookEnv(t)
+	huge := "why is the sqlite database locked " + strings.Repeat("padding words here ", 300_000)
+	in := e.fixture(t, "claude", "user-prompt-submit", map[string]any{"prompt": huge, "cwd": "/" + strings.Repeat("d/", 50_000)})
+	run(t, e.cfg, "prompt", "claude", in)
+	if ev := lastEvent(t, e.state); ev.Error {
+		t.Errorf("last event = %+v", ev)
 	}
 }

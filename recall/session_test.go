@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 )
@@ -385,5 +386,23 @@ func TestDedupeLockBusyInjectsNothing(t *testing.T) {
 	}
 	if n := InjectedCount(state, "s1"); n != len(res.Injected) {
 		t.Errorf("InjectedCount = %d, want %d", n, len(res.Injected))
+	}
+}
+
+// A prompt of megabytes is searched by its first MaxPromptBytes: on main
+// all of it went through the block filter and the tokenizer (1.6–2.3 s and
+// up to 250 MB for a 4–7 MB prompt).
+func TestHugePromptClipped(t *testing.T) {
+	ix := NewKB(t, oauthKB(t))
+	huge := "login fails with state mismatch after the OAuth callback " + strings.Repeat("padding wörds here ", 300_000)
+	res, err := Recall(context.Background(), ix, Request{Kind: Prompt, Prompt: huge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Query) > MaxPromptBytes || !utf8.ValidString(res.Query) {
+		t.Errorf("searched a %d-byte query (valid UTF-8: %v), want at most %d", len(res.Query), utf8.ValidString(res.Query), MaxPromptBytes)
+	}
+	if len(res.Injected) == 0 {
+		t.Errorf("the clipped prompt's topic was not recalled: %+v", res)
 	}
 }
