@@ -70,7 +70,10 @@ func (r *Report) Healthy() bool {
 // Run performs every check. It opens the index (which rebuilds it when it
 // is missing or damaged, as any command would) and refreshes it, so the
 // counts and malformed documents are current.
-func Run(ctx context.Context, c *config.Config) *Report {
+//
+// opts are added to the index's open options (a command passes
+// index.OnRebuild to say that a rebuild is under way).
+func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Report {
 	r := &Report{
 		StateDir: c.StateDir, LearningsDir: c.LearningsDir, ConfigFile: c.File,
 		Settings: map[string]any{
@@ -94,7 +97,7 @@ func Run(ctx context.Context, c *config.Config) *Report {
 	if c.Disabled {
 		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
 	}
-	r.checkIndex(ctx, c)
+	r.checkIndex(ctx, c, opts)
 	r.checkWriter(c)
 	r.checkHooks()
 	return r
@@ -205,13 +208,13 @@ func (r *Report) checkStateDirs(stateDir string) {
 	}
 }
 
-func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
+func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index.OpenOption) {
 	opts, err := index.ConfigOptions(c.Index, false)
 	if err != nil {
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "set index.embedder to hash, ollama, openai or none in " + c.File})
 		return
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, extra...)...)
 	if err != nil {
 		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {

@@ -289,6 +289,8 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		return answer{}, err
 	}
 	if queued && reason != "" {
+		// Worth a log line: a queue that is often busy is worth a look.
+		logf(r.Config.StateDir, r.now, "%s: %s", r.Event, reason)
 		return answer{detail: "queued session (" + reason + ")"}, nil
 	}
 	if queued {

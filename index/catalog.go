@@ -123,6 +123,7 @@ type openOptions struct {
 	noRebuild        bool
 	busyWait         time.Duration
 	onBusy           func(wait time.Duration)
+	onRebuild        func(reason string, docs int)
 	embedder         embed.Embedder
 	noQueryEmbedding bool
 	halfLife         time.Duration
@@ -154,6 +155,14 @@ func BusyWait(d time.Duration) OpenOption {
 // so that a command can say why it pauses.
 func OnBusy(fn func(wait time.Duration)) OpenOption {
 	return func(o *openOptions) { o.onBusy = fn }
+}
+
+// OnRebuild has fn called when Open is about to rebuild the catalog from
+// docs documents, with the reason, so that a command can say why it
+// pauses: a rebuild of a large knowledge base takes seconds to minutes, and
+// a search that silently took 13 s looked hung.
+func OnRebuild(fn func(reason string, docs int)) OpenOption {
+	return func(o *openOptions) { o.onRebuild = fn }
 }
 
 // ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must
@@ -229,6 +238,9 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 	if oo.noRebuild {
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", reason, ErrNeedsRebuild)
+	}
+	if oo.onRebuild != nil {
+		oo.onRebuild(reason, len(files))
 	}
 	st, err := ix.Update(ctx, oo.update)
 	if err != nil {

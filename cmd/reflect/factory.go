@@ -70,7 +70,7 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(cfgOpts, opts...)...)
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(append(cfgOpts, f.RebuildNotice()), opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 	}
@@ -103,6 +103,18 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 		}
 	}
 	return ix, nil
+}
+
+// RebuildNotice is the OpenOption that says on stderr, before it starts,
+// that the index is being rebuilt and why (a damaged catalog made the next
+// search spend seconds rebuilding without a word).
+func (f *Factory) RebuildNotice() index.OpenOption {
+	return index.OnRebuild(func(reason string, docs int) {
+		if reason == "catalog.db was missing" {
+			return // the first run: the rebuild's own line says enough
+		}
+		fmt.Fprintf(f.IO.Err, "reflect: index: %s; rebuilding it from %d documents (this may take a while)…\n", reason, docs)
+	})
 }
 
 // WaitNotice is the OpenOption of the commands that change the index (add,
