@@ -215,6 +215,14 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 		return
 	}
 	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, extra...)...)
+	if errors.Is(err, index.ErrBusy) {
+		// Another process is rebuilding it: not a failure of the index,
+		// which is being made (on main doctor reported a contradictory
+		// fail here while a rebuild ran).
+		r.add(Check{Name: "index", Status: Warn, Detail: "another process is rebuilding the index: " + err.Error(),
+			Fix: "run 'reflect doctor' again when it has finished"})
+		return
+	}
 	if err != nil {
 		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {

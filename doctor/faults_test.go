@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/store"
@@ -153,5 +155,34 @@ func TestDoctorStateSubdirs(t *testing.T) {
 	}
 	if r.Healthy() {
 		t.Error("a symlinked armed/ is reported healthy")
+	}
+}
+
+// While another process rebuilds the index (it holds update.lock and the
+// catalog is not there yet), doctor says so instead of reporting the index
+// as failed.
+func TestDoctorDuringRebuild(t *testing.T) {
+	c := faultKB(t)
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(filepath.Join(c.IndexDir(), "catalog.db"+suffix)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	held := flock.New(filepath.Join(c.IndexDir(), "update.lock"))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	r := Run(context.Background(), c, index.BusyWait(200*time.Millisecond))
+	ch := checkNamed(r, "index")
+	if ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "another process is rebuilding") {
+		t.Errorf("index check during a rebuild = %+v, want a warning saying so", ch)
+	}
+	if !r.Healthy() {
+		for _, c := range r.Checks {
+			if c.Status == Fail {
+				t.Errorf("failed check during a rebuild: %+v", c)
+			}
+		}
 	}
 }
