@@ -111,7 +111,7 @@ func saveLast(stateDir string, rep *Report) error {
 
 // LastRun is the report of the last drain that ran, nil when none has.
 func LastRun(stateDir string) (*Report, error) {
-	data, err := os.ReadFile(filepath.Join(stateDir, lastDrainFile))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, lastDrainFile), 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -231,7 +231,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // runningPID is the pid in drain.pid, for messages only: the lock, not the
 // file, decides whether a drain runs.
 func runningPID(stateDir string) string {
-	data, err := os.ReadFile(filepath.Join(stateDir, "drain.pid"))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, "drain.pid"), 1<<10)
 	if err != nil {
 		return ""
 	}
@@ -274,7 +274,7 @@ func markCurrent(stateDir, id string) {
 func clearCurrent(stateDir string) { _ = os.Remove(filepath.Join(stateDir, currentFile)) }
 
 func interruptedEntry(stateDir string) string {
-	data, err := os.ReadFile(filepath.Join(stateDir, currentFile))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, currentFile), 1<<10)
 	if err != nil {
 		return ""
 	}

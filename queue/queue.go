@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -159,7 +160,7 @@ func (q *Queue) Depth() int {
 	// Spilled records are queued too; they join the file at the next
 	// enqueue or drain.
 	n := len(q.spilled())
-	data, err := os.ReadFile(q.pendingPath)
+	data, err := fsutil.ReadRegular(q.pendingPath, math.MaxInt32)
 	if err != nil {
 		return n
 	}
@@ -307,8 +308,9 @@ func splice(data []byte, start, end int, repl []byte) []byte {
 }
 
 // readFile returns the content of path, or nil when it does not exist yet.
+// A FIFO planted there is refused instead of blocking the hook.
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, math.MaxInt32)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

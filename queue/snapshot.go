@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // snapshot is what an append-only file held when it was read, cut at its
@@ -22,7 +24,7 @@ type snapshot struct {
 
 // readSnapshot reads path (a missing file is an empty snapshot).
 func readSnapshot(path string) (snapshot, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsutil.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return snapshot{}, nil
 	}
@@ -30,13 +32,6 @@ func readSnapshot(path string) (snapshot, error) {
 		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return snapshot{}, fmt.Errorf("read %s: not a regular file", path)
-	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
@@ -51,7 +46,7 @@ func readSnapshot(path string) (snapshot, error) {
 // are dropped. The caller holds the exclusive lock, so nothing is being
 // appended meanwhile.
 func (s *snapshot) catchUp(path string) (fresh []byte, replaced bool, err error) {
-	f, err := os.Open(path)
+	f, fi, err := fsutil.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		replaced = s.fi != nil
 		*s = snapshot{}
@@ -61,13 +56,6 @@ func (s *snapshot) catchUp(path string) (fresh []byte, replaced bool, err error)
 		return nil, false, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, false, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, false, fmt.Errorf("read %s: not a regular file", path)
-	}
 	from := int64(len(s.data))
 	if s.fi == nil || !os.SameFile(s.fi, fi) || fi.Size() < from {
 		from, replaced = 0, s.fi != nil || len(s.data) > 0

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -111,5 +113,36 @@ func TestFoldSetsAsideBadSpill(t *testing.T) {
 	}
 	if left := q.spilled(); len(left) != 0 {
 		t.Errorf("spill files left: %v", left)
+	}
+}
+
+// A FIFO planted at the queue or the ledger is refused at once: on main
+// Enqueue and Depth (the status line) blocked opening it forever.
+func TestQueueFilesRefuseFIFOs(t *testing.T) {
+	for _, name := range []string{pendingFile, processedFile} {
+		t.Run(name, func(t *testing.T) {
+			q := newTestQueue(t)
+			if err := os.MkdirAll(q.dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(filepath.Join(q.dir, name), 0o600); err != nil {
+				t.Skip("mkfifo:", err)
+			}
+			tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := q.Enqueue(testRecord(tr, "s1"))
+				_ = q.Depth()
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+					t.Errorf("Enqueue with a FIFO at %s: err = %v, want a refusal", name, err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatalf("Enqueue or Depth hung on a FIFO at %s", name)
+			}
+		})
 	}
 }

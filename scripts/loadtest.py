@@ -16,7 +16,7 @@ that went ahead without the dedupe lock (main) or skipped for it (this
 branch) are counted from hooks.log.
 
 Usage: scripts/loadtest.py BINARY [BINARY...] [--stop 3000] [--prompts 1500]
-       [--par 8] [--drains 2]
+       [--par 8] [--drains 2] [--ledger 0]
 Binaries are run one after the other, each on fresh directories; run them in
 one invocation so they see the same machine load.
 """
@@ -64,6 +64,20 @@ def run_one(binary, args):
     ]:
         subprocess.run([binary, "add", "--title", title, "--insight", insight], env=env,
                        check=True, capture_output=True)
+
+    # A long-lived install: transcripts reflected long ago are still on
+    # disk, and the ledger holds an entry for each (compaction keeps them).
+    if args.ledger:
+        olddir = os.path.join(trdir, "old")
+        os.makedirs(olddir)
+        os.makedirs(env["REFLECT_STATE_DIR"], mode=0o700, exist_ok=True)
+        with open(os.path.join(env["REFLECT_STATE_DIR"], "processed.jsonl"), "w") as led:
+            for i in range(args.ledger):
+                path = os.path.join(olddir, "old-%06d.jsonl" % i)
+                with open(path, "wb") as f:
+                    f.write(b"{}\n")
+                led.write(json.dumps({"path": path, "size": 3, "sha256": "%064x" % i,
+                                      "outcome": "reflected", "at": "2026-01-01T00:00:00Z"}) + "\n")
 
     sessions = []
     for i in range(args.stop):
@@ -173,6 +187,8 @@ def main():
     ap.add_argument("--prompts", type=int, default=1500)
     ap.add_argument("--par", type=int, default=8)
     ap.add_argument("--drains", type=int, default=2)
+    ap.add_argument("--ledger", type=int, default=0,
+                    help="seed the ledger with this many entries of old transcripts still on disk")
     args = ap.parse_args()
     for b in args.binaries:
         print(json.dumps(run_one(os.path.abspath(b), args)), flush=True)

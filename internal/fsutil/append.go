@@ -110,30 +110,43 @@ func AppendLine(path string, line []byte) error {
 // the opened descriptor, so nothing can be swapped in between. A file
 // larger than max is an error wrapping ErrTooLarge.
 func ReadRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, fi, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %s: %w", path, fi.Mode().Type(), ErrNotRegular)
-	}
 	if fi.Size() > max {
 		return nil, fmt.Errorf("read %s: %d bytes: %w (limit %d)", path, fi.Size(), ErrTooLarge, max)
 	}
-	buf := make([]byte, fi.Size()+1)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if int64(n) > max { // it grew since the stat
+	if int64(len(data)) > max { // it grew since the stat
 		return nil, fmt.Errorf("read %s: %w (limit %d)", path, ErrTooLarge, max)
 	}
-	return buf[:n], nil
+	return data, nil
+}
+
+// OpenRegular opens path for reading only if it is a regular file,
+// without blocking on a FIFO (O_NONBLOCK; the type is checked on the
+// descriptor, so nothing can be swapped in between). A missing file gives
+// an error wrapping fs.ErrNotExist, as os.Open does.
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, fmt.Errorf("read %s: %s: %w", path, fi.Mode().Type(), ErrNotRegular)
+	}
+	return f, fi, nil
 }
 
 // ErrTooLarge is returned by ReadRegular for a file over its limit.
