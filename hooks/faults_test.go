@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/queue"
 )
 
 // Symlinks planted at every state file a hook writes are not written
@@ -113,5 +116,40 @@ func TestHugePromptAndCwdAreBounded(t *testing.T) {
 	run(t, e.cfg, "prompt", "claude", in)
 	if ev := lastEvent(t, e.state); ev.Error {
 		t.Errorf("last event = %+v", ev)
+	}
+}
+
+// An enqueueing hook whose deadline passes before Enqueue finished (here
+// the queue is locked throughout) keeps its capture: on main the process
+// exited with it, and under load 1 in 5 Stop hooks queued nothing.
+func TestDeadlineKeepsTheCapture(t *testing.T) {
+	e := newHookEnv(t)
+	transcript := e.transcript(t, "t.jsonl")
+	in := e.fixture(t, "codex", "stop", map[string]any{"transcript_path": transcript})
+	lock := flock.New(filepath.Join(e.state, "queue.lock"))
+	if err := lock.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	run(t, e.cfg, "stop", "codex", in, func(o *hooks.Options) { o.Deadline = 100 * time.Millisecond })
+	if ev := lastEvent(t, e.state); !ev.Error || !strings.Contains(ev.Detail, "gave up") {
+		t.Fatalf("last event = %+v, want the deadline", ev)
+	}
+	if log := hookLog(t, e.state); !strings.Contains(log, "kept the capture in spill/") {
+		t.Errorf("hooks.log:\n%s", log)
+	}
+	if err := lock.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	waitHandlers(t)
+	q, err := queue.Open(e.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := q.Claim(time.Now().Add(time.Hour), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].TranscriptPath != transcript {
+		t.Errorf("queue after the deadline = %+v, want the one capture", recs)
 	}
 }

@@ -171,6 +171,7 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	case <-ctx.Done():
 		// The handler may still be writing an atomic file or a SQLite
 		// transaction; both survive the process exiting mid-way.
+		r.keepCapture()
 		return answer{}, fmt.Errorf("gave up after %s", r.Deadline)
 	}
 }
@@ -265,26 +266,11 @@ func readFileBy(f *os.File, deadline time.Time, limit int) ([]byte, error) {
 // SessionEnd). Stop fires after every turn: the queue skips a session
 // already waiting and a transcript already reflected at its current size.
 func enqueue(ctx context.Context, r *invocation) (answer, error) {
-	p := r.payload
-	trigger := queue.Trigger(r.Event)
-	if r.Event == "pre-compact" {
-		trigger = queue.TriggerPreCompactAuto
-		if p.Trigger == "manual" {
-			trigger = queue.TriggerPreCompactManual
-		}
-	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
 		return answer{}, err
 	}
-	queued, reason, err := q.Enqueue(queue.Record{
-		TranscriptPath: p.TranscriptPath,
-		SessionID:      p.SessionID,
-		Trigger:        trigger,
-		Harness:        queue.Harness(r.Agent),
-		Cwd:            p.Cwd,
-		QueuedAt:       r.now.UTC().Truncate(time.Second),
-	})
+	queued, reason, err := q.Enqueue(r.record())
 	if err != nil {
 		return answer{}, err
 	}
@@ -297,6 +283,49 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		return answer{detail: "queued session"}, nil
 	}
 	return answer{detail: "not queued: " + reason}, nil
+}
+
+// record is the queue record of an enqueueing event.
+func (r *invocation) record() queue.Record {
+	p := r.payload
+	trigger := queue.Trigger(r.Event)
+	if r.Event == "pre-compact" {
+		trigger = queue.TriggerPreCompactAuto
+		if p.Trigger == "manual" {
+			trigger = queue.TriggerPreCompactManual
+		}
+	}
+	return queue.Record{
+		TranscriptPath: p.TranscriptPath,
+		SessionID:      p.SessionID,
+		Trigger:        trigger,
+		Harness:        queue.Harness(r.Agent),
+		Cwd:            p.Cwd,
+		QueuedAt:       r.now.UTC().Truncate(time.Second),
+	}
+}
+
+// keepCapture is what an enqueueing hook does when its deadline passes
+// before Enqueue finished (a loaded machine, a huge ledger): the process is
+// about to exit and would take the capture with it, so the record is
+// spilled (one small atomic write) for the next enqueue or drain to fold
+// in. If the abandoned Enqueue completes after all, the fold finds the
+// session pending and drops the copy.
+func (r *invocation) keepCapture() {
+	if r.payload == nil || (r.Event != "pre-compact" && r.Event != "stop" && r.Event != "session-end") {
+		return
+	}
+	q, err := queue.Open(r.Config.StateDir)
+	if err != nil {
+		return
+	}
+	kept, err := q.Spill(r.record())
+	switch {
+	case err != nil:
+		logf(r.Config.StateDir, r.now, "%s: keep the capture past the deadline: %v", r.Event, err)
+	case kept:
+		logf(r.Config.StateDir, r.now, "%s: deadline passed; kept the capture in spill/ for the next enqueue or drain", r.Event)
+	}
 }
 
 // postTool arms a watcher when a shell command failed, so that the user's

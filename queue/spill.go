@@ -24,6 +24,42 @@ const spillDir = "spill"
 // kept the record in the spill directory: it is queued all the same.
 const ReasonSpilled = "queue busy: kept in spill/ for the next enqueue or drain"
 
+// Spill keeps rec in the spill directory without taking the lock, for a
+// hook whose deadline passed before Enqueue finished: the next Enqueue or
+// drain folds it in (dropping it if the session is pending by then). It
+// reports false, with no error, when there is nothing to queue (no
+// transcript, or a missing or empty one); invalid records are errors, as
+// for Enqueue.
+func (q *Queue) Spill(rec Record) (bool, error) {
+	if rec.TranscriptPath == "" {
+		return false, nil
+	}
+	if err := rec.validate(); err != nil {
+		return false, err
+	}
+	if !filepath.IsAbs(rec.TranscriptPath) {
+		return false, fmt.Errorf("spill: transcript path %q is not absolute", rec.TranscriptPath)
+	}
+	if fi, err := os.Stat(rec.TranscriptPath); err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return false, nil
+	}
+	now := q.now().UTC()
+	id, err := newID(now)
+	if err != nil {
+		return false, err
+	}
+	rec.ID = id
+	if rec.QueuedAt.IsZero() {
+		rec.QueuedAt = now.Truncate(time.Second)
+	}
+	rec.QueuedAt = rec.QueuedAt.UTC()
+	line, err := marshalLine(rec)
+	if err != nil {
+		return false, fmt.Errorf("spill: %w", err)
+	}
+	return true, q.spill(rec, line)
+}
+
 // spill writes rec's line to its own file in the spill directory.
 func (q *Queue) spill(rec Record, line []byte) error {
 	dir := filepath.Join(q.dir, spillDir)
