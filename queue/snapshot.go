@@ -32,10 +32,14 @@ func readSnapshot(path string) (snapshot, error) {
 		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
+	// Sized from the stat, as os.ReadFile does: io.ReadAll's doubling
+	// buffer copied a 6 MB ledger a dozen times (measured: +20 ms a hook).
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return snapshot{}, fmt.Errorf("read %s: %w", path, err)
 	}
+	data = data[:n]
 	return snapshot{fi: fi, data: data[:bytes.LastIndexByte(data, '\n')+1]}, nil
 }
 

@@ -167,6 +167,8 @@ def run_one(binary, args):
         "enqueues_lost": len(lost),
         "lock_timeouts_logged": log.count("still held after"),
         "spilled_logged": log.count("queue busy"),
+        "deadline_spills_logged": log.count("kept the capture in spill/"),
+        "deadline_giveups_logged": log.count("gave up after"),
         "dedupe_went_ahead_unlocked": log.count("went ahead without it"),
         "dedupe_skipped_busy": log.count("dedupe lock busy"),
         "stop_p50_ms": round(pct(stop_lat, 50) * 1000, 1),
