@@ -70,7 +70,10 @@ func (r *Report) Healthy() bool {
 // Run performs every check. It opens the index (which rebuilds it when it
 // is missing or damaged, as any command would) and refreshes it, so the
 // counts and malformed documents are current.
-func Run(ctx context.Context, c *config.Config) *Report {
+//
+// opts are added to the index's open options (a command passes
+// index.OnRebuild to say that a rebuild is under way).
+func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Report {
 	r := &Report{
 		StateDir: c.StateDir, LearningsDir: c.LearningsDir, ConfigFile: c.File,
 		Settings: map[string]any{
@@ -83,6 +86,7 @@ func Run(ctx context.Context, c *config.Config) *Report {
 		Malformed: []Malformed{},
 	}
 	r.checkDir("state directory", c.StateDir, "it is created by the first hook or drain")
+	r.checkStateDirs(c.StateDir)
 	r.checkDir("documents directory", c.DocumentsDir(), "it is created by the first 'reflect add' or drain")
 	r.checkDir("index directory", c.IndexDir(), "it is created by any search or reindex")
 	if _, err := os.Stat(c.File); err == nil {
@@ -93,7 +97,7 @@ func Run(ctx context.Context, c *config.Config) *Report {
 	if c.Disabled {
 		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
 	}
-	r.checkIndex(ctx, c)
+	r.checkIndex(ctx, c, opts)
 	r.checkWriter(c)
 	r.checkHooks()
 	return r
@@ -199,13 +203,53 @@ func (r *Report) checkDir(name, dir, missingHint string) {
 	r.add(Check{Name: name, Status: OK, Detail: dir})
 }
 
-func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
+// stateSubdirs are the directories hooks write under the state directory:
+// what a session was shown, armed failure watchers, spilled queue records
+// and logs. Each holds prompts, commands or paths.
+var stateSubdirs = []string{"armed", "session-injected", "spill", "logs"}
+
+// checkStateDirs warns about a state subdirectory others can read or
+// write (hooks tighten one when they next write there, doctor only says
+// so), and one that is not a directory at all (a symlink planted there
+// would redirect what hooks write).
+func (r *Report) checkStateDirs(stateDir string) {
+	var loose []string
+	for _, name := range stateSubdirs {
+		dir := filepath.Join(stateDir, name)
+		fi, err := os.Lstat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			r.add(Check{Name: "state " + name, Status: Fail, Detail: err.Error(), Fix: "check the permissions of " + stateDir})
+		case !fi.IsDir():
+			r.add(Check{Name: "state " + name, Status: Fail, Detail: dir + " is not a directory (" + fi.Mode().Type().String() + ")",
+				Fix: "remove it; reflect recreates it"})
+		case fi.Mode().Perm()&0o077 != 0:
+			loose = append(loose, fmt.Sprintf("%s (mode %v)", dir, fi.Mode().Perm()))
+		}
+	}
+	if len(loose) > 0 {
+		r.add(Check{Name: "state subdirectories", Status: Warn, Detail: "readable or writable by others: " + strings.Join(loose, ", "),
+			Fix: "chmod 700 each of them (hooks tighten them on their next write)"})
+	}
+}
+
+func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index.OpenOption) {
 	opts, err := index.ConfigOptions(c.Index, false)
 	if err != nil {
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "set index.embedder to hash, ollama, openai or none in " + c.File})
 		return
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, extra...)...)
+	if errors.Is(err, index.ErrBusy) {
+		// Another process is rebuilding it: not a failure of the index,
+		// which is being made (on main doctor reported a contradictory
+		// fail here while a rebuild ran).
+		r.add(Check{Name: "index", Status: Warn, Detail: "another process is rebuilding the index: " + err.Error(),
+			Fix: "run 'reflect doctor' again when it has finished"})
+		return
+	}
 	if err != nil {
 		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {
@@ -218,9 +262,18 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	if ix.Rebuilt != "" {
 		r.add(Check{Name: "index rebuild", Status: Warn, Detail: ix.Rebuilt})
 	}
+	if ix.Repaired != "" {
+		r.add(Check{Name: "index repair", Status: OK, Detail: "repaired: " + ix.Repaired})
+	}
+	// Looked at before the refresh, which rewrites a damaged vector file:
+	// doctor says what it found and what it did.
+	vecBefore, _ := ix.VectorFileProblem(ctx)
 	switch _, _, err := ix.Refresh(ctx); {
 	case errors.Is(err, index.ErrBusy):
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
+	case index.NoSpace(err):
+		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error() + "; searches answer from the index as it stands",
+			Fix: "free space on the disk of " + c.IndexDir() + ", then run 'reflect reindex'"})
 	case err != nil:
 		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
 	}
@@ -253,14 +306,18 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
 	}
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
-	r.checkVectors(ctx, c, ix)
+	r.checkVectors(ctx, c, ix, vecBefore)
 }
 
 // checkVectors reports the embedder and how its vectors are searched: the
 // exact scan, or the HNSW tier when the last reindex found its recall good
 // enough (DESIGN §5). Either is healthy; the detail says why, so a slow
 // vector search at scale can be traced to a failed self-check.
-func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.Index) {
+//
+// vecBefore is what was wrong with vectors.f32 before the refresh: a
+// problem the refresh repaired is reported as repaired, one it did not as
+// a warning with the command that repairs it.
+func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.Index, vecBefore string) {
 	name := c.Index.Embedder
 	if name == "" {
 		name = embed.ProviderHash
@@ -271,6 +328,17 @@ func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.I
 	}
 	if c.Index.EmbedderModel != "" {
 		name += " (" + c.Index.EmbedderModel + ")"
+	}
+	switch problem, err := ix.VectorFileProblem(ctx); {
+	case err != nil || problem != "":
+		if err != nil {
+			problem = err.Error()
+		}
+		r.add(Check{Name: "vector file", Status: Warn,
+			Detail: problem + "; searches use the other signals until it is rewritten",
+			Fix:    "run 'reflect reindex' (it rewrites the file from the catalog)"})
+	case vecBefore != "":
+		r.add(Check{Name: "vector file", Status: OK, Detail: "repaired: " + vecBefore + "; rewritten from the catalog"})
 	}
 	st, err := ix.ANN(ctx)
 	switch {

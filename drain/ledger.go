@@ -77,16 +77,9 @@ func TodaySpend(stateDir string, now time.Time) (Spend, error) {
 	return costLedger{path: filepath.Join(stateDir, "drain-cost.jsonl")}.today(now)
 }
 
+// appendLine appends a whole line or nothing, never through a symlink.
 func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, fsutil.FilePerm)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(line); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return fsutil.AppendLine(path, line)
 }
 
 // maxLogSize is when drain.log is rotated to drain.log.1.
@@ -118,7 +111,7 @@ func saveLast(stateDir string, rep *Report) error {
 
 // LastRun is the report of the last drain that ran, nil when none has.
 func LastRun(stateDir string) (*Report, error) {
-	data, err := os.ReadFile(filepath.Join(stateDir, lastDrainFile))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, lastDrainFile), 1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -93,7 +93,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	c := o.Config
 	rep := &Report{Started: o.Now().UTC(), DryRun: o.DryRun, Entries: []Entry{}}
-	if err := fsutil.EnsureDir(c.StateDir); err != nil {
+	if err := fsutil.EnsurePrivateDir(c.StateDir); err != nil {
 		return nil, err
 	}
 	lock := flock.New(filepath.Join(c.StateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
@@ -231,7 +231,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 // runningPID is the pid in drain.pid, for messages only: the lock, not the
 // file, decides whether a drain runs.
 func runningPID(stateDir string) string {
-	data, err := os.ReadFile(filepath.Join(stateDir, "drain.pid"))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, "drain.pid"), 1<<10)
 	if err != nil {
 		return ""
 	}
@@ -274,7 +274,7 @@ func markCurrent(stateDir, id string) {
 func clearCurrent(stateDir string) { _ = os.Remove(filepath.Join(stateDir, currentFile)) }
 
 func interruptedEntry(stateDir string) string {
-	data, err := os.ReadFile(filepath.Join(stateDir, currentFile))
+	data, err := fsutil.ReadRegular(filepath.Join(stateDir, currentFile), 1<<10)
 	if err != nil {
 		return ""
 	}

@@ -606,7 +606,10 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s not started: %w", filepath.Base(p.path), err)
 	}
-	cmd := exec.CommandContext(ctx, p.path, p.args...)
+	// stop ends the writer early without ending ctx: at the output cap.
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := exec.CommandContext(runCtx, p.path, p.args...)
 	cmd.Dir = p.dir
 	cmd.Stdin = p.stdin
 	cmd.Env = append(writerEnv(os.Environ()), p.env...)
@@ -623,13 +626,26 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 		return err
 	}
 	cmd.WaitDelay = writerWaitDelay
-	stdout := &cappedBuffer{max: writerMaxStdout}
+	// A writer printing past the cap is killed at once: its answer is
+	// worthless, and reading 300 MB to EOF took 21 s on main.
+	stdout := &cappedBuffer{max: writerMaxStdout, onOver: stop}
 	stderr := &cappedBuffer{max: writerMaxStderr}
 	cmd.Stdout = stdout
 	cmd.Stderr = stderr
 	start := time.Now()
 	err := cmd.Run()
 	name := filepath.Base(p.path)
+	if stdout.over {
+		return nil, fmt.Errorf("%s printed more than %d bytes; killed it", name, writerMaxStdout)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The writer exited 0 with its whole answer, but left a process
+		// (a daemon, an MCP server) holding stdout open. Its answer counts:
+		// failing the entry would reflect it, and pay for it, again. The
+		// leftovers of its group are killed.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = nil
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		// Rounded to 100 ms: the timeout started a few milliseconds before
 		// the process did, and "killed after 998ms" reads like a bug next to
@@ -642,9 +658,6 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 			return nil, fmt.Errorf("%s failed (%s)%s", name, exit.ProcessState, stderrTail(stderr.Bytes()))
 		}
 		return nil, fmt.Errorf("run %s: %w", name, err)
-	}
-	if stdout.over {
-		return nil, fmt.Errorf("%s printed more than %d bytes", name, writerMaxStdout)
 	}
 	return stdout.Bytes(), nil
 }
@@ -685,13 +698,17 @@ func stderrTail(b []byte) string {
 // out later. The buffer is a field, not embedded, so that io.Copy cannot
 // bypass Write through bytes.Buffer's ReadFrom.
 type cappedBuffer struct {
-	buf  bytes.Buffer
-	max  int
-	over bool
+	buf    bytes.Buffer
+	max    int
+	over   bool
+	onOver func() // called at the first overflow; nil for none
 }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {
 	if room := c.max - c.buf.Len(); room < len(p) {
+		if !c.over && c.onOver != nil {
+			c.onOver()
+		}
 		c.over = true
 		if room > 0 {
 			c.buf.Write(p[:room])

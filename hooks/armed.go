@@ -365,6 +365,9 @@ func clipRunes(s string, n int) string {
 // "corrected" by another's prompt.
 var errNoSession = errors.New("arm watcher: payload has no session id")
 
+// maxArmedFile bounds what Armed reads: Arm writes a few kilobytes.
+const maxArmedFile = 1 << 20
+
 func armedPath(stateDir, sessionID string) string {
 	return filepath.Join(stateDir, "armed", fsutil.SafeName(sessionID)+".json")
 }
@@ -391,6 +394,9 @@ func Arm(stateDir, sessionID string, f Failure, now time.Time) error {
 		return fmt.Errorf("arm watcher: %w", err)
 	}
 	path := armedPath(stateDir, sessionID)
+	if err := fsutil.EnsureStateSubdir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("arm watcher: %w", err)
+	}
 	if err := fsutil.WriteAtomicNoSync(path, append(data, '\n'), fsutil.FilePerm); err != nil {
 		return err
 	}
@@ -430,8 +436,12 @@ func Armed(stateDir, sessionID string, now time.Time) (Failure, bool) {
 		return Failure{}, false
 	}
 	path := armedPath(stateDir, sessionID)
-	data, err := os.ReadFile(path)
+	// A FIFO planted here would hang every prompt of the session.
+	data, err := fsutil.ReadRegular(path, maxArmedFile)
 	if err != nil {
+		if errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, fsutil.ErrTooLarge) {
+			_ = os.Remove(path)
+		}
 		return Failure{}, false
 	}
 	var f Failure

@@ -20,18 +20,13 @@ const maxLogSize = 1 << 20
 // written.
 func logf(stateDir string, now time.Time, format string, args ...any) {
 	dir := filepath.Join(stateDir, "logs")
-	if fsutil.EnsureDir(dir) != nil {
+	if fsutil.EnsureStateSubdir(dir) != nil {
 		return
 	}
 	path := filepath.Join(dir, "hooks.log")
 	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogSize {
 		_ = os.Rename(path, path+".1")
 	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, fsutil.FilePerm)
-	if err != nil {
-		return
-	}
-	defer f.Close()
 	line := redact.String(fmt.Sprintf(format, args...))
-	_, _ = fmt.Fprintf(f, "%s %s\n", now.UTC().Format(time.RFC3339), line)
+	_ = fsutil.AppendLine(path, []byte(now.UTC().Format(time.RFC3339)+" "+line+"\n"))
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // Events are the hook events of `reflect hook EVENT`, in the order an agent
@@ -48,6 +51,18 @@ func ParsePayload(data []byte) (*Payload, error) {
 	}
 	p.Raw = data
 	return &p, nil
+}
+
+// bound cuts the payload's free-text fields to what any handler uses, so
+// that no handler spends the deadline on megabytes: the prompt to
+// recall.MaxPromptBytes (searching and judging a correction look at no
+// more), and a working directory longer than PATH_MAX, which no real one
+// is, to nothing.
+func (p *Payload) bound() {
+	p.Prompt = recall.ClipPrompt(p.Prompt)
+	if len(p.Cwd) > gitrepo.MaxPath {
+		p.Cwd = ""
+	}
 }
 
 // agentEventName is the agent's own name for an event, used in output.

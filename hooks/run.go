@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -35,6 +37,10 @@ type Options struct {
 	Config   *config.Config
 	Now      func() time.Time
 	Deadline time.Duration
+	// Start is when the deadline starts: the process start, so that
+	// reading and decoding a huge payload counts against it too. Zero
+	// means when Run is called.
+	Start time.Time
 	// Spawn starts `reflect ARGS...` in the background (a drain, a
 	// reindex); nil means proc.SpawnDetached. Tests replace it.
 	Spawn func(args ...string) error
@@ -76,6 +82,9 @@ func Run(ctx context.Context, o Options) {
 	if o.Deadline <= 0 {
 		o.Deadline = DefaultDeadline
 	}
+	if o.Start.IsZero() {
+		o.Start = time.Now()
+	}
 	if o.Spawn == nil {
 		o.Spawn = proc.SpawnDetached
 	}
@@ -114,25 +123,27 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if err := ValidEvent(r.Event, r.Agent); err != nil {
 		return answer{}, err
 	}
-	data, err := io.ReadAll(io.LimitReader(r.In, maxPayload+1))
-	if err != nil {
-		return answer{}, fmt.Errorf("read payload: %w", err)
-	}
-	if len(data) > maxPayload {
+	// The deadline runs from the process start: reading a payload of
+	// megabytes took 1.6–2.3 s on main before the clock even started.
+	ctx, cancel := context.WithDeadline(ctx, r.Start.Add(r.Deadline))
+	defer cancel()
+	data, err := readPayload(ctx, r.In)
+	if errors.Is(err, errPayloadTooLarge) {
 		// Not an error: a tool call with a huge output is legitimate, it
-		// just is not worth reading. Drain stdin so the agent's write ends.
-		_, _ = io.Copy(io.Discard, r.In)
+		// just is not worth reading.
 		return answer{detail: fmt.Sprintf("payload over %d MB ignored", maxPayload>>20)}, nil
+	}
+	if err != nil {
+		return answer{}, err
 	}
 	if r.payload, err = ParsePayload(data); err != nil {
 		return answer{}, err
 	}
+	r.payload.bound()
 	h := handlers[r.Event]
 	if h == nil {
 		return answer{}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.Deadline)
-	defer cancel()
 	type result struct {
 		out answer
 		err error
@@ -160,14 +171,122 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	case <-ctx.Done():
 		// The handler may still be writing an atomic file or a SQLite
 		// transaction; both survive the process exiting mid-way.
+		r.keepCapture()
 		return answer{}, fmt.Errorf("gave up after %s", r.Deadline)
 	}
+}
+
+var errPayloadTooLarge = errors.New("payload too large")
+
+// readPayload reads stdin up to maxPayload bytes, giving up at ctx's
+// deadline when stdin is a pipe or terminal (as from an agent): an agent
+// that never finishes writing, or megabytes arriving slowly, must not hold
+// the hook past it. A larger payload is drained (so the agent's write ends)
+// within the same deadline and reported as errPayloadTooLarge. Other
+// readers (tests, in-process callers) are read as they come.
+func readPayload(ctx context.Context, in io.Reader) ([]byte, error) {
+	var data []byte
+	var err error
+	deadline, hasDeadline := ctx.Deadline()
+	if f, ok := in.(*os.File); ok && hasDeadline {
+		data, err = readFileBy(f, deadline, maxPayload+1)
+	} else {
+		data, err = io.ReadAll(io.LimitReader(in, maxPayload+1))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxPayload {
+		if f, ok := in.(*os.File); ok && hasDeadline {
+			_, _ = readFileBy(f, deadline, -1)
+		} else {
+			_, _ = io.Copy(io.Discard, in)
+		}
+		return nil, errPayloadTooLarge
+	}
+	return data, nil
+}
+
+// errReadDeadline is readFileBy giving up.
+var errReadDeadline = errors.New("gave up reading the payload at the deadline")
+
+// readFileBy reads f to EOF, or to limit bytes (limit < 0: discard
+// everything), and gives up at deadline. The descriptor is switched to
+// non-blocking for the read and polled, because stdin from an agent is a
+// blocking pipe that Go's poller does not manage (no SetReadDeadline), and
+// a blocked read(2) could not be abandoned.
+func readFileBy(f *os.File, deadline time.Time, limit int) ([]byte, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return io.ReadAll(io.LimitReader(f, int64(max(limit, 0))))
+	}
+	var data []byte
+	var rerr error
+	cerr := rc.Control(func(fd uintptr) {
+		if err := unix.SetNonblock(int(fd), true); err != nil {
+			rerr = err
+			return
+		}
+		defer unix.SetNonblock(int(fd), false)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := unix.Read(int(fd), buf)
+			switch {
+			case n > 0:
+				if limit >= 0 {
+					data = append(data, buf[:n]...)
+					if len(data) >= limit {
+						return
+					}
+				}
+			case err == nil: // n == 0: EOF
+				return
+			case errors.Is(err, unix.EINTR):
+			case errors.Is(err, unix.EAGAIN):
+				wait := time.Until(deadline)
+				if wait <= 0 {
+					rerr = errReadDeadline
+					return
+				}
+				fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+				_, _ = unix.Poll(fds, int(wait.Milliseconds())+1)
+			default:
+				rerr = fmt.Errorf("read payload: %w", err)
+				return
+			}
+		}
+	})
+	if cerr != nil {
+		return nil, fmt.Errorf("read payload: %w", cerr)
+	}
+	return data, rerr
 }
 
 // enqueue queues the session's transcript for reflection (PreCompact, Stop,
 // SessionEnd). Stop fires after every turn: the queue skips a session
 // already waiting and a transcript already reflected at its current size.
 func enqueue(ctx context.Context, r *invocation) (answer, error) {
+	q, err := queue.Open(r.Config.StateDir)
+	if err != nil {
+		return answer{}, err
+	}
+	queued, reason, err := q.Enqueue(r.record())
+	if err != nil {
+		return answer{}, err
+	}
+	if queued && reason != "" {
+		// Worth a log line: a queue that is often busy is worth a look.
+		logf(r.Config.StateDir, r.now, "%s: %s", r.Event, reason)
+		return answer{detail: "queued session (" + reason + ")"}, nil
+	}
+	if queued {
+		return answer{detail: "queued session"}, nil
+	}
+	return answer{detail: "not queued: " + reason}, nil
+}
+
+// record is the queue record of an enqueueing event.
+func (r *invocation) record() queue.Record {
 	p := r.payload
 	trigger := queue.Trigger(r.Event)
 	if r.Event == "pre-compact" {
@@ -176,25 +295,37 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 			trigger = queue.TriggerPreCompactManual
 		}
 	}
-	q, err := queue.Open(r.Config.StateDir)
-	if err != nil {
-		return answer{}, err
-	}
-	queued, reason, err := q.Enqueue(queue.Record{
+	return queue.Record{
 		TranscriptPath: p.TranscriptPath,
 		SessionID:      p.SessionID,
 		Trigger:        trigger,
 		Harness:        queue.Harness(r.Agent),
 		Cwd:            p.Cwd,
 		QueuedAt:       r.now.UTC().Truncate(time.Second),
-	})
+	}
+}
+
+// keepCapture is what an enqueueing hook does when its deadline passes
+// before Enqueue finished (a loaded machine, a huge ledger): the process is
+// about to exit and would take the capture with it, so the record is
+// spilled (one small atomic write) for the next enqueue or drain to fold
+// in. If the abandoned Enqueue completes after all, the fold finds the
+// session pending and drops the copy.
+func (r *invocation) keepCapture() {
+	if r.payload == nil || (r.Event != "pre-compact" && r.Event != "stop" && r.Event != "session-end") {
+		return
+	}
+	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
-		return answer{}, err
+		return
 	}
-	if queued {
-		return answer{detail: "queued session"}, nil
+	kept, err := q.Spill(r.record())
+	switch {
+	case err != nil:
+		logf(r.Config.StateDir, r.now, "%s: keep the capture past the deadline: %v", r.Event, err)
+	case kept:
+		logf(r.Config.StateDir, r.now, "%s: deadline passed; kept the capture in spill/ for the next enqueue or drain", r.Event)
 	}
-	return answer{detail: "not queued: " + reason}, nil
 }
 
 // postTool arms a watcher when a shell command failed, so that the user's
@@ -238,7 +369,8 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	}
 	// Pick up documents added on disk (a git pull) since the last reindex;
 	// while another process updates the index, recall from it as it stands.
-	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) {
+	// A full disk likewise: the failed update was rolled back whole.
+	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) && !index.NoSpace(err) {
 		ix.Close()
 		if errors.Is(err, index.ErrNeedsRebuild) {
 			if serr := r.Spawn("reindex"); serr != nil {

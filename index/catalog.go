@@ -102,6 +102,9 @@ type Index struct {
 	// RebuildStats is what that rebuild did, so a caller about to reindex
 	// anyway can skip a second pass.
 	RebuildStats Stats
+	// Repaired says what Open fixed without a rebuild (a symlink planted at
+	// catalog.db-wal), for doctor and commands to tell the user.
+	Repaired string
 
 	opts openOptions
 
@@ -120,6 +123,7 @@ type openOptions struct {
 	noRebuild        bool
 	busyWait         time.Duration
 	onBusy           func(wait time.Duration)
+	onRebuild        func(reason string, docs int)
 	embedder         embed.Embedder
 	noQueryEmbedding bool
 	halfLife         time.Duration
@@ -151,6 +155,14 @@ func BusyWait(d time.Duration) OpenOption {
 // so that a command can say why it pauses.
 func OnBusy(fn func(wait time.Duration)) OpenOption {
 	return func(o *openOptions) { o.onBusy = fn }
+}
+
+// OnRebuild has fn called when Open is about to rebuild the catalog from
+// docs documents, with the reason, so that a command can say why it
+// pauses: a rebuild of a large knowledge base takes seconds to minutes, and
+// a search that silently took 13 s looked hung.
+func OnRebuild(fn func(reason string, docs int)) OpenOption {
+	return func(o *openOptions) { o.onRebuild = fn }
 }
 
 // ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must
@@ -227,6 +239,9 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 		ix.Close()
 		return nil, fmt.Errorf("%s: %w", reason, ErrNeedsRebuild)
 	}
+	if oo.onRebuild != nil {
+		oo.onRebuild(reason, len(files))
+	}
 	st, err := ix.Update(ctx, oo.update)
 	if err != nil {
 		ix.Close()
@@ -286,6 +301,9 @@ func setPageSize(ctx context.Context, path string) error {
 }
 
 func (ix *Index) open(ctx context.Context) error {
+	if msg := clearSidecars(ix.path); msg != "" {
+		ix.Repaired = msg
+	}
 	if fi, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) {
 		if err := initFile(ctx, ix.path); err != nil {
 			return err
@@ -374,6 +392,47 @@ func (ix *Index) moveAside() error {
 		_ = os.Remove(ix.path + suffix)
 	}
 	return nil
+}
+
+// clearSidecars removes whatever is not a regular file at the catalog's
+// -wal and -shm paths, and says what it removed. SQLite refuses a
+// symlinked WAL ("too many levels of symbolic links"), so one planted there
+// broke every search until someone acted; it never holds data of ours, so
+// removing the link (never its target) loses nothing. A directory is moved
+// aside rather than deleted.
+func clearSidecars(path string) string {
+	var done []string
+	for _, suffix := range []string{"-wal", "-shm"} {
+		p := path + suffix
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode().IsRegular() {
+			continue
+		}
+		if fi.IsDir() {
+			if err := os.Rename(p, p+".moved-aside"); err == nil {
+				done = append(done, filepath.Base(p)+" was a directory; moved it aside to "+filepath.Base(p)+".moved-aside")
+			}
+			continue
+		}
+		if err := os.Remove(p); err == nil {
+			done = append(done, fmt.Sprintf("%s was a %s, not a regular file; removed it", filepath.Base(p), kindOf(fi.Mode())))
+		}
+	}
+	return strings.Join(done, "; ")
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "symlink"
+	case m&os.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeDevice != 0:
+		return "device"
+	}
+	return "special file"
 }
 
 // remove deletes the catalog and its WAL files.

@@ -215,7 +215,8 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 	path := ix.vectorsPath()
 	if !ch.any() {
 		if f, err := vector.Open(path); err == nil {
-			ok := f.Len() == count && fileEmbedderID(f.Header()) == stored
+			// Damaged floats (NaN, Inf) are rewritten from the table.
+			ok := f.Len() == count && fileEmbedderID(f.Header()) == stored && f.NonFinite() == 0
 			f.Close()
 			if ok {
 				return nil
@@ -289,7 +290,7 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 	}
 	// The rows below point into old's mapping until the new file is written.
 	defer old.Close()
-	if fileEmbedderID(old.Header()) != stored {
+	if fileEmbedderID(old.Header()) != stored || old.NonFinite() > 0 {
 		return false, nil
 	}
 	dim := old.Dim()
@@ -487,4 +488,48 @@ func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit,
 		return nil, err
 	}
 	return toHits(ix.vecSearch.Search(q, limit, nil)), nil
+}
+
+// VectorFileProblem describes what is wrong with vectors.f32, or returns ""
+// when it matches the vectors table (or there are none): missing, not a
+// regular file, damaged, of another embedder, out of step with the table,
+// or holding NaN/Inf values. Each is repaired by 'reflect reindex', which
+// rewrites the file from the table; until then searches go on without the
+// vector signal or with the rows as they are.
+func (ix *Index) VectorFileProblem(ctx context.Context) (string, error) {
+	if ix.opts.embedder == nil {
+		return "", nil
+	}
+	var stored string
+	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", nil
+		}
+		return "", err
+	}
+	var count int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&count); err != nil {
+		return "", err
+	}
+	path := ix.vectorsPath()
+	f, err := vector.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && count == 0:
+		return "", nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("%s is missing (%d vectors in the catalog)", path, count), nil
+	case err != nil:
+		return err.Error(), nil
+	}
+	defer f.Close()
+	if id := fileEmbedderID(f.Header()); id != stored {
+		return fmt.Sprintf("%s holds vectors of %s, the catalog of %s", path, id, stored), nil
+	}
+	if f.Len() != count {
+		return fmt.Sprintf("%s holds %d vectors, the catalog %d", path, f.Len(), count), nil
+	}
+	if n := f.NonFinite(); n > 0 {
+		return fmt.Sprintf("%s: %d vector(s) hold NaN or infinite values", path, n), nil
+	}
+	return "", nil
 }

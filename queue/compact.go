@@ -56,7 +56,7 @@ type CompactStats struct {
 // The cost of being wrong is one more reflection of the same content.
 func (q *Queue) Compact() (CompactStats, error) {
 	var st CompactStats
-	if _, err := os.Stat(q.pendingPath); err == nil {
+	if _, err := os.Stat(q.pendingPath); err == nil || len(q.spilled()) > 0 {
 		if st, err = q.compactQueue(); err != nil {
 			return st, fmt.Errorf("compact: %w", err)
 		}
@@ -75,6 +75,9 @@ func (q *Queue) compactQueue() (CompactStats, error) {
 		return CompactStats{}, err
 	}
 	defer unlock()
+	if err := q.foldSpilled(nil); err != nil {
+		return CompactStats{}, err
+	}
 	data, err := readFile(q.pendingPath)
 	if err != nil {
 		return CompactStats{}, err

@@ -65,7 +65,7 @@ func Backoff(attempts int) time.Duration {
 // queue or being retried forever, and duplicates are merged, so the drainer
 // never reflects one transcript twice in a run.
 func (q *Queue) Claim(now time.Time, limit int) ([]Record, error) {
-	if _, err := os.Stat(q.pendingPath); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(q.pendingPath); errors.Is(err, fs.ErrNotExist) && len(q.spilled()) == 0 {
 		return nil, nil
 	}
 	unlock, err := q.lock(true)
@@ -73,6 +73,11 @@ func (q *Queue) Claim(now time.Time, limit int) ([]Record, error) {
 		return nil, err
 	}
 	defer unlock()
+	// Records that hooks spilled while the queue was busy join it first;
+	// compactLocked merges any that duplicate a pending one.
+	if err := q.foldSpilled(nil); err != nil {
+		return nil, fmt.Errorf("claim: %w", err)
+	}
 	data, err := readFile(q.pendingPath)
 	if err != nil {
 		return nil, err

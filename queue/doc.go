@@ -2,12 +2,14 @@
 // pending_reflections.jsonl (one JSON Record per line), the queue.lock flock
 // that serialises every writer, the processed.jsonl ledger of transcripts
 // that were already reflected, poison.jsonl (records that failed too often)
-// and malformed.jsonl (lines that were not records).
+// malformed.jsonl (lines that were not records) and spill/ (records of
+// hooks that found the queue busy).
 //
 // Hooks call Enqueue after every agent turn (Stop), so the common path must be
-// cheap: it reads the queue once, skips a session that is already pending and
-// only hashes a transcript when the ledger holds an entry of exactly the same
-// path and size.
+// cheap: it reads the queue and the ledger before it takes the lock, and
+// under the lock only what was appended since; it skips a session that is
+// already pending and only hashes a transcript when the ledger holds an entry
+// of exactly the same path and size.
 //
 // The single drainer consumes it: Claim returns due records without removing
 // them, and each one then leaves through Ack (reflected: ledger entry, and a
@@ -24,11 +26,16 @@
 //     leaves the queue. Lines it cannot parse are kept verbatim: List reports
 //     them, and Claim and Compact move them to malformed.jsonl so that they
 //     neither block the queue nor vanish.
-//   - Block a hook for long. Locks are taken with a bounded wait (LockWait);
-//     after it an operation fails with ErrLocked and the hook fails open. A
-//     missed enqueue heals itself: the next hook of the session finds the
-//     transcript uncovered and queues it again. Rewrites do their slow work
-//     (hashing a transcript) before they take the lock.
+//   - Block a hook for long, or drop its capture. Locks are taken with a
+//     bounded wait (LockWait); an Enqueue that times out writes its record to
+//     a file of its own under spill/ (atomically, no lock needed), and the
+//     next Enqueue that gets the lock, or the drainer's Claim or Compact,
+//     folds spilled records into the queue, oldest first. Other operations
+//     fail with ErrLocked. Rewrites do their slow work (hashing a
+//     transcript) before they take the lock.
+//   - Leave a torn line. An append that fails half-way (ENOSPC) is cut back
+//     to the file's size before it (fsutil.AppendLine), and no append
+//     follows a symlink planted at a queue file.
 //   - Use payload strings (session ids, paths) as file names. They are only
 //     stored as JSON strings; files that are named after sessions belong to
 //     other packages, which sanitise the names.

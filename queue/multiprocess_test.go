@@ -24,6 +24,7 @@ const (
 	helperCount    = "QUEUE_TEST_COUNT"
 	helperStart    = "QUEUE_TEST_START" // unix nanoseconds; children start together
 	helperStop     = "QUEUE_TEST_STOP"  // a file whose appearance ends a looping helper
+	helperLockWait = "QUEUE_TEST_LOCKWAIT"
 )
 
 const (
@@ -46,7 +47,11 @@ func TestHelperProcess(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv(helperCount))
 	start, _ := strconv.ParseInt(os.Getenv(helperStart), 10, 64)
 
-	defer func() { fmt.Printf("lock-retries %d\n", lockRetries) }()
+	if d, err := time.ParseDuration(os.Getenv(helperLockWait)); err == nil {
+		q.lockWait = d
+	}
+	spilled := 0
+	defer func() { fmt.Printf("lock-retries %d\nspilled %d\n", lockRetries, spilled) }()
 
 	switch mode {
 	case "append":
@@ -69,6 +74,9 @@ func TestHelperProcess(t *testing.T) {
 			if err != nil || !ok {
 				t.Fatalf("Enqueue(%s) = %v, %q, %v", r.SessionID, ok, reason, err)
 			}
+			if reason == ReasonSpilled {
+				spilled++
+			}
 		}
 	case "drop":
 		recs, _, err := q.List()
@@ -83,6 +91,8 @@ func TestHelperProcess(t *testing.T) {
 				}
 			}
 		}
+	case "hold":
+		helperHold(t, q, os.Getenv(helperStop))
 	case "compact":
 		helperCompact(t, q, os.Getenv(helperStop))
 	case "mark":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -151,15 +152,18 @@ func (q *Queue) Drop(id string) error {
 }
 
 // Depth counts the non-blank lines of the queue, malformed ones included
-// (they wait for a human just as records wait for the drainer). It takes no
+// (they wait for a human just as records wait for the drainer), and the
+// records spilled while the queue was busy. It takes no
 // lock and reports 0 on any error, because the status line calls it on
 // every refresh and must never wait or fail.
 func (q *Queue) Depth() int {
-	data, err := os.ReadFile(q.pendingPath)
+	// Spilled records are queued too; they join the file at the next
+	// enqueue or drain.
+	n := len(q.spilled())
+	data, err := fsutil.ReadRegular(q.pendingPath, math.MaxInt32)
 	if err != nil {
-		return 0
+		return n
 	}
-	n := 0
 	for len(data) > 0 {
 		var l []byte
 		l, data, _ = bytes.Cut(data, []byte{'\n'})
@@ -182,7 +186,7 @@ func (q *Queue) Depth() int {
 // releases the lock as soon as it gets it; a hook exits soon anyway, and the
 // kernel drops the request with the process.
 func (q *Queue) lock(exclusive bool) (unlock func(), err error) {
-	if err := fsutil.EnsureDir(q.dir); err != nil {
+	if err := fsutil.EnsurePrivateDir(q.dir); err != nil {
 		return nil, err
 	}
 	fl := flock.New(q.lockPath, flock.SetPermissions(fsutil.FilePerm))
@@ -304,8 +308,9 @@ func splice(data []byte, start, end int, repl []byte) []byte {
 }
 
 // readFile returns the content of path, or nil when it does not exist yet.
+// A FIFO planted there is refused instead of blocking the hook.
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, math.MaxInt32)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -315,43 +320,15 @@ func readFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// appendLine appends line (which ends in '\n') to path with a single write
-// on an O_APPEND descriptor. The caller holds the exclusive lock and the file
-// is opened only now, after the lock: a descriptor opened before a rewrite
-// renamed a new file into place would append to the orphaned old file.
+// appendLine appends line (which ends in '\n') to path, whole or not at
+// all, without following a symlink (fsutil.AppendLine). The caller holds the
+// exclusive lock and the file is opened only now, after the lock: a
+// descriptor opened before a rewrite renamed a new file into place would
+// append to the orphaned old file.
 //
-// If a crashed writer left the file without a final newline, a '\n' is
-// prepended so the torn line stays a (bad) line of its own instead of
-// swallowing this record.
+// No fsync: a hook must stay fast, the page cache survives a crashed
+// process, and a line lost to a power cut is re-queued by the session's
+// next hook because the ledger does not cover its transcript.
 func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, fsutil.FilePerm)
-	if err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
-	}
-	if fi.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, fi.Size()-1); err != nil {
-			return fmt.Errorf("append %s: %w", path, err)
-		}
-		if last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
-	}
-	// os.File.Write issues one write(2) for the whole buffer; it only loops
-	// after a short write, which on a regular file means the disk is full.
-	// No fsync: a hook must stay fast, the page cache survives a crashed
-	// process, and a line lost to a power cut is re-queued by the session's
-	// next hook because the ledger does not cover its transcript.
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("append %s: %w", path, err)
-	}
-	return nil
+	return fsutil.AppendLine(path, line)
 }

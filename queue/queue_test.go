@@ -560,10 +560,12 @@ func TestLockIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, _, err := q.Enqueue(testRecord(tr, "s1"))
+	// A busy queue must not drop the capture: the record is spilled, and
+	// counts as queued.
+	queued, reason, err := q.Enqueue(testRecord(writeTranscript(t, t.TempDir(), "s1.jsonl", "x\n"), "s1"))
 	elapsed := time.Since(start)
-	if !errors.Is(err, ErrLocked) {
-		t.Errorf("Enqueue under a held lock: err = %v, want ErrLocked", err)
+	if err != nil || !queued || reason != ReasonSpilled {
+		t.Errorf("Enqueue under a held lock = %v, %q, %v; want queued, %q", queued, reason, err, ReasonSpilled)
 	}
 	if elapsed < q.lockWait || elapsed > q.lockWait+500*time.Millisecond {
 		t.Errorf("Enqueue gave up after %v, want about %v", elapsed, q.lockWait)
@@ -574,17 +576,31 @@ func TestLockIsBounded(t *testing.T) {
 	if err := q.Drop("q-x"); !errors.Is(err, ErrLocked) {
 		t.Errorf("Drop under a held lock: err = %v, want ErrLocked", err)
 	}
-	if d := q.Depth(); d != 1 {
-		t.Errorf("Depth under a held lock = %d, want 1 without waiting", d)
+	if d := q.Depth(); d != 2 {
+		t.Errorf("Depth under a held lock = %d, want 2 (one pending, one spilled) without waiting", d)
 	}
 
 	// The three abandoned waits above take the lock once it is free and
-	// must give it straight back, or this Enqueue would time out too.
+	// must give it straight back, or this Enqueue would spill too.
 	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	mustEnqueue(t, q, testRecord(writeTranscript(t, t.TempDir(), "u.jsonl", "x\n"), "s1"))
-	if d := q.Depth(); d != 2 {
-		t.Errorf("Depth after the lock was released = %d, want 2", d)
+	q.lockWait = 10 * time.Second
+	mustEnqueue(t, q, testRecord(writeTranscript(t, t.TempDir(), "u.jsonl", "x\n"), "s2"))
+	if d := q.Depth(); d != 3 {
+		t.Errorf("Depth after the lock was released = %d, want 3", d)
+	}
+	// The spilled record was folded into the queue by that Enqueue, before
+	// its own record: the queue keeps the order in which the hooks ran.
+	recs, bad := mustList(t, q)
+	var sessions []string
+	for _, r := range recs {
+		sessions = append(sessions, r.SessionID)
+	}
+	if strings.Join(sessions, ",") != "s0,s1,s2" || len(bad) != 0 {
+		t.Errorf("queue after the fold: sessions %v, %d bad lines; want s0,s1,s2", sessions, len(bad))
+	}
+	if left := q.spilled(); len(left) != 0 {
+		t.Errorf("spill files left after the fold: %v", left)
 	}
 }

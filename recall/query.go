@@ -22,10 +22,28 @@ const minPromptRunes = 12
 // learnings it lists. An unclosed block runs to the end of the text.
 var injectedBlock = lazyre.New(`(?s)<reflect-learnings>.*?(</reflect-learnings>|\z)`)
 
+// MaxPromptBytes is how much of a prompt is searched. The query keeps 48
+// words anyway; a pasted log of megabytes cost a hook seconds and hundreds
+// of megabytes in the block filter and the tokenizer before it was cut.
+const MaxPromptBytes = 16 << 10
+
+// ClipPrompt returns at most MaxPromptBytes of p, cut on a character
+// boundary.
+func ClipPrompt(p string) string {
+	if len(p) <= MaxPromptBytes {
+		return p
+	}
+	cut := MaxPromptBytes
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return p[:cut]
+}
+
 // promptQuery turns a user prompt into query text, or says why the prompt
-// is not worth a search.
+// is not worth a search. Only its first MaxPromptBytes are looked at.
 func promptQuery(prompt string) (string, string) {
-	p := strings.TrimSpace(injectedBlock.ReplaceAllString(prompt, " "))
+	p := strings.TrimSpace(injectedBlock.ReplaceAllString(ClipPrompt(prompt), " "))
 	switch {
 	case p == "":
 		return "", "empty prompt"

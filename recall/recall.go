@@ -135,17 +135,19 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	var path string
 	var injected map[string]string
 	if dedupe {
-		unlock, locked := lockSessions(ctx, req.StateDir)
-		defer unlock()
-		if !locked {
-			res.Warning = "session dedupe lock unavailable; went ahead without it"
-		}
 		path = sessionPath(req.StateDir, req.SessionID)
 		if req.Kind == SessionStart && (req.Source == "compact" || req.Source == "clear") {
+			// Under the lock, so that a save in flight cannot bring the
+			// old set back; without it the file goes all the same.
+			unlock, _ := lockSessions(ctx, req.StateDir)
 			if err := removeSession(path); err != nil {
 				res.Warning = err.Error()
 			}
+			unlock()
 		}
+		// A first look without the lock sizes the search; the set is read
+		// again under the lock before anything is chosen. The file is
+		// replaced atomically, so this read sees a whole version.
 		injected = loadInjected(path)
 	}
 	if skip != "" {
@@ -183,6 +185,21 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		return res, nil
 	}
 
+	if dedupe {
+		// The lock covers only the read-choose-write of the dedupe set, not
+		// the search: held for microseconds, it is there within lockWait
+		// even under load (held across searches, half the prompt hooks of a
+		// loaded machine timed out and went ahead without it). If it is
+		// not, nothing is injected: a missed recall beats a repeated one.
+		unlock, locked := lockSessions(ctx, req.StateDir)
+		defer unlock()
+		if !locked {
+			res.Skipped = "session dedupe lock busy; injected nothing rather than risk a repeat"
+			res.Warning = res.Skipped
+			return res, nil
+		}
+		injected = loadInjected(path)
+	}
 	fresh, still := choose(kept, ev, injected, req.Max)
 	if still == nil && len(fresh) == 0 {
 		res.Skipped = "every relevant learning was already injected in this session"

@@ -19,9 +19,10 @@ import (
 const sessionDir = "session-injected"
 
 // lockWait bounds how long a recall waits for another hook of the same
-// machine to finish its read-search-write of a dedupe file. Hooks hold the
-// lock for a search (milliseconds); past this something is stuck, and the
-// recall goes ahead unlocked rather than miss the hook's deadline.
+// machine to finish its read-choose-write of a dedupe file. Hooks hold the
+// lock for microseconds (the search runs before it is taken); past this
+// something is stuck, and the recall injects nothing rather than miss the
+// hook's deadline or risk a repeat.
 const lockWait = 250 * time.Millisecond
 
 // sessionPath is the dedupe file of session sid. Session ids come from hook
@@ -34,11 +35,10 @@ func sessionPath(stateDir, sid string) string {
 // all sessions, not one per session: a per-session lock file could not be
 // removed safely when its session ends, and hooks hold it for milliseconds.
 // It returns the unlock function, and false when the lock could not be had
-// in lockWait; then two hooks of one session may race and the last writer
-// wins, which at worst injects a learning twice.
+// in lockWait.
 func lockSessions(ctx context.Context, stateDir string) (func(), bool) {
 	dir := filepath.Join(stateDir, sessionDir)
-	if err := fsutil.EnsureDir(dir); err != nil {
+	if err := fsutil.EnsureStateSubdir(dir); err != nil {
 		return func() {}, false
 	}
 	fl := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(fsutil.FilePerm))

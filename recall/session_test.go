@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/gofrs/flock"
 )
 
 // oauthKB is the calibration corpus plus four more learnings about the
@@ -349,5 +352,57 @@ func TestConcurrentHooks(t *testing.T) {
 	}
 	if fresh != 1 || InjectedCount(state, "s1") != len(count) {
 		t.Errorf("%d recalls injected, state holds %d of %d", fresh, InjectedCount(state, "s1"), len(count))
+	}
+}
+
+// TestDedupeLockBusyInjectsNothing holds the dedupe lock as a stuck hook
+// would: the recall must not go ahead without it (on main it injected, with
+// a warning, so two hooks of a session could inject the same learning), and
+// it must not wait past lockWait either.
+func TestDedupeLockBusyInjectsNothing(t *testing.T) {
+	ix := NewKB(t, oauthKB(t))
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, sessionDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	held := flock.New(filepath.Join(state, sessionDir, ".lock"))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Kind: Prompt, Prompt: "login fails with state mismatch after the OAuth callback", SessionID: "s1", StateDir: state}
+	res, err := Recall(context.Background(), ix, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Injected) != 0 || res.Context != "" || !strings.Contains(res.Skipped, "lock busy") {
+		t.Errorf("recall under a held dedupe lock injected %d (skipped %q); want nothing, said why", len(res.Injected), res.Skipped)
+	}
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Recall(context.Background(), ix, req)
+	if err != nil || len(res.Injected) == 0 || res.Warning != "" {
+		t.Errorf("recall after the lock was released: %v, %+v", err, res)
+	}
+	if n := InjectedCount(state, "s1"); n != len(res.Injected) {
+		t.Errorf("InjectedCount = %d, want %d", n, len(res.Injected))
+	}
+}
+
+// A prompt of megabytes is searched by its first MaxPromptBytes: on main
+// all of it went through the block filter and the tokenizer (1.6–2.3 s and
+// up to 250 MB for a 4–7 MB prompt).
+func TestHugePromptClipped(t *testing.T) {
+	ix := NewKB(t, oauthKB(t))
+	huge := "login fails with state mismatch after the OAuth callback " + strings.Repeat("padding wörds here ", 300_000)
+	res, err := Recall(context.Background(), ix, Request{Kind: Prompt, Prompt: huge})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Query) > MaxPromptBytes || !utf8.ValidString(res.Query) {
+		t.Errorf("searched a %d-byte query (valid UTF-8: %v), want at most %d", len(res.Query), utf8.ValidString(res.Query), MaxPromptBytes)
+	}
+	if len(res.Injected) == 0 {
+		t.Errorf("the clipped prompt's topic was not recalled: %+v", res)
 	}
 }

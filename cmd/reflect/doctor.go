@@ -23,7 +23,7 @@ func NewCmdDoctor(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep := doctor.Run(cmd.Context(), c)
+			rep := doctor.Run(cmd.Context(), c, f.RebuildNotice())
 			if asJSON {
 				if err := printJSON(f.IO.Out, rep); err != nil {
 					return err

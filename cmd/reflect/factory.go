@@ -88,12 +88,15 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	if err != nil {
 		return nil, err
 	}
-	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(cfgOpts, opts...)...)
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(append(cfgOpts, f.RebuildNotice()), opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("%w\nrun 'reflect doctor' to see what is wrong", err)
 	}
 	if ix.Rebuilt != "" {
 		fmt.Fprintf(f.IO.Err, "reflect: index: %s\n", ix.Rebuilt)
+	}
+	if ix.Repaired != "" {
+		fmt.Fprintf(f.IO.Err, "reflect: index: %s\n", ix.Repaired)
 	}
 	if refresh {
 		st, ran, err := ix.Refresh(ctx)
@@ -101,6 +104,12 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 			// A reindex running elsewhere: its commit is all or nothing,
 			// so the index as it stands is consistent, only not current.
 			fmt.Fprintf(f.IO.Err, "reflect: %v; using it as it stands (documents changed since the last reindex may be missing)\n", err)
+			err = nil
+		}
+		if index.NoSpace(err) {
+			// The update was rolled back whole: the index as it stands is
+			// consistent, only not current. Answer from it.
+			fmt.Fprintf(f.IO.Err, "reflect: cannot update the index (%v); answering from it as it stands until space is freed\n", err)
 			err = nil
 		}
 		if err != nil {
@@ -116,6 +125,18 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 		}
 	}
 	return ix, nil
+}
+
+// RebuildNotice is the OpenOption that says on stderr, before it starts,
+// that the index is being rebuilt and why (a damaged catalog made the next
+// search spend seconds rebuilding without a word).
+func (f *Factory) RebuildNotice() index.OpenOption {
+	return index.OnRebuild(func(reason string, docs int) {
+		if reason == "catalog.db was missing" {
+			return // the first run: the rebuild's own line says enough
+		}
+		fmt.Fprintf(f.IO.Err, "reflect: index: %s; rebuilding it from %d documents (this may take a while)…\n", reason, docs)
+	})
 }
 
 // WaitNotice is the OpenOption of the commands that change the index (add,

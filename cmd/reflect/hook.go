@@ -1,10 +1,17 @@
 package main
 
 import (
+	"time"
+
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/hooks"
 )
+
+// processStart approximates when this process started: package variables
+// are set before main runs. A hook's deadline counts from it, so reading a
+// huge payload is not free.
+var processStart = time.Now()
 
 // NewCmdHook builds `reflect hook EVENT --agent claude|codex`, the entry
 // point of every agent hook. It always exits 0: whatever goes wrong is
@@ -31,6 +38,7 @@ no-op. 'reflect install' sets these up for you.`,
 			cfg, _ := f.Config() // a broken config.toml must not break the agent
 			hooks.Run(cmd.Context(), hooks.Options{
 				Event: event, Agent: agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,
+				Start: processStart,
 			})
 			return nil
 		},

@@ -45,6 +45,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(env.WorkDir, "kb"))
 			return os.MkdirAll(home, 0o700)
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "tmpfs" {
+				return canMountTmpfs(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":   cmdExitcode,
 			"jsonpath":   cmdJSONPath,
@@ -52,6 +58,9 @@ func TestScripts(t *testing.T) {
 			"writebytes": cmdWritebytes,
 			"genquery":   cmdGenquery,
 			"holdlock":   cmdHoldlock,
+			"diskfull":   cmdDiskfull,
+			"fill":       cmdFill,
+			"mkfifo":     cmdMkfifo,
 		},
 	})
 }
@@ -421,4 +430,58 @@ func cmdGenquery(ts *testscript.TestScript, neg bool, args []string) {
 		q = q[:len(q)-1]
 	}
 	ts.Setenv(args[0], q)
+}
+
+// canMountTmpfs is the [tmpfs] condition: whether this process may mount
+// a tmpfs (root with CAP_SYS_ADMIN), which diskfull needs.
+func canMountTmpfs() bool {
+	dir, err := os.MkdirTemp("", "tmpfs-probe-")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(dir)
+	if syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k") != nil {
+		return false
+	}
+	return syscall.Unmount(dir, 0) == nil
+}
+
+// diskfull DIR SIZE mounts a tmpfs of SIZE bytes (e.g. 2M) at DIR, creating
+// it, for scripts that fill a disk (guard them with [!tmpfs] skip). It is
+// unmounted when the script ends.
+func cmdDiskfull(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: diskfull DIR SIZE")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o700))
+	ts.Check(syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]+",mode=0700"))
+	ts.Defer(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+}
+
+// fill DIR writes a file under DIR until its file system is full (ENOSPC).
+func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fill DIR")
+	}
+	f, err := os.Create(filepath.Join(ts.MkAbs(args[0]), ".filler"))
+	ts.Check(err)
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				ts.Fatalf("fill: %v", err)
+			}
+			return
+		}
+	}
+}
+
+// mkfifo FILE makes a named pipe at FILE.
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: mkfifo FILE")
+	}
+	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
 }

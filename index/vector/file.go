@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"syscall"
 	"unicode/utf8"
 	"unsafe"
 
@@ -94,14 +95,22 @@ func Open(path string) (*File, error) {
 	if !littleEndianHost {
 		return nil, fmt.Errorf("open vectors %s: vector files are read in place and need a little-endian host", path)
 	}
-	fd, err := os.Open(path)
+	// O_NONBLOCK: a FIFO planted here would otherwise hang every search,
+	// reindex and doctor until someone wrote to it.
+	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
+		if errors.Is(err, syscall.EISDIR) {
+			return nil, invalid(path, "is a directory")
+		}
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
 	defer fd.Close() // the mapping outlives the descriptor
 	st, err := fd.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("open vectors: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, invalid(path, "%s, not a regular file", fileKind(st.Mode()))
 	}
 	size := st.Size()
 	if size < minHeader {
@@ -267,6 +276,9 @@ func Write(path string, h Header, rows []Row) error {
 	if err := fsutil.EnsureDir(dir); err != nil {
 		return err
 	}
+	if err := clearWay(path); err != nil {
+		return fmt.Errorf("write vectors %s: %w", path, err)
+	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write vectors %s: %w", path, err)
@@ -318,6 +330,55 @@ func Write(path string, h Header, rows []Row) error {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// fileKind names a mode's file type for an error message.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "is a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "is a FIFO"
+	case m&os.ModeSocket != 0:
+		return "is a socket"
+	case m&os.ModeDevice != 0:
+		return "is a device"
+	}
+	return "is of type " + m.Type().String()
+}
+
+// clearWay makes sure the rename that installs a new file at path can
+// succeed: a directory there (which no rename replaces) is moved aside to
+// path + ".moved-aside", not deleted, since someone put it there. Anything
+// else (a regular file, symlink, FIFO) is replaced by the rename itself.
+func clearWay(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	aside := path + ".moved-aside"
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("%s is a directory and could not be moved aside: %w", path, err)
+	}
+	return nil
+}
+
+// NonFinite counts the rows whose vector has a NaN or infinite component.
+// Write never writes one, so any is damage (a bad disk, a hand edit): a
+// NaN cosine would sort arbitrarily. It reads every float, which costs
+// milliseconds for tens of thousands of rows; reindex and doctor pay it,
+// searches do not.
+func (f *File) NonFinite() int {
+	bad := 0
+	for i := range f.count {
+		for _, x := range f.Vector(i) {
+			if math.Float32bits(x)&floatExponent == floatExponent {
+				bad++
+				break
+			}
+		}
+	}
+	return bad
 }
 
 // floatExponent masks a float32's exponent bits.

@@ -19,9 +19,47 @@ const (
 )
 
 // EnsureDir creates dir (and parents) with DirPerm if it does not exist.
+// An existing directory is left as it is: it may be the user's (a
+// project's .claude, a git-synced learnings directory).
 func EnsureDir(dir string) error {
 	if err := os.MkdirAll(dir, DirPerm); err != nil {
 		return fmt.Errorf("create directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// EnsureStateSubdir is EnsurePrivateDir for a directory reflect creates
+// inside its state directory (armed/, session-injected/, spill/, logs/):
+// there a symlink is never the user's doing, and writing through it would
+// put prompts and commands wherever it points, so it is refused. (The
+// state directory itself may be a symlink the user made.)
+func EnsureStateSubdir(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symlink; refusing to write through it (remove it, reflect recreates the directory)", dir)
+	}
+	return EnsurePrivateDir(dir)
+}
+
+// EnsurePrivateDir is EnsureDir for reflect's own state directories: one
+// that exists group- or world-accessible (a 0755 or 0777 state directory
+// lets others read prompts, or plant symlinks where state files go) is
+// tightened to DirPerm, and refused when it cannot be. The check costs the
+// one stat MkdirAll would have made anyway.
+func EnsurePrivateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		if err := os.MkdirAll(dir, DirPerm); err != nil {
+			return fmt.Errorf("create directory %s: %w", dir, err)
+		}
+		return nil
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("create directory %s: %w", dir, syscall.ENOTDIR)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, DirPerm); err != nil {
+			return fmt.Errorf("directory %s has mode %v and cannot be tightened to %v: %w", dir, fi.Mode().Perm(), DirPerm, err)
+		}
 	}
 	return nil
 }
@@ -117,7 +155,7 @@ func WriteLocked(path string, data []byte, perm os.FileMode) error {
 	if err := EnsureDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, perm)
+	f, err := OpenPrivate(path, os.O_RDWR)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -135,12 +173,19 @@ func WriteLocked(path string, data []byte, perm os.FileMode) error {
 }
 
 // ReadLocked reads a file written with WriteLocked.
+// Like ReadRegular it refuses anything but a regular file, so a FIFO
+// planted at the path cannot hang the status line.
 func ReadLocked(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %s: %w", path, fi.Mode().Type(), ErrNotRegular)
+	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

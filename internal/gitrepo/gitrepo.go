@@ -9,11 +9,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // Timeout bounds all git work of one Inspect. The hook has a
@@ -113,13 +116,18 @@ func Inspect(ctx context.Context, cwd string, full bool) Repo {
 // worktree or a submodule) points at the real git directory; when it
 // cannot be followed, gitDir is "" and the caller asks git instead.
 func findGitDir(dir string) (root, gitDir string, ok bool) {
+	// No real directory is longer than PATH_MAX; a 100 KB "cwd" from a
+	// payload would cost a stat per component of it.
+	if len(dir) > MaxPath {
+		return "", "", false
+	}
 	for {
 		p := filepath.Join(dir, ".git")
 		if fi, err := os.Stat(p); err == nil {
 			if fi.IsDir() {
 				return dir, p, true
 			}
-			data, err := os.ReadFile(p)
+			data, err := readGitFile(p)
 			if err != nil {
 				return dir, "", true
 			}
@@ -141,12 +149,33 @@ func findGitDir(dir string) (root, gitDir string, ok bool) {
 	}
 }
 
+// MaxPath is the longest working directory looked at (Linux's PATH_MAX).
+const MaxPath = 4096
+
+// maxGitFile bounds what is read of .git/HEAD, .git/config and the
+// pointer files: real ones are bytes to kilobytes, and a hook must not
+// spend its deadline (or memory) on a 2 GB one.
+const maxGitFile = 1 << 20
+
+// readGitFile reads a small file of a git directory, only when it is a
+// regular file of at most maxGitFile bytes: a FIFO planted at .git/HEAD
+// hung every hook started in that directory.
+func readGitFile(path string) ([]byte, error) {
+	return fsutil.ReadRegular(path, maxGitFile)
+}
+
+// refused reports a git file that exists but that readGitFile will not
+// read: asking git instead would hang or read it whole just the same.
+func refused(err error) bool {
+	return errors.Is(err, fsutil.ErrNotRegular) || errors.Is(err, fsutil.ErrTooLarge)
+}
+
 // commonDir is where a worktree's shared files (config among them) live.
 func commonDir(gitDir string) string {
 	if gitDir == "" {
 		return ""
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	data, err := readGitFile(filepath.Join(gitDir, "commondir"))
 	if err != nil {
 		return gitDir
 	}
@@ -164,7 +193,10 @@ func readHead(gitDir string) (string, bool) {
 	if gitDir == "" {
 		return "", false
 	}
-	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	data, err := readGitFile(filepath.Join(gitDir, "HEAD"))
+	if refused(err) {
+		return "", true // no branch to name; git would choke on it too
+	}
 	if err != nil {
 		return "", false
 	}
@@ -187,7 +219,10 @@ func readOriginURL(dir string) (string, bool) {
 	if dir == "" {
 		return "", false
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "config"))
+	data, err := readGitFile(filepath.Join(dir, "config"))
+	if refused(err) {
+		return "", true // no origin to name; git would choke on it too
+	}
 	if err != nil {
 		return "", false
 	}
