@@ -311,7 +311,7 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 
 // checkVectors reports the embedder and how its vectors are searched: the
 // exact scan, or the HNSW tier when the last reindex found its recall good
-// enough (DESIGN §5). Either is healthy; the detail says why, so a slow
+// enough (ARCHITECTURE §5). Either is healthy; the detail says why, so a slow
 // vector search at scale can be traced to a failed self-check.
 //
 // vecBefore is what was wrong with vectors.f32 before the refresh: a

@@ -351,7 +351,7 @@ func isWriterPrompt(s string) bool {
 
 // isWriterDir reports whether cwd is where reflect's writers run the
 // headless agent: a "reflect-writer-*" temporary directory or the state
-// directory's "writer" (DESIGN §3: ~/.reflect). This catches a writer run
+// directory's "writer" (ARCHITECTURE §3: ~/.reflect). This catches a writer run
 // whose prompt lost its marker, e.g. to a harness that prepends context.
 func isWriterDir(cwd string) bool {
 	cwd = filepath.Clean(cwd)

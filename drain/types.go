@@ -77,7 +77,7 @@ type Output struct {
 	OutputTokens int     `json:"output_tokens,omitempty"`
 }
 
-// Draft is one learning in the writers' JSON contract (DESIGN §6):
+// Draft is one learning in the writers' JSON contract (ARCHITECTURE §6):
 // {"learnings":[{title, key_insight, problem, solution, confidence,
 // category, tags, symptoms, entities, relations, cites}]}.
 type Draft struct {

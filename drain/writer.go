@@ -120,7 +120,7 @@ const (
 )
 
 // ParseOutput validates a writer's answer against the JSON contract
-// {"learnings":[…]} (DESIGN §6). The object may be wrapped in a code fence
+// {"learnings":[…]} (ARCHITECTURE §6). The object may be wrapped in a code fence
 // or surrounded by prose; the first top-level object with a "learnings"
 // key is used. Empty or unparseable output, a missing "learnings" key, or
 // drafts that are all invalid are errors: the run failed and is retried.
@@ -438,7 +438,7 @@ func cleanCites(cites []string, cwd string) []string {
 
 // cleanText trims s and makes it valid UTF-8 without control characters other
 // than newlines and tabs: writer output ends up in YAML and markdown. It
-// also redacts secrets (DESIGN §7): a writer sees redacted text, but a
+// also redacts secrets (ARCHITECTURE §7): a writer sees redacted text, but a
 // command writer or a model may still print one.
 func cleanText(s string) string {
 	s = redact.String(strings.ToValidUTF8(s, "\uFFFD"))
@@ -738,7 +738,7 @@ func writerDir(dir string) (string, func(), error) {
 }
 
 // Select returns the writer the drainer should use and why, for `reflect
-// doctor` (DESIGN §6): the configured writer (drain.writer,
+// doctor` (ARCHITECTURE §6): the configured writer (drain.writer,
 // REFLECT_WRITER) when set, else claude when on PATH, else codex, else
 // builtin. A configured writer whose executable is missing is an error
 // rather than a silent fallback: the user asked for it. lookPath is

@@ -97,7 +97,7 @@ type agentSpec struct {
 }
 
 // Timeouts are a backstop, not a budget: every handler stops itself after its
-// own internal deadline (1.5 s by default, see DESIGN §4). They are explicit
+// own internal deadline (1.5 s by default, see ARCHITECTURE §4). They are explicit
 // because the agents' defaults are wrong for us both ways: 600 s would let a
 // wedged hook freeze a prompt for ten minutes, and Claude gives SessionEnd
 // only 1.5 s unless a hook declares more.

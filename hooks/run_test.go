@@ -855,7 +855,7 @@ func TestEnqueueOncePerSession(t *testing.T) {
 }
 
 // Queue records are at second precision in UTC (queue.Record.QueuedAt,
-// DESIGN §3 "queued_at":"2026-11-22T10:42:00Z"), whatever the clock says.
+// ARCHITECTURE §3 "queued_at":"2026-11-22T10:42:00Z"), whatever the clock says.
 func TestEnqueueQueuedAtSecondPrecision(t *testing.T) {
 	e := newHookEnv(t)
 	transcript := e.transcript(t, "s.jsonl")

@@ -25,7 +25,7 @@ type ANNStatus struct {
 }
 
 // WithANNThreshold sets the vector count from which 'reflect reindex'
-// builds and checks the HNSW tier; 0 keeps DESIGN's 50,000.
+// builds and checks the HNSW tier; 0 keeps the documented 50,000 (ARCHITECTURE §5).
 func WithANNThreshold(n int) OpenOption {
 	return func(o *openOptions) { o.annThreshold = n }
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
-// Files under the state directory (DESIGN §3).
+// Files under the state directory (ARCHITECTURE §3).
 const (
 	pendingFile   = "pending_reflections.jsonl"
 	lockFile      = "queue.lock"

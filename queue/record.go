@@ -12,7 +12,7 @@ import (
 // Trigger says which hook (or command) queued a transcript.
 type Trigger string
 
-// The triggers of DESIGN §3. Anything else is rejected by Enqueue, so a typo
+// The triggers of ARCHITECTURE §3. Anything else is rejected by Enqueue, so a typo
 // in a hook shows up in the hook log instead of in the queue.
 const (
 	TriggerPreCompactAuto   Trigger = "precompact-auto"
@@ -32,7 +32,7 @@ const (
 	HarnessCodex  Harness = "codex"
 )
 
-// Record is one line of pending_reflections.jsonl (DESIGN §3, "Queue record").
+// Record is one line of pending_reflections.jsonl (ARCHITECTURE §3, "Queue record").
 type Record struct {
 	// ID is assigned by Enqueue: "q-" + UTC time + random hex, so ids sort
 	// roughly by age and never collide between concurrent hooks.

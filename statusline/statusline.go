@@ -16,7 +16,7 @@ import (
 	"github.com/reflectkb/reflect/queue"
 )
 
-// FileName is the event file under the state directory (DESIGN §3).
+// FileName is the event file under the state directory (ARCHITECTURE §3).
 const FileName = "last-event.json"
 
 // maxDetail bounds the stored detail: the file is read on every status bar

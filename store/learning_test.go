@@ -51,7 +51,7 @@ func docWith(extra string, omit ...string) string {
 func TestParseDesignExample(t *testing.T) {
 	l, err := Parse(readTestdata(t, "design-example.md"))
 	if err != nil {
-		t.Fatalf("Parse(DESIGN §3 example): %v", err)
+		t.Fatalf("Parse(ARCHITECTURE §3 example): %v", err)
 	}
 	ts := time.Date(2026, 11, 22, 11, 5, 0, 0, time.UTC)
 	want := &Learning{
@@ -88,7 +88,7 @@ func TestParseDesignExample(t *testing.T) {
 		"tags: [oauth, cookies]\n",
 	} {
 		if !bytes.Contains(out, []byte(line)) {
-			t.Errorf("Marshal should keep the compact style of DESIGN §3 (%q):\n%s", line, out)
+			t.Errorf("Marshal should keep the compact style of ARCHITECTURE §3 (%q):\n%s", line, out)
 		}
 	}
 }

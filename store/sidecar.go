@@ -110,7 +110,7 @@ func (sc *Sidecar) Validate() error {
 }
 
 // Marshal renders the sidecar as YAML with one flow-style line per entity
-// and relationship, as in DESIGN §3, so diffs stay readable.
+// and relationship, as in ARCHITECTURE §3, so diffs stay readable.
 func (sc *Sidecar) Marshal() ([]byte, error) {
 	var root yaml.Node
 	if err := root.Encode(sc); err != nil {

@@ -131,7 +131,7 @@ func TestSidecarMarshalRoundTrip(t *testing.T) {
 			if !reflect.DeepEqual(got, sc) {
 				t.Errorf("round trip:\n got %+v\nwant %+v\n%s", got, sc, out)
 			}
-			// One line per entity and relationship, as in DESIGN §3.
+			// One line per entity and relationship, as in ARCHITECTURE §3.
 			items := bytes.Count(out, []byte("\n  - {"))
 			if want := len(sc.Entities) + len(sc.Relationships); items != want {
 				t.Errorf("%d flow-style items, want %d:\n%s", items, want, out)
@@ -139,7 +139,7 @@ func TestSidecarMarshalRoundTrip(t *testing.T) {
 		})
 	}
 
-	// The DESIGN example comes out as it was written.
+	// The ARCHITECTURE §3 example comes out as it was written.
 	design := readTestdata(t, "design-example.entities.yaml")
 	sc, err := ParseSidecar(design)
 	if err != nil {
@@ -150,6 +150,6 @@ func TestSidecarMarshalRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(out, design) {
-		t.Errorf("Marshal of the DESIGN example:\n%s\nwant\n%s", out, design)
+		t.Errorf("Marshal of the ARCHITECTURE §3 example:\n%s\nwant\n%s", out, design)
 	}
 }

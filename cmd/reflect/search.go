@@ -93,7 +93,7 @@ Operators and quotes in QUERY are searched as plain words.`,
 }
 
 // searchQuery places the search in the current directory, as the hooks'
-// recall does for a session: its project ranks first (DESIGN §5), and
+// recall does for a session: its project ranks first (ARCHITECTURE §5), and
 // files that project's learnings cite are checked for changes under the
 // repository's top directory, wherever in the tree the search runs. A
 // directory that names no project ($HOME, /) checks relative cites nowhere.

@@ -10,7 +10,7 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
-// fixture is a small knowledge base around the DESIGN §3 example:
+// fixture is a small knowledge base around the ARCHITECTURE §3 example:
 //
 //	d1 (sidecar)   SameSite -configured_in 7-> callback/cookie.go
 //	d2 (sidecar)   callback/cookie.go, state cookie

@@ -78,7 +78,7 @@ func inTx(t testing.TB, db *sql.DB, fn func(tx *sql.Tx) error) {
 	}
 }
 
-// designExample is the learning and sidecar of DESIGN §3, read from the
+// designExample is the learning and sidecar of ARCHITECTURE §3, read from the
 // store package's fixtures so the two never drift apart.
 func designExample(t testing.TB) (*store.Learning, *store.Sidecar) {
 	t.Helper()

@@ -234,7 +234,7 @@ type Policy struct {
 	HNSW HNSWParams
 }
 
-// DefaultPolicy follows DESIGN.md §5: an ANN only from 50,000 vectors, and
+// DefaultPolicy follows ARCHITECTURE §5: an ANN only from 50,000 vectors, and
 // only with recall@10 ≥ 0.95.
 var DefaultPolicy = Policy{ANNThreshold: 50000, MinRecall: 0.95, Sample: 200, K: 10}
 

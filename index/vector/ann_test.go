@@ -174,7 +174,7 @@ func TestThousands(t *testing.T) {
 	}
 }
 
-// TestHNSWRecall10k measures what DESIGN.md reports: recall@10 of the served
+// TestHNSWRecall10k measures what ARCHITECTURE §5 relies on: recall@10 of the served
 // coder/hnsw against the exact scan on 10,000 random unit vectors of 256
 // dimensions, and checks that the Searcher's decision follows it. It takes
 // a while, so -short skips it.

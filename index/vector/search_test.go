@@ -251,7 +251,7 @@ func benchScan(b *testing.B, search func(f *File, q []float32) []Hit) {
 	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkSearch100kx256 is the number DESIGN.md sets a target for
+// BenchmarkSearch100kx256 is the scan the exact tier relies on (ARCHITECTURE §5)
 // (≤ 5 ms): exact top-10 over 100,000 × 256, as Search runs it.
 func BenchmarkSearch100kx256(b *testing.B) {
 	benchScan(b, func(f *File, q []float32) []Hit { return f.Search(q, 10, nil) })

@@ -1,6 +1,6 @@
 // Package redact removes secrets and <private> blocks from text before
 // anything reflect writes reaches disk: queue details, armed files, logs,
-// condensed transcripts and learnings (DESIGN.md §7).
+// condensed transcripts and learnings (ARCHITECTURE §7).
 //
 // It owns the secret shapes and the placeholder format "[REDACTED:<kind>]".
 // It must never log, store or return an original secret, not even in an
