@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/store"
 )
@@ -359,12 +360,15 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	if strings.TrimSpace(in.Title) == "" || strings.TrimSpace(in.KeyInsight) == "" {
 		return nil, out, errors.New("title and key_insight are both required: the learning in one line, and what to remember")
 	}
+	// A model pastes what it saw, secrets included: the text is redacted
+	// before anything derives from it (the id hashes title and insight),
+	// as the drainer does with what it writes.
 	l := &store.Learning{
-		Title: in.Title, KeyInsight: in.KeyInsight, Body: in.Body,
+		Title: redact.String(in.Title), KeyInsight: redact.String(in.KeyInsight), Body: redact.String(in.Body),
 		Confidence: in.Confidence, Scope: in.Scope, Project: in.Project,
 	}
 	for _, t := range in.Tags {
-		if t = strings.TrimSpace(t); t != "" {
+		if t = strings.TrimSpace(redact.String(t)); t != "" {
 			l.Tags = append(l.Tags, t)
 		}
 	}
