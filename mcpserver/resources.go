@@ -40,6 +40,8 @@ func (s *Server) addResources(context.Context) error {
 	s.sdk.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			start := time.Now()
+			s.inflight.Add(1)
+			defer s.inflight.Add(-1)
 			var res mcp.Result
 			var err error
 			if method == "resources/list" {

@@ -13,10 +13,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -64,6 +66,10 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	sdk  *mcp.Server
+
+	// inflight counts requests being handled, so that end of input can
+	// wait for their answers (see Transport).
+	inflight atomic.Int64
 
 	mu    sync.Mutex // serialises index use: tool calls may run concurrently
 	ix    *index.Index
@@ -181,4 +187,45 @@ func (s *Server) diskStamp() string {
 		}
 	}
 	return stamp
+}
+
+// Transport is the stdio transport over in and out. End of input does not
+// cut off the answers still being computed: `reflect mcp <requests.jsonl`
+// or a client that closes its end after its last request gets them all.
+// out must carry nothing but the protocol.
+func (s *Server) Transport(in io.Reader, out io.Writer) mcp.Transport {
+	return &mcp.IOTransport{
+		Reader:        io.NopCloser(&drainingReader{r: in, s: s}),
+		Writer:        nopWriteCloser{out},
+		MaxLineLength: MaxFrame,
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// idleFor is how long no request must be in flight before end of input
+// closes the session: a request read just before EOF may not have reached
+// the handlers yet.
+const idleFor = 50 * time.Millisecond
+
+type drainingReader struct {
+	r io.Reader
+	s *Server
+}
+
+func (d *drainingReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err == io.EOF {
+		for idle := time.Duration(0); idle < idleFor; {
+			time.Sleep(idleFor / 5)
+			if d.s.inflight.Load() == 0 {
+				idle += idleFor / 5
+			} else {
+				idle = 0
+			}
+		}
+	}
+	return n, err
 }

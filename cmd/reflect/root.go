@@ -67,6 +67,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdHook(f),
 		NewCmdRecall(f),
 		NewCmdDrain(f),
+		NewCmdMCP(f),
 	)
 	return root
 }
