@@ -29,7 +29,7 @@ func resourceURI(id string) string { return resourcePrefix + id }
 // one: learnings come and go with other processes (the drainer, the
 // hooks, the user), and a start-up that registered 10,000 of them would
 // delay the first answer.
-func (s *Server) addResources(context.Context) error {
+func (s *Server) addResources() {
 	s.sdk.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name:        "learning",
 		Title:       "A learning",
@@ -53,7 +53,6 @@ func (s *Server) addResources(context.Context) error {
 			return res, err
 		}
 	})
-	return nil
 }
 
 // logCall writes one line per request to the log: which tool, how long,

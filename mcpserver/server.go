@@ -77,7 +77,9 @@ type Server struct {
 }
 
 // New builds the server and registers its tools, resources and prompt.
-func New(ctx context.Context, opts Options) (*Server, error) {
+// The index is opened at the first call that needs it, so the server
+// answers the handshake and tools/list at once.
+func New(opts Options) (*Server, error) {
 	if opts.Config == nil {
 		return nil, errors.New("mcpserver: no configuration")
 	}
@@ -98,10 +100,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		})
 	s.addTools()
 	s.addPrompt()
-	if err := s.addResources(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
+	s.addResources()
 	return s, nil
 }
 

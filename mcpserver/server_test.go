@@ -54,7 +54,7 @@ func put(t *testing.T, c *config.Config, title, insight, body string) string {
 func connect(t *testing.T, c *config.Config) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := New(ctx, Options{Config: c, Version: "test", Cwd: t.TempDir()})
+	s, err := New(Options{Config: c, Version: "test", Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

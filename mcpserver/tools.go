@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -342,10 +343,10 @@ func learningOf(l *store.Learning) Learning {
 		ID: l.ID, Title: l.Title, KeyInsight: l.KeyInsight, Body: l.Body, Confidence: l.Confidence,
 		Type: l.Type, Category: l.Category, Tags: l.Tags, Symptoms: l.Symptoms, Scope: l.Scope,
 		Project: l.Project, SupersededBy: l.SupersededBy, Path: l.Path,
-		Created: l.Created.UTC().Format("2006-01-02T15:04:05Z07:00"),
+		Created: l.Created.UTC().Format(time.RFC3339),
 	}
 	if !l.Updated.IsZero() {
-		out.Updated = l.Updated.UTC().Format("2006-01-02T15:04:05Z07:00")
+		out.Updated = l.Updated.UTC().Format(time.RFC3339)
 	}
 	return out
 }

@@ -57,7 +57,7 @@ func runMCPServer(ctx context.Context, f *Factory) error {
 	cwd, _ := os.Getwd()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s, err := mcpserver.New(ctx, mcpserver.Options{Config: c, Version: version, Cwd: cwd, Logger: log})
+	s, err := mcpserver.New(mcpserver.Options{Config: c, Version: version, Cwd: cwd, Logger: log})
 	if err != nil {
 		return err
 	}
