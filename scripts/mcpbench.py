@@ -12,7 +12,8 @@ knowledge base, e.g. 10,000 synthetic learnings:
 
 Prints:
   start   spawn of `reflect mcp` to the answer of its first tools/list
-          (initialize, initialized, tools/list), --starts times;
+          (initialize, initialized, tools/list), --starts times, beside a
+          whole `reflect version` process;
   search  the search tool's latency on one resident server (request
           written to the answer read) beside a whole `reflect search --json`
           process for the same query, interleaved query by query and
@@ -94,14 +95,25 @@ def main():
     args = ap.parse_args()
     reflect = os.path.abspath(args.reflect)
 
-    starts = []
-    for _ in range(args.starts):
-        t0 = time.perf_counter()
-        s = Server(reflect)
-        tools = s.handshake()
-        starts.append((time.perf_counter() - t0) * 1000)
-        assert len(tools["tools"]) == 6, tools
-        s.close()
+    # `reflect version`, interleaved, is the floor: a process that starts,
+    # prints a line and exits.
+    starts, versions = [], []
+    for i in range(args.starts):
+        def start():
+            t0 = time.perf_counter()
+            s = Server(reflect)
+            tools = s.handshake()
+            starts.append((time.perf_counter() - t0) * 1000)
+            assert len(tools["tools"]) == 6, tools
+            s.close()
+
+        def version():
+            t0 = time.perf_counter()
+            subprocess.run([reflect, "version"], check=True, stdout=subprocess.DEVNULL)
+            versions.append((time.perf_counter() - t0) * 1000)
+
+        for f in ((start, version) if i % 2 == 0 else (version, start)):
+            f()
 
     s = Server(reflect)
     s.handshake()
@@ -128,6 +140,7 @@ def main():
     s.close()
 
     print(row("start → first tools/list", starts))
+    print(row("reflect version (process)", versions))
     print(row("search tool (resident)", tool))
     print(row("reflect search (process)", proc))
     print("search tool p50 / process p50 = %.2f" % (pct(tool, 50) / pct(proc, 50)))
