@@ -475,3 +475,23 @@ func TestPrompt(t *testing.T) {
 		t.Fatalf("prompt: %+v", p.Messages[0])
 	}
 }
+
+// TestRecallUsesConfiguredBudgets: recall.max from the configuration
+// bounds the tool's block as it bounds the hooks'.
+func TestRecallUsesConfiguredBudgets(t *testing.T) {
+	c := kb(t)
+	put(t, c, "Gradle daemon runs out of memory on CI", "set org.gradle.jvmargs=-Xmx2g in gradle.properties for the gradle daemon", "")
+	put(t, c, "Gradle daemon runs out of memory on CI runners", "the gradle daemon on CI runs out of memory: lower its heap below the runner's memory", "")
+	task := map[string]any{"task": "the gradle daemon runs out of memory on CI"}
+	var two RecallOutput
+	mustOK(t, connect(t, c), "recall", task, &two)
+	if len(two.Injected) != 2 {
+		t.Fatalf("default budget: %+v", two)
+	}
+	c.Recall.Max = 1
+	var one RecallOutput
+	mustOK(t, connect(t, c), "recall", task, &one)
+	if len(one.Injected) != 1 {
+		t.Fatalf("recall.max 1: %+v", one)
+	}
+}
