@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -90,4 +91,31 @@ func (w *world) toolResults() []string {
 		}
 	}
 	return out
+}
+
+// TestCodexMCPConfig: Codex reads the [mcp_servers.reflect] table `reflect
+// mcp install codex` writes as it reads its own `codex mcp add`, and
+// uninstall takes it away again.
+func TestCodexMCPConfig(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "codex")
+	w.reflectRun("mcp", "install", "codex")
+	var got struct {
+		Enabled   bool `json:"enabled"`
+		Transport struct {
+			Type    string   `json:"type"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"transport"`
+	}
+	out, err := run(context.Background(), clientTimeout, w.repo, w.env, filepath.Join(suite.clientBin, "codex"), "mcp", "get", "reflect", "--json")
+	if err == nil {
+		err = json.Unmarshal(out, &got)
+	}
+	check(t, "mcp/codex-reads-entry", err == nil && got.Enabled && got.Transport.Type == "stdio" &&
+		got.Transport.Command == w.reflect && strings.Join(got.Transport.Args, " ") == "mcp",
+		"codex mcp get reflect: %v\n%s", err, out)
+	w.reflectRun("mcp", "uninstall", "codex")
+	_, err = run(context.Background(), clientTimeout, w.repo, w.env, filepath.Join(suite.clientBin, "codex"), "mcp", "get", "reflect", "--json")
+	check(t, "mcp/codex-entry-removed", err != nil, "codex still has a reflect MCP server after uninstall")
 }
