@@ -104,9 +104,6 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// SDK returns the MCP server, to run on a transport.
-func (s *Server) SDK() *mcp.Server { return s.sdk }
-
 // Run serves one client on t until it disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.sdk.Run(ctx, t)
