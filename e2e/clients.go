@@ -23,6 +23,9 @@ import (
 // E2E_CLAUDE_VERSION or E2E_CODEX_VERSION say otherwise.
 type Versions struct {
 	Claude, Codex string
+	// Inspector is @modelcontextprotocol/inspector's version
+	// (E2E_INSPECTOR_VERSION), for TestInspector; "" skips that test.
+	Inspector string
 }
 
 // LoadVersions reads KEY=VALUE lines from path (versions.env) and applies
@@ -55,6 +58,10 @@ func LoadVersions(path string) (Versions, error) {
 	}
 	if s := os.Getenv("E2E_CODEX_VERSION"); s != "" {
 		v.Codex = s
+	}
+	v.Inspector = vals["E2E_INSPECTOR_VERSION"]
+	if s := os.Getenv("E2E_INSPECTOR_VERSION"); s != "" {
+		v.Inspector = s
 	}
 	if v.Claude == "" || v.Codex == "" {
 		return v, fmt.Errorf("%s must set E2E_CLAUDE_VERSION and E2E_CODEX_VERSION", path)

@@ -73,8 +73,13 @@ func setup(t *testing.T) {
 		suite.reflect = os.Getenv("E2E_REFLECT_BIN")
 		if suite.reflect == "" {
 			// The binary must be named reflect: install refuses others.
+			// reflect-mcp goes beside it, where `reflect mcp` looks first.
 			suite.reflect = filepath.Join(cache, "bin", "reflect")
-			cmd := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", suite.reflect, "./cmd/reflect")
+			if err := os.MkdirAll(filepath.Dir(suite.reflect), 0o755); err != nil {
+				suite.err = err.Error()
+				return
+			}
+			cmd := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", filepath.Dir(suite.reflect)+string(filepath.Separator), "./cmd/reflect", "./cmd/reflect-mcp")
 			cmd.Dir = root
 			if out, err := cmd.CombinedOutput(); err != nil {
 				suite.err = "build reflect: " + err.Error() + "\n" + string(out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +20,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/mcpserver"
 )
 
 // TestMain lets the test binary act as the reflect command: testscript puts
@@ -26,6 +30,19 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"reflect": func() { os.Exit(Main(os.Args[1:], SystemStreams())) },
+		// reflect mcp hands over to reflect-mcp (cmd/reflect-mcp), found
+		// on PATH here; this stand-in serves as that binary does.
+		"reflect-mcp": func() {
+			c, err := config.Load()
+			if err == nil {
+				err = mcpserver.Serve(context.Background(), c, "test", os.Stdin, os.Stdout)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "reflect-mcp:", err)
+				os.Exit(1)
+			}
+			os.Exit(0)
+		},
 	})
 }
 

@@ -73,6 +73,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdConfig(f),
 		NewCmdDocs(f),
 		environmentTopic(),
+		NewCmdMCP(f),
 	)
 	applyConventions(root, f)
 	return root

@@ -13,6 +13,9 @@
 //
 //   - FAILCMD:<cmd> makes the model run cmd with the client's shell tool,
 //     and FIXCMD:<cmd2> beside it runs cmd2 once the first result is back;
+//   - TOOLCALL:<name {json}> makes the model call any tool the client
+//     offers (e.g. an MCP tool, mcp__reflect__search) with those
+//     arguments; several are called in order, one per tool result;
 //   - reflect's writer prompt (drain.WriterPromptMarker) is answered with a
 //     learning about the first FAILED line of the transcript it carries;
 //   - anything else, and a conversation whose commands have all run, gets
@@ -211,6 +214,25 @@ func script(prompt string) []string {
 	return cmds
 }
 
+// toolMark asks for a call of any tool by name with JSON arguments (no
+// '>' inside): TOOLCALL:<mcp__reflect__search {"query":"x"}>. Several
+// are called in order, one per tool result.
+var toolMark = regexp.MustCompile(`TOOLCALL:<(\S+) (\{[^>]*\})>`)
+
+// toolCalls lists the tool calls a prompt asks for, in order; a call whose
+// arguments are not a JSON object is left out.
+func toolCalls(prompt string) []decision {
+	var out []decision
+	for _, m := range toolMark.FindAllStringSubmatch(prompt, -1) {
+		var args map[string]any
+		if json.Unmarshal([]byte(m[2]), &args) != nil {
+			continue
+		}
+		out = append(out, decision{kind: "tool", tool: m[1], args: args})
+	}
+	return out
+}
+
 // WriterTitlePrefix starts the title of every learning the fake writer
 // returns, so a test can tell them from the builtin writer's.
 const WriterTitlePrefix = "fake writer:"
@@ -311,6 +333,21 @@ func decideAnthropic(req anthropicRequest) decision {
 	hasBash := false
 	for _, t := range req.Tools {
 		hasBash = hasBash || t.Name == "Bash"
+	}
+	if calls := toolCalls(prompt); len(calls) > 0 {
+		if results >= len(calls) {
+			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", results)}
+		}
+		c := calls[results]
+		offered := false
+		for _, t := range req.Tools {
+			offered = offered || t.Name == c.tool
+		}
+		if !offered {
+			// Said in the answer, so a test sees why the call never came.
+			return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
+		}
+		return c
 	}
 	if cmds := script(prompt); hasBash && results < len(cmds) {
 		return decision{kind: "tool", tool: "Bash", args: map[string]any{"command": cmds[results], "description": "Run the requested command"}}

@@ -117,3 +117,27 @@ func TestWriterPromptGetsALearning(t *testing.T) {
 		t.Errorf("writer answer %s: %v", m.Content[0].Text, err)
 	}
 }
+
+func TestAnthropicToolCallMarkers(t *testing.T) {
+	s := start(t)
+	url := s.URL() + "/v1/messages"
+	prompt := `{"role":"user","content":[{"type":"text","text":"TOOLCALL:<mcp__reflect__search {\"query\":\"widget cache\"}> then TOOLCALL:<mcp__reflect__remember {\"title\":\"t\",\"key_insight\":\"k\"}>"}]}`
+	tools := `"tools":[{"name":"Bash"},{"name":"mcp__reflect__search"},{"name":"mcp__reflect__remember"}]`
+	first := post(t, url, `{"stream":false,`+tools+`,"messages":[`+prompt+`]}`)
+	if !strings.Contains(first, `"name":"mcp__reflect__search"`) || !strings.Contains(first, `"query":"widget cache"`) {
+		t.Fatalf("first answer is not the search call: %s", first)
+	}
+	result := `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}`
+	second := sseData(t, post(t, url, `{"stream":true,`+tools+`,"messages":[`+prompt+`,`+result+`]}`))
+	if got := second[1]["content_block"].(map[string]any); got["name"] != "mcp__reflect__remember" {
+		t.Fatalf("second answer is not the remember call: %v", second)
+	}
+	if third := post(t, url, `{"stream":false,`+tools+`,"messages":[`+prompt+`,`+result+`,`+result+`]}`); !strings.Contains(third, `"stop_reason":"end_turn"`) {
+		t.Errorf("third answer does not end the turn: %s", third)
+	}
+	// A tool the client did not offer is not called; the answer says so.
+	none := post(t, url, `{"stream":false,"tools":[{"name":"Bash"}],"messages":[`+prompt+`]}`)
+	if !strings.Contains(none, "mcp__reflect__search was not offered") || strings.Contains(none, "tool_use") {
+		t.Errorf("unoffered tool: %s", none)
+	}
+}

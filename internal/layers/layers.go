@@ -22,7 +22,8 @@ const (
 )
 
 // Rules maps a package (relative to the module root, or a "dir/*" pattern)
-// to the project packages it may import. "*" allows any.
+// to the project packages it may import. "*" allows any; an entry "!pkg"
+// forbids pkg whatever else the row allows.
 type Rules map[string][]string
 
 // ParseRules reads the allow-list table between the layers markers: each row
@@ -121,9 +122,15 @@ func Check(rules Rules, imps Imports) []Violation {
 		for dep, file := range deps {
 			ok := false
 			for _, a := range allowed {
+				if deny, isDeny := strings.CutPrefix(a, "!"); isDeny {
+					if allows(deny, dep) {
+						ok = false
+						break
+					}
+					continue
+				}
 				if allows(a, dep) {
 					ok = true
-					break
 				}
 			}
 			if !ok {

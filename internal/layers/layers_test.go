@@ -45,7 +45,7 @@ const table = `intro
 <!-- layers:begin -->
 | package | owns | may import |
 |---|---|---|
-| ` + "`cmd/x`" + ` | commands | * |
+| ` + "`cmd/x`" + ` | commands | *, !heavy |
 | ` + "`hooks`" + ` | hooks | store, internal/* |
 | ` + "`store`" + ` | docs | internal/* |
 | ` + "`internal/*`" + ` | helpers | internal/* |
@@ -58,7 +58,7 @@ func TestCheckFindsUpwardImportsAndMissingRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	imps := Imports{
-		"cmd/x":           {"hooks": "cmd/x/main.go", "store": "cmd/x/main.go"},
+		"cmd/x":           {"hooks": "cmd/x/main.go", "store": "cmd/x/main.go", "heavy": "cmd/x/mcp.go"},
 		"hooks":           {"store": "hooks/a.go", "internal/redact": "hooks/a.go"},
 		"store":           {"hooks": "store/s.go", "internal/fsutil": "store/s.go"},
 		"internal/fsutil": {"store": "internal/fsutil/f.go"},
@@ -70,6 +70,7 @@ func TestCheckFindsUpwardImportsAndMissingRows(t *testing.T) {
 		lines = append(lines, v.String())
 	}
 	want := []string{
+		"cmd/x/mcp.go: cmd/x imports heavy, which its row in ARCHITECTURE.md §2 does not allow",
 		"internal/fsutil/f.go: internal/fsutil imports store, which its row in ARCHITECTURE.md §2 does not allow",
 		"mcp/: package mcp has no row in ARCHITECTURE.md §2; add one",
 		"store/s.go: store imports hooks, which its row in ARCHITECTURE.md §2 does not allow",

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/hooks"
+)
+
+// NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall.
+func NewCmdMCP(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the knowledge base to MCP clients on stdio",
+		Long: `mcp runs reflect's Model Context Protocol server on stdin/stdout, for an
+agent to start: Claude Code, Codex, Cursor, Claude Desktop or any stdio MCP
+client. Tools: search, recall, get, remember, forget, list; every learning
+is a resource reflect://learning/<id>; the prompt reflect-reflect asks the
+agent to record what it learned. stdout carries the protocol only; the
+server logs to $REFLECT_STATE_DIR/logs/mcp.log.
+
+'reflect mcp install claude|codex' registers the server with an agent.
+See docs/mcp.md for other clients.`,
+		Example: `  reflect mcp install claude
+  reflect mcp install codex --dry-run
+  npx @modelcontextprotocol/inspector --cli reflect mcp --method tools/list`,
+		Args: exactArgs(0, "no arguments (or a subcommand: install, uninstall)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMCPServer()
+		},
+	}
+	cmd.AddCommand(newCmdMCPInstall(f, false), newCmdMCPInstall(f, true))
+	return cmd
+}
+
+// mcpBinary is the server's own binary. It is separate so that the MCP
+// SDK's package initialisation is not paid by every hook (ARCHITECTURE §2).
+const mcpBinary = "reflect-mcp"
+
+// errNoMCPBinary says how to get the server binary when it is missing.
+var errNoMCPBinary = errors.New("reflect mcp needs the " + mcpBinary + " binary next to reflect or on PATH; " +
+	"'make install' installs both, or: go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/...@latest")
+
+// runMCPServer hands the process over to reflect-mcp, found next to this
+// binary first (so an agent that starts /path/to/reflect mcp gets the
+// server of the same build), then on PATH. exec keeps the agent's stdio
+// and pid: nothing of reflect stays between the agent and the server.
+func runMCPServer() error {
+	path := ""
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), mcpBinary); isExecutable(p) {
+			path = p
+		}
+	}
+	if path == "" {
+		p, err := exec.LookPath(mcpBinary)
+		if err != nil {
+			return errNoMCPBinary
+		}
+		path = p
+	}
+	if err := syscall.Exec(path, []string{mcpBinary}, os.Environ()); err != nil {
+		return fmt.Errorf("start %s: %w", path, err)
+	}
+	return nil // not reached: Exec replaced the process
+}
+
+// isExecutable reports whether path is a regular file someone may execute.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
+	opts := hooks.InstallOptions{}
+	var asJSON bool
+	verb, short := "install", "Register reflect's MCP server with Claude Code or Codex"
+	if uninstall {
+		verb, short = "uninstall", "Remove exactly the MCP server entry reflect added"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " claude|codex",
+		Short: short,
+		Long: short + `.
+Claude: mcpServers.reflect in ~/.claude.json (user scope, as 'claude mcp add
+--scope user' writes it; $CLAUDE_CONFIG_DIR/.claude.json when set). Codex:
+[mcp_servers.reflect] in ~/.codex/config.toml ($CODEX_HOME). Everything else
+in the file is kept; the original is backed up once as <file>.reflect-backup;
+a file that does not parse, or a reflect entry that is not reflect's, is
+refused untouched.`,
+		Example: "  reflect mcp " + verb + " claude --dry-run\n  reflect mcp " + verb + " codex",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
+				return usagef("mcp %s needs the agent: claude or codex", verb)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Agent = args[0]
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the reflect binary: %w", err)
+			}
+			if exe, err = filepath.EvalSymlinks(exe); err != nil {
+				return fmt.Errorf("find the reflect binary: %w", err)
+			}
+			opts.Binary = exe
+			if !asJSON {
+				opts.Out = f.IO.Out
+			}
+			run := hooks.InstallMCP
+			if uninstall {
+				run = hooks.UninstallMCP
+			}
+			res, err := run(opts)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(f.IO.Out, res)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
+	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "config file to edit instead of the default")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
