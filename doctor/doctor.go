@@ -184,6 +184,10 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {
 			fix = "fix the documents directory first (see above)"
 		}
+		if errors.Is(err, index.ErrNoFTS5) {
+			// The catalog is fine; the binary is not.
+			fix = "go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest (in a clone: make install)"
+		}
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: fix})
 		return
 	}

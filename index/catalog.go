@@ -19,6 +19,7 @@ import (
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/internal/fsutil"
+	_ "github.com/reflectkb/reflect/internal/fts5tag" // a build without -tags sqlite_fts5 fails here, saying what to type
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -190,7 +191,7 @@ func Open(ctx context.Context, docsDir, indexDir string, opts ...OpenOption) (*I
 		reason = "catalog.db was unreadable (" + err.Error() + "); the damaged file was kept as catalog.db.corrupt"
 	case err != nil:
 		ix.Close()
-		return nil, fmt.Errorf("open index %s: %w", path, err)
+		return nil, fmt.Errorf("open index %s: %w", path, noFTS5(err))
 	}
 	if reason == "" {
 		return ix, nil
@@ -354,6 +355,21 @@ func (ix *Index) createSchema(ctx context.Context) error {
 	}
 	_ = os.Chmod(ix.path, fsutil.FilePerm)
 	return nil
+}
+
+// ErrNoFTS5 means the SQLite linked into this binary has no FTS5 module:
+// reflect was built without -tags sqlite_fts5 (which internal/fts5tag
+// forbids) or against a system SQLite built without it. No reindex can
+// help; only a rebuild can.
+var ErrNoFTS5 = errors.New("this reflect binary's SQLite has no FTS5: rebuild it with 'go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest' (in a clone: make install)")
+
+// noFTS5 turns SQLite's "no such module: fts5" into ErrNoFTS5, which says
+// what to do about it; other errors pass through.
+func noFTS5(err error) error {
+	if err != nil && strings.Contains(err.Error(), "no such module: fts5") {
+		return fmt.Errorf("%w (%v)", ErrNoFTS5, err)
+	}
+	return err
 }
 
 func isCorrupt(err error) bool {
