@@ -7,18 +7,34 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # Static linking: hooks start about half a millisecond sooner without the
 # dynamic loader. glibc warns that getaddrinfo and dlopen need its shared
 # libraries at run time; reflect resolves names with Go's resolver
-# (cmd/reflect/main.go) and loads no SQLite extensions, so neither is used.
+# (cmd/reflect/main.go) and loads no SQLite extensions, so neither is used,
+# and scripts/quiet-static-link.sh drops exactly those two warnings.
 LDFLAGS := -s -w -X main.version=$(VERSION) -linkmode external -extldflags -static
+QUIET   := ./scripts/quiet-static-link.sh
+# make install puts reflect in BINDIR: Go's own install directory unless you
+# name another (make install BINDIR=~/.local/bin).
+GOBIN_  := $(shell $(GO) env GOBIN)
+BINDIR  ?= $(if $(GOBIN_),$(GOBIN_),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 
 .PHONY: build install test bench demo fmt clean
 
 build:
 	@mkdir -p $(dir $(BIN))
-	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect 2>$(BIN).log || { cat $(BIN).log >&2; exit 1; }
-	@rm -f $(BIN).log
+	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect
 
 install:
-	$(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect
+	@mkdir -p '$(abspath $(BINDIR))'
+	GOBIN='$(abspath $(BINDIR))' $(QUIET) $(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect
+	@bin='$(abspath $(BINDIR))/reflect'; \
+	case ":$$PATH:" in \
+	*':$(abspath $(BINDIR)):'*) \
+		found=$$(command -v reflect); \
+		if [ "$$found" = "$$bin" ]; then echo "installed $$bin"; \
+		else echo "installed $$bin, but 'reflect' runs $$found, which comes first on your PATH" >&2; fi ;; \
+	*) echo "installed $$bin, but $(abspath $(BINDIR)) is not on your PATH. Add it (e.g. in ~/.profile):" >&2; \
+	   echo "  export PATH=\"$(abspath $(BINDIR)):\$$PATH\"" >&2; \
+	   echo "or install into a directory on your PATH: make install BINDIR=~/.local/bin" >&2 ;; \
+	esac
 
 test:
 	$(GO) vet -tags $(TAGS) ./...
