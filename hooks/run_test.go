@@ -559,8 +559,11 @@ func TestRunDeadline(t *testing.T) {
 	if out != "" {
 		t.Errorf("printed %q after giving up", out)
 	}
-	if took > 600*time.Millisecond {
-		t.Errorf("Run took %s with a 100 ms deadline", took)
+	// Run must not wait for the handler, which waits queue.LockWait for
+	// the lock held above; how soon after the deadline Run returns is up
+	// to the scheduler of a possibly loaded machine, so that is the bound.
+	if took >= queue.LockWait {
+		t.Errorf("Run took %s with a 100 ms deadline: it waited for the handler", took)
 	}
 	if log := hookLog(t, e.state); !strings.Contains(log, "stop --agent codex: gave up after 100ms") {
 		t.Errorf("hooks.log does not say it gave up:\n%s", log)

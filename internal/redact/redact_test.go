@@ -372,10 +372,19 @@ func TestAdversarialInputsStayFast(t *testing.T) {
 	units = append(units, all)
 	for _, u := range units {
 		in := strings.Repeat(u, 200_000/len(u))
-		start := time.Now()
-		out := String(in)
-		if d := time.Since(start); d > 3*time.Second {
-			t.Errorf("String(%q × %d) took %v", u, len(in)/len(u), d)
+		// The best of three runs: a loaded machine can deschedule one
+		// run for seconds, not three in a row.
+		var out string
+		best := time.Duration(1<<63 - 1)
+		for range 3 {
+			start := time.Now()
+			out = String(in)
+			if best = min(best, time.Since(start)); best <= 3*time.Second {
+				break
+			}
+		}
+		if best > 3*time.Second {
+			t.Errorf("String(%q × %d) took %v at best", u, len(in)/len(u), best)
 		}
 		if String(out) != out {
 			t.Errorf("String(%q × %d) is not idempotent", u, len(in)/len(u))
