@@ -290,8 +290,8 @@ func (e *hookEnv) transcript(t testing.TB, name string) string {
 	return path
 }
 
-// fixture reads testdata/payloads/<agent>/<name>.json (copies of
-// shared/fixtures) and applies edits: a key set to a value, or to nil for
+// fixture reads testdata/payloads/<agent>/<name>.json (real payloads the
+// agents sent) and applies edits: a key set to a value, or to nil for
 // JSON null. cwd always points into the temp world unless an edit says
 // otherwise: fixtures name /home/dev/..., which no test may touch.
 func (e *hookEnv) fixture(t testing.TB, agent, name string, edits map[string]any) []byte {

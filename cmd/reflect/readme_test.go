@@ -139,3 +139,57 @@ func TestRepoOwnsItsFiles(t *testing.T) {
 		t.Errorf("these files refer to %s outside the repository: %v", needle, offenders)
 	}
 }
+
+// TestDemo runs the script behind 'make demo' from the repository, with this test
+// binary as reflect: it must work from a clone (its fixtures are in the
+// repository), end with the Codex session recalling what the Claude session
+// taught, and print no escape sequences when piped or when NO_COLOR is set.
+func TestDemo(t *testing.T) {
+	for _, tool := range []string{"bash", "git", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the demo needs %s", tool)
+		}
+	}
+	t.Parallel()
+	reflectBin, err := exec.LookPath("reflect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, name string, args []string, env ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = repoRoot
+		// The demo makes its own temporary HOME and state; TMPDIR keeps
+		// even those inside the test's directory.
+		cmd.Env = append(os.Environ(), append([]string{"REFLECT=" + reflectBin, "TMPDIR=" + t.TempDir()}, env...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+
+	out := run(t, "scripts/demo.sh", nil)
+	if strings.Contains(out, "\x1b") {
+		t.Errorf("piped demo output has escape sequences:\n%q", out)
+	}
+	// The last hook is the Codex prompt: it must inject what the drain
+	// made of the Claude session.
+	codex := out[strings.LastIndex(out, "Codex: user asks about the OAuth state cookie"):]
+	if !strings.Contains(codex, "<reflect-learnings>") || !strings.Contains(codex, "lrn-") {
+		t.Errorf("the Codex prompt recalled nothing:\n%s", out)
+	}
+
+	// On a terminal the step titles are bold, unless NO_COLOR is set.
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Log("no script(1) for a terminal: the NO_COLOR check is skipped")
+		return
+	}
+	tty := []string{"-qec", "scripts/demo.sh", "/dev/null"}
+	if out := run(t, "script", tty); !strings.Contains(out, "\x1b[1m") {
+		t.Errorf("demo on a terminal has no bold step titles:\n%q", out)
+	}
+	if out := run(t, "script", tty, "NO_COLOR=1"); strings.Contains(out, "\x1b") {
+		t.Errorf("demo with NO_COLOR=1 on a terminal has escape sequences:\n%q", out)
+	}
+}
