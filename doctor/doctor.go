@@ -172,6 +172,18 @@ func (r *Report) checkDir(name, dir, missingHint string) {
 	r.add(Check{Name: name, Status: OK, Detail: dir})
 }
 
+// rebuildBinary is the fix for a reflect whose SQLite lacks FTS5: the
+// catalog is fine, the binary is not, and no reindex can help.
+const rebuildBinary = "rebuild reflect with the sqlite_fts5 tag: go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest (in a clone: make install)"
+
+// indexFix is the fix doctor suggests for a failing index operation.
+func indexFix(err error) string {
+	if index.IsNoFTS5(err) {
+		return rebuildBinary
+	}
+	return "run 'reflect reindex --full'"
+}
+
 func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	opts, err := index.ConfigOptions(c.Index, false)
 	if err != nil {
@@ -184,9 +196,8 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {
 			fix = "fix the documents directory first (see above)"
 		}
-		if errors.Is(err, index.ErrNoFTS5) {
-			// The catalog is fine; the binary is not.
-			fix = "go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest (in a clone: make install)"
+		if index.IsNoFTS5(err) {
+			fix = rebuildBinary
 		}
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: fix})
 		return
@@ -199,12 +210,12 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config) {
 	case errors.Is(err, index.ErrBusy):
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
 	case err != nil:
-		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	}
 	health, err := ix.Check(ctx)
 	switch {
 	case err != nil:
-		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	case health != "ok":
 		r.add(Check{Name: "index integrity", Status: Fail, Detail: health, Fix: "run 'reflect reindex --full'"})
 	default:

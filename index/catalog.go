@@ -366,10 +366,17 @@ var ErrNoFTS5 = errors.New("this reflect binary's SQLite has no FTS5: rebuild it
 // noFTS5 turns SQLite's "no such module: fts5" into ErrNoFTS5, which says
 // what to do about it; other errors pass through.
 func noFTS5(err error) error {
-	if err != nil && strings.Contains(err.Error(), "no such module: fts5") {
+	if IsNoFTS5(err) && !errors.Is(err, ErrNoFTS5) {
 		return fmt.Errorf("%w (%v)", ErrNoFTS5, err)
 	}
 	return err
+}
+
+// IsNoFTS5 reports whether err comes from a SQLite without FTS5: ErrNoFTS5,
+// or SQLite's own "no such module: fts5" from a query on a catalog that a
+// complete build created.
+func IsNoFTS5(err error) bool {
+	return err != nil && (errors.Is(err, ErrNoFTS5) || strings.Contains(err.Error(), "no such module: fts5"))
 }
 
 func isCorrupt(err error) bool {
