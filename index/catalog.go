@@ -303,6 +303,13 @@ func (ix *Index) open(ctx context.Context) error {
 	q.Set("_txlock", "immediate")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_foreign_keys", "0")
+	// A 64 MB page cache instead of SQLite's 2 MB: indexing inserts into
+	// the graph's and postings' B-trees at random, and with 2 MB a full
+	// reindex of 10,000 learnings re-read evicted pages for 12 s of system
+	// time (5.5 s with 64 MB; 40 → 32 s of CPU in all, two interleaved
+	// runs each). The cache grows only as pages are used: a hook's
+	// searches read through the memory map and do not fill it.
+	q.Set("_cache_size", "-65536")
 	db, err := sql.Open(driverName, "file:"+ix.path+"?"+q.Encode())
 	if err != nil {
 		return err
