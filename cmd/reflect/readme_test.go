@@ -67,6 +67,7 @@ func TestReadmeQuickTour(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("needs bash")
 	}
+	t.Parallel() // its own HOME, state and learnings: independent of the scripts
 	blocks := shellBlocks(readmeSection(t, "Quick tour"))
 	script := strings.Join(blocks, "\n")
 	// Guard against a tour that lost its commands and so cannot fail.
