@@ -27,6 +27,7 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/statusline"
 	"github.com/reflectkb/reflect/store"
@@ -254,6 +255,11 @@ func (e *hookEnv) putSeeds(t testing.TB, list []seed) {
 // subject (oldest first), isolated from any global or system git config.
 func (e *hookEnv) gitRepo(t testing.TB, branch string, subjects ...string) {
 	t.Helper()
+	// The tests check what the hooks make of the commit subjects: on a
+	// loaded machine git can take longer than the hook's 300 ms for them.
+	old := gitrepo.Timeout
+	gitrepo.Timeout = time.Minute
+	t.Cleanup(func() { gitrepo.Timeout = old })
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", e.repo, "-c", "commit.gpgsign=false"}, args...)...)
