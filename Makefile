@@ -7,8 +7,15 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # Static linking: hooks start about half a millisecond sooner without the
 # dynamic loader. glibc warns that getaddrinfo and dlopen need its shared
 # libraries at run time; reflect resolves names with Go's resolver
-# (cmd/reflect/main.go) and loads no SQLite extensions, so neither is used.
+# (cmd/reflect/main.go) and loads no SQLite extensions, so neither is used,
+# and scripts/quiet-static-link.sh drops exactly those two warnings.
 LDFLAGS := -s -w -X main.version=$(VERSION) -linkmode external -extldflags -static
+QUIET   := ./scripts/quiet-static-link.sh
+# make install puts reflect (and reflect-mcp, the MCP server 'reflect mcp'
+# starts) in BINDIR: Go's own install directory unless you name another
+# (make install BINDIR=~/.local/bin).
+GOBIN_  := $(shell $(GO) env GOBIN)
+BINDIR  ?= $(if $(GOBIN_),$(GOBIN_),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
 
 # Client versions for the end-to-end suite; one line each in e2e/versions.env,
 # overridable as E2E_CLAUDE_VERSION=… E2E_CODEX_VERSION=… make e2e.
@@ -19,15 +26,29 @@ export E2E_CLAUDE_VERSION E2E_CODEX_VERSION
 
 build:
 	@mkdir -p $(dir $(BIN))
-	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect 2>$(BIN).log || { cat $(BIN).log >&2; exit 1; }
-	@rm -f $(BIN).log
+	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect
+	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN)-mcp ./cmd/reflect-mcp
 
 install:
-	$(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect
+	@mkdir -p '$(abspath $(BINDIR))'
+	GOBIN='$(abspath $(BINDIR))' $(QUIET) $(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect ./cmd/reflect-mcp
+	@bin='$(abspath $(BINDIR))/reflect'; \
+	case ":$$PATH:" in \
+	*':$(abspath $(BINDIR)):'*) \
+		found=$$(command -v reflect); \
+		if [ "$$found" = "$$bin" ]; then echo "installed $$bin"; \
+		else echo "installed $$bin, but 'reflect' runs $$found, which comes first on your PATH" >&2; fi ;; \
+	*) echo "installed $$bin, but $(abspath $(BINDIR)) is not on your PATH. Add it (e.g. in ~/.profile):" >&2; \
+	   echo "  export PATH=\"$(abspath $(BINDIR)):\$$PATH\"" >&2; \
+	   echo "or install into a directory on your PATH: make install BINDIR=~/.local/bin" >&2 ;; \
+	esac
 
+# -timeout is a watchdog for a hung test, not a speed budget: on a loaded
+# 2-core machine recall's 10,000-learning scale test alone can pass go
+# test's default 10 minutes.
 test:
 	$(GO) vet -tags $(TAGS) ./...
-	$(GO) test -tags $(TAGS) -count=1 ./...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
 
 # e2e installs the pinned Claude Code and Codex CLIs from npm into
 # .cache/e2e (reused when the versions match) and drives them offline

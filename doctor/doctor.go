@@ -235,6 +235,18 @@ func (r *Report) checkStateDirs(stateDir string) {
 	}
 }
 
+// rebuildBinary is the fix for a reflect whose SQLite lacks FTS5: the
+// catalog is fine, the binary is not, and no reindex can help.
+const rebuildBinary = "rebuild reflect with the sqlite_fts5 tag: go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest (in a clone: make install)"
+
+// indexFix is the fix doctor suggests for a failing index operation.
+func indexFix(err error) string {
+	if index.IsNoFTS5(err) {
+		return rebuildBinary
+	}
+	return "run 'reflect reindex --full'"
+}
+
 func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index.OpenOption) {
 	opts, err := index.ConfigOptions(c.Index, false)
 	if err != nil {
@@ -254,6 +266,9 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 		fix := "move " + filepath.Join(c.IndexDir(), "catalog.db") + " away and run 'reflect reindex --full'"
 		if fi, serr := os.Stat(c.DocumentsDir()); serr == nil && !fi.IsDir() {
 			fix = "fix the documents directory first (see above)"
+		}
+		if index.IsNoFTS5(err) {
+			fix = rebuildBinary
 		}
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: fix})
 		return
@@ -275,12 +290,12 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error() + "; searches answer from the index as it stands",
 			Fix: "free space on the disk of " + c.IndexDir() + ", then run 'reflect reindex'"})
 	case err != nil:
-		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+		r.add(Check{Name: "index refresh", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	}
 	health, err := ix.Check(ctx)
 	switch {
 	case err != nil:
-		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: "run 'reflect reindex --full'"})
+		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	case health != "ok":
 		r.add(Check{Name: "index integrity", Status: Fail, Detail: health, Fix: "run 'reflect reindex --full'"})
 	default:

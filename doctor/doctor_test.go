@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -224,5 +225,22 @@ func TestCodexTrustCheck(t *testing.T) {
 	}
 	if !r.Healthy() {
 		t.Error("untrusted hooks made the report unhealthy; they are a warning")
+	}
+}
+
+// A SQLite without FTS5 (a reflect built without -tags sqlite_fts5) cannot
+// be fixed by a reindex: doctor must say to rebuild the binary, whether the
+// error is index.ErrNoFTS5 from Open or SQLite's own from a later query.
+func TestIndexFixForMissingFTS5(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("open index: %w", index.ErrNoFTS5),
+		fmt.Errorf("search: no such module: fts5"),
+	} {
+		if fix := indexFix(err); !strings.Contains(fix, "go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest") {
+			t.Errorf("fix for %q = %q, want the rebuild command", err, fix)
+		}
+	}
+	if fix := indexFix(fmt.Errorf("database disk image is malformed")); fix != "run 'reflect reindex --full'" {
+		t.Errorf("fix for a damaged catalog = %q", fix)
 	}
 }

@@ -208,13 +208,24 @@ func TestFailedBashBoundsSizes(t *testing.T) {
 		"tool_input": map[string]string{"command": "make " + strings.Repeat("target ", 1000)},
 		"error":      out.String(),
 	})
-	start := time.Now()
-	f, ok := FailedBash("claude", p)
-	if !ok {
-		t.Fatal("not a failure")
+	// The best of three runs: a loaded machine can deschedule one run
+	// for longer than the bound, not three; a superlinear scan misses it
+	// every time.
+	var f Failure
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		var ok bool
+		f, ok = FailedBash("claude", p)
+		if !ok {
+			t.Fatal("not a failure")
+		}
+		if best = min(best, time.Since(start)); best <= time.Second {
+			break
+		}
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("FailedBash took %s on a 2.5 MB payload", d)
+	if best > time.Second {
+		t.Errorf("FailedBash took %s at best on a 2.5 MB payload", best)
 	}
 	if n := utf8.RuneCountInString(f.Command); n > maxCommandChars {
 		t.Errorf("command has %d chars, want ≤ %d", n, maxCommandChars)

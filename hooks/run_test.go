@@ -27,6 +27,7 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/statusline"
 	"github.com/reflectkb/reflect/store"
@@ -254,6 +255,11 @@ func (e *hookEnv) putSeeds(t testing.TB, list []seed) {
 // subject (oldest first), isolated from any global or system git config.
 func (e *hookEnv) gitRepo(t testing.TB, branch string, subjects ...string) {
 	t.Helper()
+	// The tests check what the hooks make of the commit subjects: on a
+	// loaded machine git can take longer than the hook's 300 ms for them.
+	old := gitrepo.Timeout
+	gitrepo.Timeout = time.Minute
+	t.Cleanup(func() { gitrepo.Timeout = old })
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", e.repo, "-c", "commit.gpgsign=false"}, args...)...)
@@ -290,8 +296,8 @@ func (e *hookEnv) transcript(t testing.TB, name string) string {
 	return path
 }
 
-// fixture reads testdata/payloads/<agent>/<name>.json (copies of
-// shared/fixtures) and applies edits: a key set to a value, or to nil for
+// fixture reads testdata/payloads/<agent>/<name>.json (real payloads the
+// agents sent) and applies edits: a key set to a value, or to nil for
 // JSON null. cwd always points into the temp world unless an edit says
 // otherwise: fixtures name /home/dev/..., which no test may touch.
 func (e *hookEnv) fixture(t testing.TB, agent, name string, edits map[string]any) []byte {
@@ -559,8 +565,11 @@ func TestRunDeadline(t *testing.T) {
 	if out != "" {
 		t.Errorf("printed %q after giving up", out)
 	}
-	if took > 600*time.Millisecond {
-		t.Errorf("Run took %s with a 100 ms deadline", took)
+	// Run must not wait for the handler, which waits queue.LockWait for
+	// the lock held above; how soon after the deadline Run returns is up
+	// to the scheduler of a possibly loaded machine, so that is the bound.
+	if took >= queue.LockWait {
+		t.Errorf("Run took %s with a 100 ms deadline: it waited for the handler", took)
 	}
 	if log := hookLog(t, e.state); !strings.Contains(log, "stop --agent codex: gave up after 100ms") {
 		t.Errorf("hooks.log does not say it gave up:\n%s", log)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -409,5 +410,27 @@ func TestNewCatalogPageSize(t *testing.T) {
 	var mode string
 	if err := ix.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
 		t.Fatalf("journal_mode %q, %v", mode, err)
+	}
+}
+
+// A SQLite without FTS5 cannot be fixed by a reindex: the error must say
+// to rebuild reflect with the tag, and doctor keys its fix on ErrNoFTS5.
+func TestNoFTS5(t *testing.T) {
+	sqliteErr := errors.New("create schema: no such module: fts5")
+	err := noFTS5(sqliteErr)
+	if !errors.Is(err, ErrNoFTS5) {
+		t.Fatalf("noFTS5(%v) = %v, want ErrNoFTS5", sqliteErr, err)
+	}
+	for _, want := range []string{"go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/reflect@latest", "no such module: fts5"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
+	}
+	other := errors.New("disk I/O error")
+	if got := noFTS5(other); got != other {
+		t.Errorf("noFTS5 changed an unrelated error: %v", got)
+	}
+	if noFTS5(nil) != nil {
+		t.Error("noFTS5(nil) != nil")
 	}
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -98,7 +99,7 @@ func TestHelperProcess(t *testing.T) {
 		}
 	case "search":
 		stop := os.Getenv(helperStop)
-		n := 0
+		n, gaveUp := 0, 0
 		deadline := time.Now().Add(2 * time.Minute)
 		for time.Now().Before(deadline) {
 			if _, err := ix.Search(ctx, Query{Text: "concurrent learning worker shares catalog", Limit: 20}); err != nil {
@@ -109,7 +110,13 @@ func TestHelperProcess(t *testing.T) {
 				fmt.Fprintf(os.Stderr, "helper count %d: %v\n", n, err)
 				os.Exit(3)
 			}
-			if _, _, err := ix.Refresh(ctx); err != nil {
+			// Refresh gives up after refreshLockWait while another process
+			// updates, and the caller searches the index as it stands: the
+			// documented contract, and what a loaded machine makes happen.
+			// Anything else is a failure.
+			if _, _, err := ix.Refresh(ctx); errors.Is(err, ErrBusy) {
+				gaveUp++
+			} else if err != nil {
 				fmt.Fprintf(os.Stderr, "helper refresh %d: %v\n", n, err)
 				os.Exit(3)
 			}
@@ -118,7 +125,13 @@ func TestHelperProcess(t *testing.T) {
 				break
 			}
 		}
-		fmt.Printf("searches: %d\n", n)
+		// Once the writers are done nothing holds the lock: this refresh
+		// must succeed and catch up with everything they wrote.
+		if _, _, err := ix.Refresh(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "helper final refresh: %v\n", err)
+			os.Exit(3)
+		}
+		fmt.Printf("searches: %d (refresh deferred to a running update %d times)\n", n, gaveUp)
 	}
 	os.Exit(0)
 }

@@ -29,7 +29,7 @@ const vectorsSchema = `CREATE TABLE IF NOT EXISTS vectors(n INTEGER PRIMARY KEY,
 
 // minCosine is the similarity below which a vector hit is noise and not
 // a candidate: texts that share no words still share a few hashed
-// features. (See the README's retrieval section for how it was chosen.)
+// features. (See docs/ranking.md, Retrieval quality, for how it was chosen.)
 const minCosine = 0.15
 
 // embedBatch is how many learnings are embedded per Embed call.

@@ -17,7 +17,7 @@ import (
 // until they are done.
 const (
 	raceWorkers        = 8
-	racePerWorker      = 200
+	racePerWorker      = 100
 	racePerWorkerShort = 50
 	raceVictims        = 30 // records the drainer process works on (12 with -short)
 	raceVictimsShort   = 12

@@ -14,8 +14,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 )
 
 // NewKB makes a knowledge base in a temp dir, lets fill write documents
@@ -190,6 +192,11 @@ func IDs(hits []Hit) []string {
 // points HOME at a temp dir, for the test and for the git that recall runs.
 func GitEnv(t testing.TB) string {
 	t.Helper()
+	// The tests check the commit subjects git returns: on a loaded
+	// machine git can take longer than the hook's 300 ms for them.
+	old := gitrepo.Timeout
+	gitrepo.Timeout = time.Minute
+	t.Cleanup(func() { gitrepo.Timeout = old })
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")

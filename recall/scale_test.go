@@ -56,6 +56,9 @@ func TestFloorAtScale(t *testing.T) {
 	hpos, hneg := recall.LoadHoldout(t)
 	for _, n := range []int{2000, 10000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			// Each size builds its own KB, and indexing runs on one core:
+			// in parallel the two take the time of the larger.
+			t.Parallel()
 			ix := corpusKB(t, n)
 			s := measure(t, ix, pos, neg)
 			h := measure(t, ix, hpos, hneg)

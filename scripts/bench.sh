@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 COUNT=${1:-10000}
 RUNS=${RUNS:-100}
 REFLECT=${REFLECT:-$PWD/bin/reflect}
-FIX=${FIXTURES:-$PWD/../shared/fixtures}
+# Hook payloads and the transcript are the ones the tests replay.
+PAYLOADS=$PWD/hooks/testdata/payloads
+TRANSCRIPTS=$PWD/drain/testdata
 command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install hyperfine" >&2; exit 1; }
 [ -x "$REFLECT" ] || { echo "build first: make build" >&2; exit 1; }
 
@@ -50,8 +52,8 @@ hf -N --warmup 5 --runs "$RUNS" \
   /bin/true
 
 # Hook payloads: the fixtures, pointed at this run's repo and transcript.
-cp "$FIX/transcripts/claude-session.jsonl" "$WORK/t.jsonl"
-mk() { sed -e "s#/home/dev/auth-service#$WORK/repo#g" -e "s#/home/dev/.claude/projects/[^\"]*\.jsonl#$WORK/t.jsonl#g" "$FIX/claude/$1.json" > "$WORK/$1.json"; }
+cp "$TRANSCRIPTS/claude-session.jsonl" "$WORK/t.jsonl"
+mk() { sed -e "s#/home/dev/auth-service#$WORK/repo#g" -e "s#/home/dev/.claude/projects/[^\"]*\.jsonl#$WORK/t.jsonl#g" "$PAYLOADS/claude/$1.json" > "$WORK/$1.json"; }
 for f in session-start user-prompt-submit post-tool-use-failure post-tool-use stop pre-compact; do mk "$f"; done
 printf '{"session_id":"bench","transcript_path":"%s","cwd":"%s","hook_event_name":"UserPromptSubmit","prompt":"the postgres connection pool times out under load in the worker, max_connections is reached"}\n' "$WORK/t.jsonl" "$WORK/repo" > "$WORK/prompt-hit.json"
 case $("$REFLECT" hook prompt --agent claude < "$WORK/prompt-hit.json") in

@@ -6,9 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REFLECT=${REFLECT:-$PWD/bin/reflect}
-FIX=${FIXTURES:-$PWD/../shared/fixtures}
+# The hook payloads and transcripts are the real ones the tests replay,
+# kept in the repository.
+PAYLOADS=$PWD/hooks/testdata/payloads
+TRANSCRIPTS=$PWD/drain/testdata
 [ -x "$REFLECT" ] || { echo "build first: make build" >&2; exit 1; }
-[ -d "$FIX" ] || { echo "fixtures not found at $FIX (set FIXTURES=...)" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reflect-demo.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -17,15 +19,22 @@ mkdir -p "$HOME" "$WORK/auth-service"
 git -C "$WORK/auth-service" init -q -b fix/oauth-redirect
 git -C "$WORK/auth-service" -c user.name=demo -c user.email=demo@example.com \
   commit -q --allow-empty -m "callback: keep the OAuth state cookie across the redirect"
-cp "$FIX/transcripts/claude-session.jsonl" "$WORK/claude-session.jsonl"
-cp "$FIX/transcripts/codex-rollout.jsonl" "$WORK/codex-rollout.jsonl"
+cp "$TRANSCRIPTS/claude-session.jsonl" "$WORK/claude-session.jsonl"
+cp "$TRANSCRIPTS/codex-rollout.jsonl" "$WORK/codex-rollout.jsonl"
 
-step() { printf '\n\033[1m▶ %s\033[0m\n' "$*"; }
+# Bold step titles only on a terminal, and never when NO_COLOR is set
+# (https://no-color.org): piped or logged output stays plain text.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+  bold=$'\033[1m' plain=$'\033[0m'
+else
+  bold='' plain=''
+fi
+step() { printf '\n%s▶ %s%s\n' "$bold" "$*" "$plain"; }
 # payload AGENT FIXTURE: the fixture with its paths moved into $WORK
 payload() {
   sed -e "s#/home/dev/auth-service#$WORK/auth-service#g" \
       -e "s#/home/dev/.claude/projects/[^\"]*\.jsonl#$WORK/claude-session.jsonl#g" \
-      -e "s#/home/dev/.codex/sessions/[^\"]*\.jsonl#$WORK/codex-rollout.jsonl#g" "$FIX/$1/$2.json"
+      -e "s#/home/dev/.codex/sessions/[^\"]*\.jsonl#$WORK/codex-rollout.jsonl#g" "$PAYLOADS/$1/$2.json"
 }
 # hook AGENT EVENT FIXTURE: run one hook the way the agent would
 hook() {

@@ -41,9 +41,9 @@ func newCmdBenchRetrieval(f *Factory) *cobra.Command {
 beir_eval.py can score them independently. Your own knowledge base is not
 touched. The embedder is the one config.toml sets (hash by default);
 --signals fuses only the lists named, to measure what each contributes.`,
-		Example: `  reflect bench retrieval ../shared/bench/locomo-dev/conv-26 --run conv-26.tsv
-  python3 ../shared/bench/beir_eval.py ../shared/bench/locomo-dev/conv-26 --run conv-26.tsv
-  reflect bench retrieval ../shared/bench/locomo-dev/conv-26 --signals lexical,vector`,
+		Example: `  reflect bench retrieval testdata/bench/locomo-dev/conv-26 --run conv-26.tsv
+  python3 testdata/bench/beir_eval.py testdata/bench/locomo-dev/conv-26 --run conv-26.tsv
+  reflect bench retrieval testdata/bench/locomo-dev/conv-26 --signals lexical,vector`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("bench retrieval needs a dataset directory")

@@ -24,7 +24,7 @@ var commandGroups = map[string]string{
 	"status":  groupEveryday,
 	"install": groupSetup, "uninstall": groupSetup, "doctor": groupSetup,
 	"reindex": groupSetup, "config": groupSetup, "version": groupSetup,
-	"completion": groupSetup, "help": groupSetup, "docs": groupSetup,
+	"completion": groupSetup, "help": groupSetup, "docs": groupSetup, "mcp": groupSetup,
 	"hook": groupPlumbing, "recall": groupPlumbing, "drain": groupPlumbing,
 	"queue": groupPlumbing, "statusline": groupPlumbing, "bench": groupPlumbing,
 }

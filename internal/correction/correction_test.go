@@ -163,12 +163,19 @@ func TestCorrectionEdges(t *testing.T) {
 
 func TestIsIsFastOnHugePrompts(t *testing.T) {
 	huge := strings.Repeat("use --insecure instead ", 200000) // 4.6 MB on one line
-	start := time.Now()
-	if Is(huge) {
-		t.Error("a 4.6 MB prompt is a correction")
+	// The best of three runs: a loaded machine can deschedule one run
+	// for longer than the bound, not three; a superlinear scan of 4.6 MB
+	// misses it every time.
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		if Is(huge) {
+			t.Fatal("a 4.6 MB prompt is a correction")
+		}
+		best = min(best, time.Since(start))
 	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("IsCorrection took %s", d)
+	if best > 100*time.Millisecond {
+		t.Errorf("IsCorrection took %s at best", best)
 	}
 }
 
