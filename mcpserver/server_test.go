@@ -135,7 +135,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 		"search":   {"query", "limit", "project"},
 		"recall":   {"task", "session_id"},
 		"get":      {"id"},
-		"remember": {"title", "key_insight", "body", "tags", "confidence", "scope", "project"},
+		"remember": {"title", "key_insight", "body", "tags", "confidence", "scope", "project", "force"},
 		"forget":   {"id"},
 		"list":     {"project", "limit"},
 	}
@@ -381,7 +381,7 @@ func TestShortIDs(t *testing.T) {
 	a := put(t, c, "Flaky test in the auth package", "retry the token fetch", "")
 	put(t, c, "Flaky test in the billing package", "freeze the clock", "")
 	cs := connect(t, c)
-	mustFail(t, cs, "get", map[string]any{"id": "lrn-flaky-test-in-the"}, "names 2 learnings")
+	mustFail(t, cs, "get", map[string]any{"id": "lrn-flaky-test-in-the"}, "matches 2 ids")
 	mustFail(t, cs, "forget", map[string]any{"id": "lrn-flaky-test-in-the-auth"}, "whole id")
 	var l Learning
 	mustOK(t, cs, "get", map[string]any{"id": "lrn-flaky-test-in-the-auth"}, &l)
@@ -493,5 +493,21 @@ func TestRecallUsesConfiguredBudgets(t *testing.T) {
 	mustOK(t, connect(t, c), "recall", task, &one)
 	if len(one.Injected) != 1 {
 		t.Fatalf("recall.max 1: %+v", one)
+	}
+}
+
+// remember refuses a near-duplicate of an existing learning by the rule
+// `reflect add` uses, naming it; force adds it anyway.
+func TestRememberRefusesNearDuplicates(t *testing.T) {
+	c := kb(t)
+	id := put(t, c, "Flush the widget cache with widgetctl flush", "widgetctl flush --all empties the widget cache on every node", "")
+	cs := connect(t, c)
+	args := map[string]any{"title": "Flush the widget cache with widgetctl", "key_insight": "widgetctl flush --all empties the widget cache on all nodes"}
+	mustFail(t, cs, "remember", args, id)
+	args["force"] = true
+	var out struct{ ID, Action string }
+	mustOK(t, cs, "remember", args, &out)
+	if out.Action != "added" || out.ID == id {
+		t.Fatalf("remember with force: %+v, want a second learning beside %s", out, id)
 	}
 }

@@ -99,6 +99,7 @@ type RememberInput struct {
 	Confidence string   `json:"confidence,omitempty" jsonschema:"high (verified), medium (default) or low (a hunch)"`
 	Scope      string   `json:"scope,omitempty" jsonschema:"project (true of this codebase) or global (true anywhere)"`
 	Project    string   `json:"project,omitempty" jsonschema:"the project it belongs to (default for scope project: the server's directory's project)"`
+	Force      bool     `json:"force,omitempty" jsonschema:"add even when an existing learning says nearly the same (default false: that one is named instead)"`
 }
 
 // RememberOutput says what remember wrote.
@@ -311,31 +312,14 @@ func notFound(id string) error {
 	return fmt.Errorf("no learning %q; find ids with the search or list tools", id)
 }
 
-// resolveID expands a short id to the one id it names.
+// resolveID expands a short id (a unique prefix or the 6-hex tail) to the
+// one id it names, by the same rule as the commands (store.Resolve).
 func resolveID(st *store.Store, id string) (string, error) {
-	if _, err := st.Read(id); err == nil || !errors.Is(err, store.ErrNotFound) {
-		return id, nil // a whole id (or a malformed file the caller reports)
-	}
-	files, err := st.Scan()
-	if err != nil {
-		return "", err
-	}
-	var matches []string
-	for _, f := range files {
-		if strings.HasPrefix(f.ID, id) || strings.HasSuffix(f.ID, "-"+id) {
-			matches = append(matches, f.ID)
-		}
-	}
-	switch len(matches) {
-	case 0:
+	full, err := st.Resolve(id)
+	if errors.Is(err, store.ErrNotFound) {
 		return "", notFound(id)
-	case 1:
-		return matches[0], nil
 	}
-	if len(matches) > 5 {
-		matches = append(matches[:5], "…")
-	}
-	return "", fmt.Errorf("%q names %d learnings (%s); give more of the id", id, len(matches), strings.Join(matches, ", "))
+	return full, err
 }
 
 func learningOf(l *store.Learning) Learning {
@@ -382,6 +366,18 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 		return nil, out, fmt.Errorf("invalid learning: %v", err)
 	}
 	err := s.withIndex(ctx, func(ix *index.Index) error {
+		if _, err := ix.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !in.Force {
+			// A new learning: refuse to repeat one that exists, by the
+			// rule `reflect add` applies.
+			dup, found, err := ix.NearDuplicate(ctx, l)
+			if err != nil {
+				return err
+			}
+			if found {
+				return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared); read it with get, remember again with its exact title and key_insight to update it, or pass force: true to add this one anyway",
+					dup.ID, dup.Title, 100*dup.Share)
+			}
+		}
 		res, err := ix.Put(ctx, l, nil, now)
 		out.ID, out.Action, out.Path = res.ID, res.Action, res.Path
 		if errors.Is(err, index.ErrBusy) && res.Path != "" {
