@@ -492,7 +492,7 @@ func TestCodexTrust(t *testing.T) {
 	check(t, "doctor/untrusted-after-install", allWarn, "doctor %+v for entries %+v", untrusted, trust)
 
 	// Without trust Codex skips the hooks silently.
-	codexPlain(w, "Where is the sprocket configuration? Nothing to run.")
+	codexPlain(w, promptTopic+" Nothing to run.")
 	check(t, "trust/untrusted-hooks-skipped", !w.contextSent("developer", "<reflect-learnings"),
 		"an untrusted hook's context reached the model")
 
@@ -501,7 +501,7 @@ func TestCodexTrust(t *testing.T) {
 		cfg += "\n[hooks.state.\"" + h.Key + "\"]\ntrusted_hash = \"" + h.CurrentHash + "\"\n"
 	}
 	w.write(filepath.Join(codexHome, "config.toml"), cfg)
-	codexPlain(w, "Where is the sprocket configuration? Nothing to run.")
+	codexPlain(w, promptTopic+" Nothing to run.")
 	check(t, "trust/trusted-hooks-run", w.contextSent("developer", "<reflect-learnings", seedStart),
 		"hooks trusted with reflect's hashes did not run: the hash differs from Codex's")
 	trusted := doctorChecks(t, w)

@@ -45,8 +45,12 @@ type world struct {
 const (
 	seedStart  = "Widget cache lives in /var/cache/widget"
 	seedPrompt = "Sprocket reads its configuration from sprocket.ini"
-	// promptTopic is in every first prompt, to recall seedPrompt.
-	promptTopic = "Where is the sprocket configuration?"
+	// promptTopic is in every first prompt, to recall seedPrompt. In a
+	// two-learning KB every word but "sprocket" is common, so the prompt
+	// names two of the learning's words (sprocket, reads): "Where is the
+	// sprocket configuration?" alone stays under the relevance floor
+	// calibrated on the labelled set (docs/ranking.md, "Recall quality").
+	promptTopic = "Where does sprocket read its configuration from?"
 )
 
 // The failing commands the first prompts ask for.
