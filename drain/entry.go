@@ -73,7 +73,7 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.ack(&e, done, OutcomeSkipped)
 		return e
 	}
-	wctx, cancel := context.WithTimeout(ctx, r.opts.Config.Drain.Timeout)
+	wctx, cancel := context.WithTimeout(withWriterTimeout(ctx, r.opts.Config.Drain.Timeout), r.opts.Config.Drain.Timeout)
 	out, err := r.w.Write(wctx, c)
 	cancel()
 	if out != nil {
