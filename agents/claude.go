@@ -1,8 +1,5 @@
 package agents
 
-// Claude Code: hooks and the status line in ~/.claude/settings.json
-// ($CLAUDE_CONFIG_DIR), the MCP server in ~/.claude.json's mcpServers.
-
 import (
 	"bytes"
 	"encoding/json"
@@ -12,6 +9,10 @@ import (
 	"github.com/reflectkb/reflect/internal/jsonobj"
 )
 
+// claudeAgent is Claude Code: hooks and the status line in
+// ~/.claude/settings.json ($CLAUDE_CONFIG_DIR), the MCP server in
+// ~/.claude.json's mcpServers.
+//
 // Timeouts are a backstop, not a budget: every handler stops itself after its
 // own internal deadline (1.5 s by default, see ARCHITECTURE §4). They are explicit
 // because the agents' defaults are wrong for us both ways: 600 s would let a

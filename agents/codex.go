@@ -32,6 +32,9 @@ var codexHooks = []hookSpec{
 	{Event: "SessionEnd", Sub: "session-end", Timeout: 3, Status: "🧠 saving session…"},
 }
 
+// codexAgent is Codex CLI: hooks in ~/.codex/hooks.json ($CODEX_HOME),
+// trusted per entry in config.toml beside it, where the MCP server is
+// registered too.
 var codexAgent = agentSpec{
 	name:         "codex",
 	envDir:       "CODEX_HOME",

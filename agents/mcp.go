@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-
 )
 
 // MCPServerName is the name reflect's MCP server is registered under: the
