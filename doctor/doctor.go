@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/drain"
-	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
@@ -113,9 +113,9 @@ var installBinary = ""
 // install then tells entries this reflect would rewrite (another binary
 // path, timeout or command form, as after an upgrade).
 func (r *Report) checkHooks() {
-	for _, agent := range hooks.Agents {
+	for _, agent := range agents.Names {
 		name := agent + " hooks"
-		res, err := hooks.Uninstall(hooks.InstallOptions{Agent: agent, DryRun: true})
+		res, err := agents.Uninstall(agents.InstallOptions{Agent: agent, DryRun: true})
 		switch {
 		case err != nil:
 			r.add(Check{Name: name, Status: Warn, Detail: err.Error()})
@@ -123,7 +123,7 @@ func (r *Report) checkHooks() {
 			detail := fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)
 			// An error here (a reflect run from a build directory) leaves
 			// the entries' presence as the answer.
-			if ins, err := hooks.Install(hooks.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
+			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
 				if agent == "codex" {
@@ -145,7 +145,7 @@ func (r *Report) checkHooks() {
 // Codex skips an untrusted hook, or one trusted for an older definition,
 // without a word, so "installed" alone would read as working.
 func (r *Report) checkCodexTrust(hooksPath string) {
-	trust, err := hooks.CodexTrust(hooksPath)
+	trust, err := agents.CodexTrust(hooksPath)
 	if err != nil {
 		r.add(Check{Name: "codex hook trust", Status: Warn, Detail: err.Error(),
 			Fix: "fix Codex's config.toml; Codex will not start with it either"})
@@ -156,7 +156,7 @@ func (r *Report) checkCodexTrust(hooksPath string) {
 		// detail names the event as Codex's /hooks shows it.
 		c := Check{Name: "codex " + t.Hook, Status: OK, Detail: t.Event + " " + t.Describe()}
 		if !t.Runs() {
-			c.Status, c.Fix = Warn, hooks.CodexTrustFix
+			c.Status, c.Fix = Warn, agents.CodexTrustFix
 		}
 		r.add(c)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/store"
@@ -36,7 +36,7 @@ func TestHooksCheck(t *testing.T) {
 		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
 	c.Drain.Writer = "builtin"
 
-	installed, err := os.ReadFile(filepath.Join("..", "hooks", "testdata", "claude", "missing.installed.json"))
+	installed, err := os.ReadFile(filepath.Join("..", "agents", "testdata", "claude", "missing.installed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestCodexTrustCheck(t *testing.T) {
 	defer func() { installBinary = prev }()
 
 	hooksPath := filepath.Join(home, ".codex", "hooks.json")
-	if _, err := hooks.Install(hooks.InstallOptions{Agent: "codex", Binary: installBinary}); err != nil {
+	if _, err := agents.Install(agents.InstallOptions{Agent: "codex", Binary: installBinary}); err != nil {
 		t.Fatal(err)
 	}
 	r := Run(context.Background(), c)
@@ -201,7 +201,7 @@ func TestCodexTrustCheck(t *testing.T) {
 		}
 	}
 
-	trust, err := hooks.CodexTrust(hooksPath)
+	trust, err := agents.CodexTrust(hooksPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/e2e/fakemodel"
-	"github.com/reflectkb/reflect/hooks"
 )
 
 // suite is what every world shares: the installed clients and the reflect
@@ -480,7 +480,7 @@ func TestCodexTrust(t *testing.T) {
 	hooksFile := filepath.Join(codexHome, "hooks.json")
 
 	untrusted := doctorChecks(t, w)
-	trust, err := hooks.CodexTrust(hooksFile)
+	trust, err := agents.CodexTrust(hooksFile)
 	if err != nil {
 		t.Fatal(err)
 	}

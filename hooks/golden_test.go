@@ -200,18 +200,14 @@ func TestValidateOutput(t *testing.T) {
 	}
 }
 
-// updateGolden reports -update, which install_test.go (package hooks, in
-// the same test binary) defines: go test -tags sqlite_fts5 ./hooks -run
-// TestGolden -update rewrites testdata/golden.
-func updateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// update is -update: go test -tags sqlite_fts5 ./hooks -run TestGolden
+// -update rewrites testdata/golden.
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
-	if updateGolden() {
+	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

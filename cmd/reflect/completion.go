@@ -44,9 +44,6 @@ func completeLearningIDs(f *Factory) cobra.CompletionFunc {
 	}
 }
 
-// agents are the coding agents reflect connects to.
-var agents = []string{"claude", "codex"}
-
 // completeFirstArg completes the first argument from a fixed list and
 // nothing after it.
 func completeFirstArg(values ...string) cobra.CompletionFunc {

@@ -44,7 +44,7 @@ no-op. 'reflect install' sets these up for you.`,
 		},
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "claude or codex")
-	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents...))
+	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
 	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`
 	return cmd

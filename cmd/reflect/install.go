@@ -2,17 +2,18 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/agents"
 )
 
 // NewCmdInstall builds `reflect install` and `reflect uninstall`.
 func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
-	opts := hooks.InstallOptions{}
+	opts := agents.InstallOptions{}
 	var asJSON bool
 	verb, short := "install", "Add reflect's hooks to Claude Code or Codex"
 	if uninstall {
@@ -42,12 +43,9 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 				return fmt.Errorf("find the reflect binary: %w", err)
 			}
 			opts.Binary = exe
-			if !asJSON {
-				opts.Out = f.IO.Out
-			}
-			run := hooks.Install
+			run := agents.Install
 			if uninstall {
-				run = hooks.Uninstall
+				run = agents.Uninstall
 			}
 			res, err := run(opts)
 			if err != nil {
@@ -56,12 +54,58 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 			if asJSON {
 				return printJSON(f.IO.Out, res)
 			}
+			writeInstallReport(f.IO.Out, res)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "settings file to edit instead of the default")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.ValidArgsFunction = completeFirstArg(agents...)
+	cmd.ValidArgsFunction = completeFirstArg(agents.Names...)
 	return cmd
+}
+
+// writeInstallReport tells people what an install or uninstall (of hooks
+// or of the MCP server) did, or would do in a dry run: the file, each entry
+// added, updated or removed, the diff of a dry run, the backup and the
+// steps left to them.
+func writeInstallReport(w io.Writer, r agents.Result) {
+	op := r.Op
+	switch {
+	case !r.Changed && op == "install":
+		fmt.Fprintf(w, "%s is already up to date\n", r.Path)
+	case !r.Changed:
+		fmt.Fprintf(w, "nothing of reflect's in %s\n", r.Path)
+	case r.DryRun:
+		fmt.Fprintf(w, "dry run: would update %s (nothing written)\n", r.Path)
+	case r.Created:
+		fmt.Fprintf(w, "created %s\n", r.Path)
+	default:
+		fmt.Fprintf(w, "updated %s\n", r.Path)
+	}
+	for _, g := range []struct {
+		verb string
+		list []agents.Entry
+	}{{"added", r.Added}, {"updated", r.Updated}, {"removed", r.Removed}} {
+		for _, e := range g.list {
+			fmt.Fprintf(w, "  %-8s %s", g.verb, e.Event)
+			if e.Matcher != "" {
+				fmt.Fprintf(w, " [%s]", e.Matcher)
+			}
+			fmt.Fprintf(w, ": %s", e.Command)
+			if e.Timeout > 0 {
+				fmt.Fprintf(w, " (timeout %ds)", e.Timeout)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if r.Diff != "" {
+		fmt.Fprint(w, r.Diff)
+	}
+	if r.BackupWritten {
+		fmt.Fprintf(w, "backup of the original: %s\n", r.BackupPath)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 }

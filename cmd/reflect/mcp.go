@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/agents"
 )
 
 // NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall.
@@ -78,7 +78,7 @@ func isExecutable(path string) bool {
 }
 
 func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
-	opts := hooks.InstallOptions{}
+	opts := agents.InstallOptions{}
 	var asJSON bool
 	verb, short := "install", "Register reflect's MCP server with Claude Code or Codex"
 	if uninstall {
@@ -111,12 +111,9 @@ refused untouched.`,
 				return fmt.Errorf("find the reflect binary: %w", err)
 			}
 			opts.Binary = exe
-			if !asJSON {
-				opts.Out = f.IO.Out
-			}
-			run := hooks.InstallMCP
+			run := agents.InstallMCP
 			if uninstall {
-				run = hooks.UninstallMCP
+				run = agents.UninstallMCP
 			}
 			res, err := run(opts)
 			if err != nil {
@@ -125,6 +122,7 @@ refused untouched.`,
 			if asJSON {
 				return printJSON(f.IO.Out, res)
 			}
+			writeInstallReport(f.IO.Out, res)
 			return nil
 		},
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -80,7 +81,7 @@ or written. --agent prints the block as that agent's hook output.`,
 	cmd.Flags().StringVar(&opts.Session, "session", "", "skip and record learnings injected in this session")
 	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude or codex")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents...))
+	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents.Names...))
 	return cmd
 }
 

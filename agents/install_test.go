@@ -1,4 +1,4 @@
-package hooks
+package agents
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/jsonobj"
+	"github.com/reflectkb/reflect/internal/udiff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -63,7 +66,7 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test -run %s -update)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n%s", name, unifiedDiff("want", "got", want, got))
+		t.Errorf("%s differs from golden:\n%s", name, udiff.Unified("want", "got", want, got))
 	}
 }
 
@@ -79,14 +82,20 @@ func semanticallyEqual(t *testing.T, a, b []byte) bool {
 	return reflect.DeepEqual(x, y)
 }
 
+// get is o's raw value for key, nil when absent.
+func get(o *jsonobj.Object, key string) json.RawMessage {
+	v, _ := o.Get(key)
+	return v
+}
+
 // topKeys returns the top-level keys of a JSON object in file order.
 func topKeys(t *testing.T, data []byte) []string {
 	t.Helper()
-	o, err := parseObject(data)
+	o, err := jsonobj.Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o.keys
+	return o.Keys()
 }
 
 func TestInstallMissingFile(t *testing.T) {
@@ -110,7 +119,7 @@ func TestInstallMissingFile(t *testing.T) {
 			if _, err := os.Stat(path + BackupSuffix); !os.IsNotExist(err) {
 				t.Errorf("backup file exists: %v", err)
 			}
-			wantAdded := len(agents[agent].hooks)
+			wantAdded := len(specs[agent].hooks)
 			if agent == "claude" {
 				wantAdded++ // statusLine
 			}
@@ -161,10 +170,10 @@ func TestInstallKeepsUserSettings(t *testing.T) {
 				if k == "hooks" || k == "statusLine" {
 					continue
 				}
-				o1, _ := parseObject(orig)
-				o2, _ := parseObject(got)
-				if !sameJSON(o1.vals[k], o2.vals[k]) {
-					t.Errorf("key %q changed: %s -> %s", k, o1.vals[k], o2.vals[k])
+				o1, _ := jsonobj.Parse(orig)
+				o2, _ := jsonobj.Parse(got)
+				if !jsonobj.Equal(get(o1, k), get(o2, k)) {
+					t.Errorf("key %q changed: %s -> %s", k, get(o1, k), get(o2, k))
 				}
 			}
 			// The user's hooks survive byte for byte (raw escapes included).
@@ -175,20 +184,20 @@ func TestInstallKeepsUserSettings(t *testing.T) {
 			}
 			// A user's own statusLine is never replaced.
 			if tt.fixture == "claude/user-settings.json" {
-				o, _ := parseObject(got)
-				if cmd, mine := ourStatusLine(o.vals["statusLine"]); mine || cmd != "~/.claude/statusline.sh" {
-					t.Errorf("statusLine = %s", o.vals["statusLine"])
+				o, _ := jsonobj.Parse(got)
+				if cmd, mine := ourStatusLine(get(o, "statusLine")); mine || cmd != "~/.claude/statusline.sh" {
+					t.Errorf("statusLine = %s", get(o, "statusLine"))
 				}
 				if len(res.Notes) == 0 || !strings.Contains(strings.Join(res.Notes, "\n"), "statusLine") {
 					t.Errorf("no note about the kept statusLine: %q", res.Notes)
 				}
 			}
 			// Existing event arrays keep the user's group first.
-			o, _ := parseObject(got)
-			hooks, _ := o.object("hooks")
-			stop, _ := hooks.array("Stop")
+			o, _ := jsonobj.Parse(got)
+			hooks, _ := o.Object("hooks")
+			stop, _ := hooks.Array("Stop")
 			if len(stop) != 2 || isOurHook(firstHook(t, stop[0]), tt.agent) || !isOurHook(firstHook(t, stop[1]), tt.agent) {
-				t.Errorf("Stop groups = %s", marshalArray(stop))
+				t.Errorf("Stop groups = %s", jsonobj.MarshalArray(stop))
 			}
 		})
 	}
@@ -256,7 +265,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantRemoved := len(agents[tt.agent].hooks)
+			wantRemoved := len(specs[tt.agent].hooks)
 			if tt.fixture == "claude/compact.json" {
 				wantRemoved++ // our statusLine; user-settings has the user's own
 			}
@@ -271,7 +280,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 				t.Errorf("key order %v, want %v", topKeys(t, got), topKeys(t, orig))
 			}
 			if tt.byteEqual && !bytes.Equal(got, orig) {
-				t.Errorf("not byte-equal:\n%s", unifiedDiff("orig", "got", orig, got))
+				t.Errorf("not byte-equal:\n%s", udiff.Unified("orig", "got", orig, got))
 			}
 			// Uninstalling again is a no-op.
 			res, err = Uninstall(opts)
@@ -353,7 +362,7 @@ func TestStaleEntries(t *testing.T) {
 }
 `
 	if string(got) != want {
-		t.Errorf("after uninstall:\n%s", unifiedDiff("want", "got", []byte(want), got))
+		t.Errorf("after uninstall:\n%s", udiff.Unified("want", "got", []byte(want), got))
 	}
 }
 
@@ -465,8 +474,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 			} else {
 				path = filepath.Join(t.TempDir(), "sub", "settings.json")
 			}
-			var out bytes.Buffer
-			opts := InstallOptions{Agent: tt.agent, SettingsPath: path, Binary: testBinary, DryRun: true, Out: &out}
+			opts := InstallOptions{Agent: tt.agent, SettingsPath: path, Binary: testBinary, DryRun: true}
 			res, err := Install(opts)
 			if err != nil {
 				t.Fatal(err)
@@ -474,8 +482,8 @@ func TestDryRunWritesNothing(t *testing.T) {
 			if !res.Changed || !res.DryRun || res.NewContent == "" || !strings.Contains(res.Diff, "\n+") {
 				t.Errorf("dry run result: %+v", res)
 			}
-			if !strings.Contains(out.String(), "nothing written") || !strings.Contains(out.String(), "@@") {
-				t.Errorf("report:\n%s", out.String())
+			if !strings.Contains(res.Diff, "@@") || res.Op != "install" {
+				t.Errorf("dry run diff (op %q):\n%s", res.Op, res.Diff)
 			}
 			if tt.fixture == "" {
 				if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
@@ -490,12 +498,12 @@ func TestDryRunWritesNothing(t *testing.T) {
 				}
 			}
 			// The dry run's content is exactly what a real run writes.
-			opts.DryRun, opts.Out = false, nil
+			opts.DryRun = false
 			if _, err := Install(opts); err != nil {
 				t.Fatal(err)
 			}
 			if got := readFile(t, path); string(got) != res.NewContent {
-				t.Errorf("real install differs from dry run:\n%s", unifiedDiff("dry", "real", []byte(res.NewContent), got))
+				t.Errorf("real install differs from dry run:\n%s", udiff.Unified("dry", "real", []byte(res.NewContent), got))
 			}
 			// A dry-run uninstall writes nothing either.
 			before := readFile(t, path)
@@ -617,7 +625,7 @@ func TestIsOurCommand(t *testing.T) {
 // settings.json installer from drifting apart: same events, matchers,
 // commands (with reflect taken from PATH) and timeouts, in the same order.
 func TestPluginHooksMatchInstaller(t *testing.T) {
-	data := readFile(t, "hooks.json")
+	data := readFile(t, filepath.Join("..", "hooks", "hooks.json"))
 	var plugin struct {
 		Description string                    `json:"description"`
 		Hooks       map[string][]matcherGroup `json:"hooks"`
@@ -627,16 +635,16 @@ func TestPluginHooksMatchInstaller(t *testing.T) {
 	if err := dec.Decode(&plugin); err != nil {
 		t.Fatalf("hooks.json: %v", err)
 	}
-	root, err := parseSettings(data)
+	root, err := jsonobj.ParseDocument(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hooks, err := root.object("hooks")
+	hooks, err := root.Object("hooks")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got, want []Entry
-	for _, event := range hooks.keys {
+	for _, event := range hooks.Keys() {
 		for _, g := range plugin.Hooks[event] {
 			for _, h := range g.Hooks {
 				if h.Type != "command" {
@@ -646,8 +654,8 @@ func TestPluginHooksMatchInstaller(t *testing.T) {
 			}
 		}
 	}
-	m := mutator{agent: agents["claude"], binary: "reflect"}
-	for _, h := range agents["claude"].hooks {
+	m := mutator{agent: specs["claude"], binary: "reflect"}
+	for _, h := range specs["claude"].hooks {
 		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: m.command(h.Sub), Timeout: h.Timeout})
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -686,10 +694,10 @@ func TestUnifiedDiff(t *testing.T) {
  15
 +sixteen
 `
-	if got := unifiedDiff("a", "b", a, b); got != want {
+	if got := udiff.Unified("a", "b", a, b); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := unifiedDiff("/dev/null", "b", nil, []byte("x\n")); got != "--- /dev/null\n+++ b\n@@ -0,0 +1,1 @@\n+x\n" {
+	if got := udiff.Unified("/dev/null", "b", nil, []byte("x\n")); got != "--- /dev/null\n+++ b\n@@ -0,0 +1,1 @@\n+x\n" {
 		t.Errorf("from empty: %q", got)
 	}
 }
@@ -706,11 +714,11 @@ func FuzzSettingsRoundTrip(f *testing.F) {
 	}
 	f.Add([]byte(`{"a":{"b":[1,2,{"c":null}]},"a":2}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := parseSettings(data)
+		root, err := jsonobj.ParseDocument(data)
 		if err != nil {
 			return
 		}
-		out, err := render(root)
+		out, err := root.Render()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -728,18 +736,18 @@ func FuzzSettingsRoundTrip(f *testing.F) {
 		if !reflect.DeepEqual(x, y) {
 			t.Fatalf("round trip changed meaning:\n%s\n->\n%s", data, out)
 		}
-		root2, err := parseSettings(out)
+		root2, err := jsonobj.ParseDocument(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out2, _ := render(root2)
+		out2, _ := root2.Render()
 		if !bytes.Equal(out, out2) {
 			t.Fatalf("render is not a fixed point:\n%s\n->\n%s", out, out2)
 		}
 		// Install then uninstall gives back the same meaning.
 		for _, agent := range []string{"claude", "codex"} {
-			r, _ := parseSettings(data)
-			m := mutator{agent: agents[agent], binary: testBinary, res: &Result{}}
+			r, _ := jsonobj.ParseDocument(data)
+			m := mutator{agent: specs[agent], binary: testBinary, res: &Result{}}
 			if m.install(r) != nil {
 				continue
 			}
@@ -747,7 +755,7 @@ func FuzzSettingsRoundTrip(f *testing.F) {
 			if err := m.uninstall(r); err != nil {
 				t.Fatal(err)
 			}
-			back, _ := render(r)
+			back, _ := r.Render()
 			var z any
 			_ = json.Unmarshal(back, &z)
 			if !ourFree(x) {

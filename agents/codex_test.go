@@ -1,4 +1,4 @@
-package hooks
+package agents
 
 import (
 	"os"
@@ -48,7 +48,7 @@ func TestCodexTrustStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trust) != len(agents["codex"].hooks) {
+	if len(trust) != len(specs["codex"].hooks) {
 		t.Fatalf("%d entries, want one per reflect hook: %+v", len(trust), trust)
 	}
 	for _, h := range trust {

@@ -1,0 +1,13 @@
+// Package agents installs reflect into the coding agents: it merges
+// reflect's hooks (and Claude Code's status line) into
+// ~/.claude/settings.json and ~/.codex/hooks.json, registers the MCP server
+// in ~/.claude.json and ~/.codex/config.toml, and reads whether Codex
+// trusts the hooks it wrote. Each agent's specifics live in one file
+// (claude.go, codex.go); install.go is what they share: backup once, dry
+// run with a diff, atomic write.
+//
+// Installers never touch a file they cannot parse, never remove or reorder
+// a hook or key the user wrote, and never edit Codex's hook trust. They
+// return a Result and print nothing: cmd/reflect renders it. The hooks
+// themselves run in package hooks, which this package does not import.
+package agents

@@ -1,0 +1,638 @@
+package agents
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/jsonobj"
+	"github.com/reflectkb/reflect/internal/udiff"
+)
+
+// BackupSuffix is appended to a settings file's path to name the copy of the
+// original that the installers keep. It is written once, before the first
+// change, and never overwritten: it is the user's way back to the file as it
+// was before reflect ever touched it.
+const BackupSuffix = ".reflect-backup"
+
+// InstallOptions says which agent to (un)install for and where.
+type InstallOptions struct {
+	// Agent is "claude" or "codex".
+	Agent string
+	// SettingsPath overrides the default file (see DefaultSettingsPath).
+	SettingsPath string
+	// Binary is the absolute path of the running reflect executable. Hooks
+	// run it by absolute path so they work even when the agent is started
+	// with a PATH that does not contain it.
+	Binary string
+	// DryRun computes the result, the new content and a diff but writes
+	// nothing, not even the backup.
+	DryRun bool
+}
+
+// Entry is one hook (or the status line) that reflect added, updated or
+// removed.
+type Entry struct {
+	Event         string `json:"event"` // agent event name, or "statusLine"
+	Matcher       string `json:"matcher,omitempty"`
+	Command       string `json:"command"`
+	Timeout       int    `json:"timeout,omitempty"` // seconds
+	StatusMessage string `json:"status_message,omitempty"`
+}
+
+// Result says what Install or Uninstall did (or, for a dry run, would do).
+// It is meant to be printed as JSON by `--json`.
+type Result struct {
+	Agent   string `json:"agent"`
+	Path    string `json:"path"`
+	DryRun  bool   `json:"dry_run"`
+	Changed bool   `json:"changed"`
+	// Created is true when the settings file did not exist before.
+	Created bool    `json:"created,omitempty"`
+	Added   []Entry `json:"added,omitempty"`
+	// Updated lists reflect entries that existed with another binary path,
+	// timeout or status message and were rewritten.
+	Updated []Entry `json:"updated,omitempty"`
+	Removed []Entry `json:"removed,omitempty"`
+	// BackupPath is the copy of the original file, when one exists;
+	// BackupWritten is true when this run wrote it.
+	BackupPath    string `json:"backup_path,omitempty"`
+	BackupWritten bool   `json:"backup_written,omitempty"`
+	// NewContent and Diff are filled for dry runs that would change the file.
+	NewContent string `json:"new_content,omitempty"`
+	Diff       string `json:"diff,omitempty"`
+	// Notes are things the user must do next (trust the hooks in Codex, …).
+	Notes []string `json:"notes,omitempty"`
+	// Trust says, for Codex, whether Codex will run each reflect entry as
+	// the file now stands (not filled for dry runs).
+	Trust []HookTrust `json:"trust,omitempty"`
+	// Op is "install" or "uninstall", for the caller's report; --json
+	// output names it by the command run.
+	Op string `json:"-"`
+}
+
+// hookSpec is one hook reflect registers.
+type hookSpec struct {
+	Event   string // the agent's event name
+	Matcher string // "" = no matcher key (every occurrence)
+	Sub     string // `reflect hook SUB`
+	Timeout int    // seconds
+	Status  string // Codex statusMessage; "" = none
+}
+
+// agentSpec describes one agent: its settings file, the hooks reflect
+// registers there and where its MCP servers are registered. claude.go and
+// codex.go each fill one.
+type agentSpec struct {
+	name       string
+	envDir     string // env var that relocates the agent's config directory
+	homeDir    string // default directory under $HOME
+	file       string
+	hooks      []hookSpec
+	statusLine bool // the file also takes a top-level statusLine
+	// installNotes are the steps left to the user after an install of the
+	// hooks into the file at path.
+	installNotes func(path string, changed bool) []string
+	// afterWrite runs once an install has left the file at path as
+	// reflect wants it (not for dry runs); nil does nothing.
+	afterWrite func(res *Result, path string)
+	// mcpFile is the file MCP servers are registered in, in envDir when
+	// that is set, else in homeDir or, when mcpAtHome, in $HOME itself.
+	mcpFile   string
+	mcpAtHome bool
+	// editMCP adds (or removes) reflect's server in the MCP config orig.
+	editMCP func(orig []byte, bin string, install bool, res *Result) ([]byte, error)
+	// mcpNote is the step left to the user after registering the server.
+	mcpNote string
+}
+
+// specs are the agents reflect installs into, by name.
+var specs = map[string]agentSpec{
+	"claude": claudeAgent,
+	"codex":  codexAgent,
+}
+
+// Names are the agents reflect installs into.
+var Names = []string{"claude", "codex"}
+
+func lookupAgent(name string) (agentSpec, error) {
+	a, ok := specs[name]
+	if !ok {
+		return agentSpec{}, fmt.Errorf("unknown agent %q: choose claude or codex", name)
+	}
+	return a, nil
+}
+
+// DefaultSettingsPath returns the file the installer edits for agent:
+// $HOME/.claude/settings.json for claude and $HOME/.codex/hooks.json for
+// codex. CLAUDE_CONFIG_DIR and CODEX_HOME, which move the agents' own
+// configuration, move it too: hooks written anywhere else would never load.
+func DefaultSettingsPath(agent string) (string, error) {
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return "", err
+	}
+	if dir := os.Getenv(a.envDir); dir != "" {
+		return filepath.Join(dir, a.file), nil
+	}
+	home := os.Getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return "", fmt.Errorf("cannot find your home directory: set HOME or pass --settings PATH")
+		}
+	}
+	return filepath.Join(home, a.homeDir, a.file), nil
+}
+
+// Install merges reflect's hooks into the agent's settings file. It keeps
+// every other key and hook in place and in order, backs the original up once,
+// and is idempotent: a second run reports Changed == false and writes nothing.
+func Install(opts InstallOptions) (Result, error) {
+	return run(opts, true)
+}
+
+// Uninstall removes exactly the entries Install adds (recognised by their
+// command, so entries written by an older reflect binary go too) and leaves
+// everything else, including the user's own hooks, untouched.
+func Uninstall(opts InstallOptions) (Result, error) {
+	return run(opts, false)
+}
+
+func run(opts InstallOptions, install bool) (Result, error) {
+	a, err := lookupAgent(opts.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	if install {
+		if err := checkBinary(opts.Binary); err != nil {
+			return Result{}, err
+		}
+	}
+	path := opts.SettingsPath
+	if path == "" {
+		if path, err = DefaultSettingsPath(a.name); err != nil {
+			return Result{}, err
+		}
+	}
+	j := job{agent: a, opts: opts, install: install, path: path, op: "uninstall"}
+	if install {
+		j.op = "install"
+		j.notes = func(res *Result) { res.Notes = append(res.Notes, a.installNotes(path, res.Changed)...) }
+		j.afterWrite = a.afterWrite
+	}
+	j.edit = func(orig []byte, res *Result) ([]byte, error) {
+		root, err := jsonobj.ParseDocument(orig)
+		if err != nil {
+			return nil, err
+		}
+		m := mutator{agent: a, binary: opts.Binary, res: res}
+		if install {
+			err = m.install(root)
+		} else {
+			err = m.uninstall(root)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return root.Render()
+	}
+	return j.apply()
+}
+
+// job is one install or uninstall of one agent's file: the part every
+// installer shares (backup, dry run, atomic write) around the edit that
+// differs.
+type job struct {
+	agent   agentSpec
+	opts    InstallOptions
+	install bool
+	path    string // the file to edit, as the user names it
+	op      string // the command, for errors: "install", "mcp uninstall", …
+	// edit returns the new content of the file for orig (empty when the
+	// file does not exist) and records what it changes in res.
+	edit func(orig []byte, res *Result) ([]byte, error)
+	// notes adds the steps left to the user, once res.Changed is known.
+	notes func(res *Result)
+	// afterWrite runs when the file is as reflect wants it (not for dry
+	// runs), with the path actually written.
+	afterWrite func(res *Result, target string)
+}
+
+// apply runs the job: it reads the file (through a symlink: settings files
+// are often links into a dotfiles repository), edits it and, unless nothing
+// changes or this is a dry run, backs the original up once and writes the
+// new content atomically. A file that cannot be edited is refused
+// untouched.
+func (j job) apply() (Result, error) {
+	a, opts, path := j.agent, j.opts, j.path
+	res := Result{Agent: a.name, Path: path, DryRun: opts.DryRun, Op: strings.TrimPrefix(j.op, "mcp ")}
+	backup := path + BackupSuffix
+	if _, err := os.Lstat(backup); err == nil {
+		res.BackupPath = backup
+	}
+	target, err := resolve(path)
+	if err != nil {
+		return res, err
+	}
+	orig, err := os.ReadFile(target)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return res, fmt.Errorf("read %s: %w", path, err)
+	}
+	res.Created = j.install && !exists
+
+	out, err := j.edit(orig, &res)
+	if err != nil {
+		return res, refuse(path, j.op, a.name, err)
+	}
+	res.Changed = len(res.Added)+len(res.Updated)+len(res.Removed) > 0
+	if j.notes != nil {
+		j.notes(&res)
+	}
+	if !res.Changed {
+		res.Created = false
+		if !opts.DryRun && j.afterWrite != nil {
+			j.afterWrite(&res, target)
+		}
+		return res, nil
+	}
+	if opts.DryRun {
+		res.NewContent = string(out)
+		from := path
+		if !exists {
+			from = "/dev/null"
+		}
+		res.Diff = udiff.Unified(from, path, orig, out)
+		return res, nil
+	}
+
+	perm := fsutil.FilePerm
+	if fi, err := os.Stat(target); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	if exists && res.BackupPath == "" {
+		if err := fsutil.WriteAtomic(backup, orig, perm); err != nil {
+			return res, err
+		}
+		res.BackupPath, res.BackupWritten = backup, true
+	}
+	if err := fsutil.WriteAtomic(target, out, perm); err != nil {
+		return res, err
+	}
+	if j.afterWrite != nil {
+		j.afterWrite(&res, target)
+	}
+	return res, nil
+}
+
+// checkBinary insists on an absolute path named reflect: the agent runs the
+// command from arbitrary directories, and uninstall recognises our entries by
+// the binary's base name.
+func checkBinary(bin string) error {
+	if bin == "" || !filepath.IsAbs(bin) {
+		return fmt.Errorf("install needs the absolute path of the reflect binary, got %q", bin)
+	}
+	if filepath.Base(bin) != "reflect" {
+		return fmt.Errorf("binary %s is not named reflect: rename or link it as reflect, then run install again", bin)
+	}
+	return nil
+}
+
+func resolve(path string) (string, error) {
+	p, err := filepath.EvalSymlinks(path)
+	if err == nil {
+		return p, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	return "", fmt.Errorf("resolve %s: %w", path, err)
+}
+
+// refuse wraps a parse or shape error so the user knows which file, where,
+// and what to do; nothing has been written when it is returned.
+func refuse(path, op, agent string, err error) error {
+	return fmt.Errorf("%s: %w; fix or move the file, then run reflect %s %s again", path, err, op, agent)
+}
+
+// mutator applies one agent's entries to a parsed settings document and
+// records what it changed in res.
+type mutator struct {
+	agent  agentSpec
+	binary string
+	res    *Result
+}
+
+// oneProc prefixes every command install writes; both agents run hook and
+// status-line commands through a shell, which applies the assignment. A
+// hook lives a few milliseconds and works on one goroutine at a time: with
+// a single P the Go runtime has no idle P to start threads for, which took
+// 0.3–0.4 ms off the stop, pre-compact and post-tool hooks (3.6–4.3 ms)
+// and never slowed prompt or session-start (interleaved A/B, 300–400 runs
+// each). Only the environment can set it before the runtime starts its
+// threads; runtime.GOMAXPROCS(1) in main comes too late to help.
+const oneProc = "GOMAXPROCS=1 "
+
+func (m *mutator) command(sub string) string {
+	return oneProc + shellQuote(m.binary) + " hook " + sub + " --agent " + m.agent.name
+}
+
+// hookEntry is the handler object both agents read. Field order is the order
+// written to disk.
+type hookEntry struct {
+	Type          string `json:"type"`
+	Command       string `json:"command"`
+	Timeout       int    `json:"timeout,omitempty"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+}
+
+type matcherGroup struct {
+	Matcher string      `json:"matcher,omitempty"`
+	Hooks   []hookEntry `json:"hooks"`
+}
+
+func (m *mutator) install(root *jsonobj.Object) error {
+	hooks, err := root.Object("hooks")
+	if err != nil {
+		return err
+	}
+	changed := false
+	for _, h := range m.agent.hooks {
+		want := hookEntry{Type: "command", Command: m.command(h.Sub), Timeout: h.Timeout, StatusMessage: h.Status}
+		groups, err := hooks.Array(h.Event)
+		if err != nil {
+			return fmt.Errorf("hooks.%s must be a JSON array", h.Event)
+		}
+		groups, outcome, err := m.ensure(groups, h, want)
+		if err != nil {
+			return err
+		}
+		e := Entry{Event: h.Event, Matcher: h.Matcher, Command: want.Command, Timeout: want.Timeout, StatusMessage: want.StatusMessage}
+		switch outcome {
+		case added:
+			m.res.Added = append(m.res.Added, e)
+		case updated:
+			m.res.Updated = append(m.res.Updated, e)
+		default:
+			continue
+		}
+		changed = true
+		if err := hooks.Set(h.Event, jsonobj.MarshalArray(groups)); err != nil {
+			return err
+		}
+	}
+	if changed {
+		if err := root.SetObject("hooks", hooks); err != nil {
+			return err
+		}
+	}
+	if m.agent.statusLine {
+		return m.installStatusLine(root)
+	}
+	return nil
+}
+
+type outcome int
+
+const (
+	unchanged outcome = iota
+	added
+	updated
+)
+
+// ensure makes groups (one event's matcher groups) contain exactly one
+// reflect hook equal to want. A lone existing reflect hook in a group with the
+// right matcher is rewritten in place, so an upgrade (new binary path, new
+// timeout) does not move it; anything else of ours is dropped and a fresh
+// group appended after the user's.
+func (m *mutator) ensure(groups []json.RawMessage, h hookSpec, want hookEntry) ([]json.RawMessage, outcome, error) {
+	wantRaw := jsonobj.Marshal(want)
+	type loc struct{ g, h int }
+	var found []loc
+	var parsed []*jsonobj.Object
+	var lists [][]json.RawMessage
+	for gi, g := range groups {
+		obj, list, ok := parseGroup(g)
+		parsed = append(parsed, obj)
+		lists = append(lists, list)
+		if !ok {
+			continue
+		}
+		for hi, e := range list {
+			if isOurHook(e, m.agent.name) {
+				found = append(found, loc{gi, hi})
+			}
+		}
+	}
+	if len(found) == 1 {
+		f := found[0]
+		if groupMatcher(parsed[f.g]) == h.Matcher {
+			if jsonobj.Equal(lists[f.g][f.h], wantRaw) {
+				return groups, unchanged, nil
+			}
+			lists[f.g][f.h] = wantRaw
+			if err := parsed[f.g].Set("hooks", jsonobj.MarshalArray(lists[f.g])); err != nil {
+				return nil, unchanged, err
+			}
+			out := append([]json.RawMessage(nil), groups...)
+			raw, err := parsed[f.g].MarshalJSON()
+			if err != nil {
+				return nil, unchanged, err
+			}
+			out[f.g] = raw
+			return out, updated, nil
+		}
+	}
+	kept, removed, err := removeOurs(groups, h.Event, m.agent.name)
+	if err != nil {
+		return nil, unchanged, err
+	}
+	kept = append(kept, jsonobj.Marshal(matcherGroup{Matcher: h.Matcher, Hooks: []hookEntry{want}}))
+	if len(removed) > 0 {
+		return kept, updated, nil
+	}
+	return kept, added, nil
+}
+
+func (m *mutator) uninstall(root *jsonobj.Object) error {
+	raw, ok := root.Get("hooks")
+	if ok && !jsonobj.IsNull(raw) {
+		hooks, err := root.Object("hooks")
+		if err != nil {
+			return err
+		}
+		changed := false
+		// Every event, not just the ones install writes: an entry of ours
+		// under another event can only be a leftover.
+		for _, event := range hooks.Keys() {
+			groups, err := hooks.Array(event)
+			if err != nil {
+				// Not an array, so it holds nothing install wrote: leave
+				// it for the agent to complain about.
+				continue
+			}
+			kept, removed, err := removeOurs(groups, event, m.agent.name)
+			if err != nil {
+				return err
+			}
+			if len(removed) == 0 {
+				continue
+			}
+			changed = true
+			m.res.Removed = append(m.res.Removed, removed...)
+			if len(kept) == 0 {
+				hooks.Del(event)
+			} else if err := hooks.Set(event, jsonobj.MarshalArray(kept)); err != nil {
+				return err
+			}
+		}
+		if changed {
+			// Install creates "hooks" when it is missing; dropping it once
+			// empty gives back the file the user had.
+			if hooks.Len() == 0 {
+				root.Del("hooks")
+			} else if err := root.SetObject("hooks", hooks); err != nil {
+				return err
+			}
+		}
+	}
+	if m.agent.statusLine {
+		if raw, ok := root.Get("statusLine"); ok {
+			if cmd, mine := ourStatusLine(raw); mine {
+				root.Del("statusLine")
+				m.res.Removed = append(m.res.Removed, Entry{Event: "statusLine", Command: cmd})
+			}
+		}
+	}
+	return nil
+}
+
+// removeOurs drops agent's reflect hooks from an event's matcher groups. A
+// group that only held ours disappears with it; a group the user left empty
+// stays, since it is not ours to clean up.
+func removeOurs(groups []json.RawMessage, event, agent string) ([]json.RawMessage, []Entry, error) {
+	var kept []json.RawMessage
+	var removed []Entry
+	for _, g := range groups {
+		obj, list, ok := parseGroup(g)
+		if !ok {
+			kept = append(kept, g)
+			continue
+		}
+		var rest []json.RawMessage
+		n := 0
+		for _, e := range list {
+			if isOurHook(e, agent) {
+				removed = append(removed, entryOf(event, groupMatcher(obj), e))
+				n++
+				continue
+			}
+			rest = append(rest, e)
+		}
+		switch {
+		case n == 0:
+			kept = append(kept, g)
+		case len(rest) == 0:
+			// the whole group was ours
+		default:
+			if err := obj.Set("hooks", jsonobj.MarshalArray(rest)); err != nil {
+				return nil, nil, err
+			}
+			raw, err := obj.MarshalJSON()
+			if err != nil {
+				return nil, nil, err
+			}
+			kept = append(kept, raw)
+		}
+	}
+	return kept, removed, nil
+}
+
+// parseGroup reads a matcher group. ok is false for a group whose shape we
+// do not understand: it is left exactly as it is, and the agent will report
+// it to the user.
+func parseGroup(raw json.RawMessage) (obj *jsonobj.Object, list []json.RawMessage, ok bool) {
+	obj, err := jsonobj.Parse(raw)
+	if err != nil {
+		return nil, nil, false
+	}
+	h, present := obj.Get("hooks")
+	if !present {
+		return obj, nil, true
+	}
+	if err := json.Unmarshal(h, &list); err != nil {
+		return nil, nil, false
+	}
+	return obj, list, true
+}
+
+func groupMatcher(g *jsonobj.Object) string {
+	var s string
+	if raw, ok := g.Get("matcher"); ok {
+		_ = json.Unmarshal(raw, &s)
+	}
+	return s
+}
+
+func entryOf(event, matcher string, raw json.RawMessage) Entry {
+	var h hookEntry
+	_ = json.Unmarshal(raw, &h)
+	return Entry{Event: event, Matcher: matcher, Command: h.Command, Timeout: h.Timeout, StatusMessage: h.StatusMessage}
+}
+
+func isOurHook(raw json.RawMessage, agent string) bool {
+	var h struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(raw, &h) != nil {
+		return false
+	}
+	return isOurCommand(h.Command, agent)
+}
+
+// isOurCommand recognises `<…/reflect> hook EVENT --agent AGENT`. Matching on
+// the binary's base name rather than its full path lets install replace, and
+// uninstall remove, entries written by a reflect that has since moved.
+func isOurCommand(cmd, agent string) bool {
+	// The last " hook ": a binary path may itself contain the word.
+	i := strings.LastIndex(cmd, " hook ")
+	if i < 0 || !isReflectBinary(cmd[:i]) {
+		return false
+	}
+	args := strings.Fields(cmd[i:])
+	for j, a := range args {
+		if a == "--agent="+agent || (a == "--agent" && j+1 < len(args) && args[j+1] == agent) {
+			return true
+		}
+	}
+	return false
+}
+
+func isReflectBinary(prefix string) bool {
+	f := strings.Fields(prefix)
+	if len(f) == 0 {
+		return false
+	}
+	return filepath.Base(strings.Trim(f[len(f)-1], `'"`)) == "reflect"
+}
+
+// shellQuote quotes a path for the shell both agents run commands with, only
+// when it needs it, so the common case stays readable in settings.json.
+func shellQuote(s string) string {
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%,=", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,92 @@
+package agents
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// MCPServerName is the name reflect's MCP server is registered under: the
+// key in Claude's mcpServers and Codex's [mcp_servers.<name>], and the
+// prefix of its tools in the agents (mcp__reflect__search).
+const MCPServerName = "reflect"
+
+// mcpArgs is how an agent starts the server: `reflect mcp`.
+var mcpArgs = []string{"mcp"}
+
+// DefaultMCPConfigPath returns the file that registers MCP servers for
+// agent at user scope: Claude Code's ~/.claude.json (what `claude mcp add
+// --scope user` writes; $CLAUDE_CONFIG_DIR/.claude.json when that is set)
+// and Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml).
+func DefaultMCPConfigPath(agent string) (string, error) {
+	a, err := lookupAgent(agent)
+	if err != nil {
+		return "", err
+	}
+	if dir := os.Getenv(a.envDir); dir != "" {
+		return filepath.Join(dir, a.mcpFile), nil
+	}
+	home := os.Getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return "", errors.New("cannot find your home directory: set HOME or pass --settings PATH")
+		}
+	}
+	if a.mcpAtHome {
+		return filepath.Join(home, a.mcpFile), nil
+	}
+	return filepath.Join(home, a.homeDir, a.mcpFile), nil
+}
+
+// InstallMCP registers `reflect mcp` as an MCP server of the agent, at user
+// scope, keeping everything else in the file as it is. Like Install it is
+// idempotent, backs the original up once and supports a dry run. An entry
+// named reflect that is not reflect's server is refused, not replaced.
+func InstallMCP(opts InstallOptions) (Result, error) { return runMCP(opts, true) }
+
+// UninstallMCP removes exactly the entry InstallMCP adds (recognised by its
+// command being a reflect binary run as `reflect mcp`).
+func UninstallMCP(opts InstallOptions) (Result, error) { return runMCP(opts, false) }
+
+func runMCP(opts InstallOptions, install bool) (Result, error) {
+	a, err := lookupAgent(opts.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	if install {
+		if err := checkBinary(opts.Binary); err != nil {
+			return Result{}, err
+		}
+	}
+	path := opts.SettingsPath
+	if path == "" {
+		if path, err = DefaultMCPConfigPath(a.name); err != nil {
+			return Result{}, err
+		}
+	}
+	j := job{agent: a, opts: opts, install: install, path: path, op: "mcp uninstall"}
+	if install {
+		j.op = "mcp install"
+		j.notes = func(res *Result) {
+			if res.Changed {
+				res.Notes = append(res.Notes, a.mcpNote)
+			}
+		}
+	}
+	j.edit = func(orig []byte, res *Result) ([]byte, error) {
+		return a.editMCP(orig, opts.Binary, install, res)
+	}
+	return j.apply()
+}
+
+// mcpEntry is the report line for the server entry.
+func mcpEntry(key, bin string) Entry {
+	return Entry{Event: key, Command: shellQuote(bin) + " " + strings.Join(mcpArgs, " ")}
+}
+
+// isOurServer says whether a server definition runs a reflect binary as
+// `reflect mcp`: only such an entry is updated or removed.
+func isOurServer(command string, args []string) bool {
+	return filepath.Base(command) == "reflect" && len(args) == len(mcpArgs) && args[0] == mcpArgs[0]
+}
