@@ -10,6 +10,7 @@ import (
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shellwords"
 )
 
 // Windows of a long text that are redacted and searched. Only what is
@@ -343,7 +344,7 @@ func commandKeyDepth(cmd string, depth int) string {
 // command at all when every one is setup.
 func mainCommand(cmd string) []string {
 	var first []string
-	for _, seg := range shellSegments(window(cmd, keyCommandBytes)) {
+	for _, seg := range shellwords.SplitN(window(cmd, keyCommandBytes), maxKeySegments) {
 		args := skipWrappers(seg)
 		if len(args) == 0 {
 			continue
@@ -384,65 +385,6 @@ func skipWrappers(args []string) []string {
 		}
 	}
 	return nil
-}
-
-// shellSegments splits a command line into the word lists of its simple
-// commands (at ; & | && || newlines and parentheses), with quotes
-// removed. It is a reading aid, not a shell parser: odd input yields odd
-// words, never a failure.
-func shellSegments(cmd string) [][]string {
-	var (
-		segs   [][]string
-		words  []string
-		w      strings.Builder
-		inWord bool
-	)
-	endWord := func() {
-		if inWord {
-			words = append(words, w.String())
-			w.Reset()
-			inWord = false
-		}
-	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-			words = nil
-		}
-	}
-	for i := 0; i < len(cmd) && len(segs) < maxKeySegments; i++ {
-		c := cmd[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := strings.IndexByte(cmd[i+1:], c)
-			if j < 0 {
-				j = len(cmd) - i - 1
-			}
-			w.WriteString(cmd[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '\\' && i+1 < len(cmd):
-			if cmd[i+1] != '\n' {
-				w.WriteByte(cmd[i+1])
-				inWord = true
-			}
-			i++
-		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
-		case c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
-			endSeg()
-		case c == '#' && !inWord:
-			for i+1 < len(cmd) && cmd[i+1] != '\n' {
-				i++
-			}
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	endSeg()
-	return segs
 }
 
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.

@@ -14,6 +14,7 @@ import (
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shellwords"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -233,7 +234,7 @@ func programOf(command string) (prog, sub string) {
 }
 
 func programOfDepth(command string, depth int) (prog, sub string) {
-	for _, seg := range shellSegments(command) {
+	for _, seg := range shellwords.Split(command) {
 		args := skipWrappers(seg)
 		if len(args) == 0 {
 			continue
@@ -299,65 +300,6 @@ func isDuration(w string) bool {
 		}
 	}
 	return true
-}
-
-// shellSegments splits a command line into simple commands (at &&, ||, ;,
-// |, & and newlines) of words, honouring quotes. It is a reader for titles,
-// not a shell: expansions and redirections are left as words.
-func shellSegments(command string) [][]string {
-	var (
-		segs  [][]string
-		words []string
-		word  strings.Builder
-		inTok bool
-		quote byte
-	)
-	endWord := func() {
-		if inTok {
-			words = append(words, word.String())
-			word.Reset()
-			inTok = false
-		}
-	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-			words = nil
-		}
-	}
-	for i := 0; i < len(command); i++ {
-		c := command[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(command) {
-				i++
-				word.WriteByte(command[i])
-			} else {
-				word.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote = c
-			inTok = true
-		case c == '\\' && i+1 < len(command):
-			i++
-			if command[i] != '\n' {
-				word.WriteByte(command[i])
-				inTok = true
-			}
-		case c == ' ' || c == '\t':
-			endWord()
-		case c == '\n' || c == ';' || c == '|' || c == '&' || c == '(' || c == ')':
-			endSeg()
-		default:
-			word.WriteByte(c)
-			inTok = true
-		}
-	}
-	endSeg()
-	return segs
 }
 
 // oneLine collapses white space, so a text fits a title, an insight or a
