@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/shellwords"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Windows of a long text that are redacted and searched. Only what is
@@ -37,7 +37,7 @@ var injectedTags = []string{
 func bound(s string, n int) string {
 	s = window(stripInjected(s), n+windowSlack)
 	s = strings.ReplaceAll(redact.String(s), "\r\n", "\n")
-	return clip(strings.TrimSpace(s), n)
+	return text.ClipBytes(strings.TrimSpace(s), n)
 }
 
 // stripInjected removes every injected block; an unclosed one runs to the
@@ -110,25 +110,6 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	if n < len(mark) {
-		return clipRunes(s, n)
-	}
-	return clipRunes(s, n-len(mark)) + mark
-}
-
-func clipRunes(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // Lines of tool output that frame it rather than say anything (Claude's
 // and Codex's headers).
 var reNoiseLine = lazyre.New(`^(?:(?:Error: )?Exit code:? -?\d+|Wall time:.*|Output:|Process exited with code -?\d+|Process running with session ID.*|Chunk ID:.*|Original token count:.*|Total output lines:.*|Traceback \(most recent call last\):)$`)
@@ -175,7 +156,7 @@ func errorHead(out string) string {
 				l += " | " + next
 			}
 		}
-		return clip(l, maxErrorBytes)
+		return text.ClipBytes(l, maxErrorBytes)
 	}
 	if len(out) > headWindowBytes {
 		tail := redact.String(tailWindow(out, tailWindowBytes))
@@ -184,11 +165,11 @@ func errorHead(out string) string {
 			last = l
 		}
 		if last != "" {
-			return clip(last, maxErrorBytes)
+			return text.ClipBytes(last, maxErrorBytes)
 		}
 	}
 	first, _ := nextMeaningfulLine(head)
-	return clip(first, maxErrorBytes)
+	return text.ClipBytes(first, maxErrorBytes)
 }
 
 // nextErrorLine returns the first line of s that reads as an error, with
@@ -255,7 +236,7 @@ func asciiLower(s string) string {
 // outputHead summarises a successful call's output by its first line.
 func outputHead(out string) string {
 	first, _ := nextMeaningfulLine(redact.String(window(stripInjected(out), headWindowBytes)))
-	return clip(first, maxOutputBytes)
+	return text.ClipBytes(first, maxOutputBytes)
 }
 
 var reExitHeader = lazyre.New(`^(?:(?:Error: )?Exit code:? |Process exited with code )(-?\d+)\s*$`)

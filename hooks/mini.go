@@ -15,6 +15,7 @@ import (
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/shellwords"
+	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -36,9 +37,9 @@ const (
 // project makes the learning global.
 func MiniLearning(f Failure, correction string, project string, now time.Time) *store.Learning {
 	correction = redact.String(correction)
-	said := clipRunes(oneLine(correction), maxCorrectionStore)
+	said := text.ClipRunes(text.OneLine(correction), maxCorrectionStore)
 	prog, sub := programOf(f.Command)
-	head := oneLine(redact.String(f.ErrorHead))
+	head := text.OneLine(redact.String(f.ErrorHead))
 	command := redact.String(f.Command)
 
 	l := &store.Learning{
@@ -74,10 +75,10 @@ func miniTitle(prog, sub, said, head string, code int) string {
 		name = "shell command"
 	}
 	if g := gist(said); g != "" {
-		return clipWords(name+": "+g, maxTitleChars)
+		return text.ClipWordsHalf(name+": "+g, maxTitleChars)
 	}
 	if head != "" {
-		return clipWords(name+" failed: "+strings.TrimPrefix(head, prog+": "), maxTitleChars)
+		return text.ClipWordsHalf(name+" failed: "+strings.TrimPrefix(head, prog+": "), maxTitleChars)
 	}
 	return fmt.Sprintf("%s failed with exit code %d", name, code)
 }
@@ -88,10 +89,10 @@ func miniInsight(command, head string, code int, said string) string {
 		what = `"` + head + `"`
 	}
 	cmd := "the command"
-	if c := oneLine(command); c != "" {
-		cmd = inlineCode(clipRunes(c, maxInsightCommand))
+	if c := text.OneLine(command); c != "" {
+		cmd = inlineCode(text.ClipRunes(c, maxInsightCommand))
 	}
-	return fmt.Sprintf("%s failed with %s; the user said: %s", cmd, what, clipRunes(said, maxInsightSays))
+	return fmt.Sprintf("%s failed with %s; the user said: %s", cmd, what, text.ClipRunes(said, maxInsightSays))
 }
 
 func miniBody(f Failure, command, said string) string {
@@ -113,7 +114,7 @@ func miniBody(f Failure, command, said string) string {
 	if ctx := redact.String(f.ErrorContext); strings.TrimSpace(ctx) != "" {
 		b.WriteString("\n" + fenced(ctx))
 	} else if f.ErrorHead != "" {
-		b.WriteString("\n" + fenced(oneLine(redact.String(f.ErrorHead))))
+		b.WriteString("\n" + fenced(text.OneLine(redact.String(f.ErrorHead))))
 	}
 	b.WriteString("\n## Solution\n\n")
 	b.WriteString("The user corrected it: " + said + "\n")
@@ -300,26 +301,6 @@ func isDuration(w string) bool {
 		}
 	}
 	return true
-}
-
-// oneLine collapses white space, so a text fits a title, an insight or a
-// YAML scalar on one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clipWords shortens s to at most n runes at a word boundary.
-func clipWords(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	cut := string(r[:n-1])
-	// Back up to a word boundary unless the cut already is one.
-	if r[n-1] != ' ' {
-		if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-			cut = cut[:i]
-		}
-	}
-	return strings.TrimRight(cut, " ,;:—–-") + "…"
 }
 
 // inlineCode renders s as a markdown code span whose delimiter is longer
