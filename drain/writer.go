@@ -612,7 +612,8 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	}
 	cmd.WaitDelay = writerWaitDelay
 	// A writer printing past the cap is killed at once: its answer is
-	// worthless, and reading 300 MB to EOF took 21 s on main.
+	// worthless, and reading a runaway writer's output to EOF took many
+	// seconds (measured in docs/benchmarks.md).
 	stdout := &cappedBuffer{max: writerMaxStdout, onOver: stop}
 	stderr := &cappedBuffer{max: writerMaxStderr}
 	cmd.Stdout = stdout
