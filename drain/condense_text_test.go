@@ -24,6 +24,8 @@ func TestCommandKey(t *testing.T) {
 		"# comment\nkubectl get pods":           "kubectl get",
 		"":                                      "",
 		"'unterminated":                         "unterminated",
+		// Escaped quotes inside double quotes (once only the hooks' tokeniser).
+		`bash -c "echo \"hi\"; go vet ./..."`: "go vet",
 	}
 	for cmd, want := range tests {
 		if got := commandKey(cmd); got != want {
