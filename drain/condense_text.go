@@ -200,7 +200,7 @@ func nextErrorLine(s string) (line, rest string, ok bool) {
 		if i := strings.IndexByte(s[at:], '\n'); i >= 0 {
 			end = at + i
 		}
-		l := strings.Join(strings.Fields(s[start:end]), " ")
+		l := text.OneLine(s[start:end])
 		if !isNoise(l) && reErrorLine.MatchString(l) {
 			return l, s[end:], true
 		}
@@ -214,7 +214,7 @@ func nextMeaningfulLine(s string) (line, rest string) {
 	for s != "" {
 		l, r, _ := strings.Cut(s, "\n")
 		s = r
-		if l = strings.Join(strings.Fields(l), " "); l != "" && !isNoise(l) {
+		if l = text.OneLine(l); l != "" && !isNoise(l) {
 			return l, s
 		}
 	}

@@ -647,7 +647,7 @@ func snippet(body, insight string, terms []string) string {
 	for start > 0 && !utf8.RuneStart(body[start]) {
 		start--
 	}
-	s := strings.Join(strings.Fields(body[start:]), " ")
+	s := text.OneLine(body[start:])
 	if start > 0 {
 		s = "…" + s
 	}
