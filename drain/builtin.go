@@ -12,6 +12,7 @@ import (
 
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -282,7 +283,7 @@ func (x *extractor) endProblem() {
 
 // fixDraft is the learning of a failure and the command that then worked.
 func (x *extractor) fixDraft(f *failure, ok Event) (Draft, int) {
-	failedCmd, okCmd := oneLine(f.ev.Command), oneLine(ok.Command)
+	failedCmd, okCmd := text.OneLine(f.ev.Command), text.OneLine(ok.Command)
 	head := f.ev.Text
 	diff := flagDiff(failedCmd, okCmd)
 	d := Draft{
@@ -340,7 +341,7 @@ func (x *extractor) fixDraft(f *failure, ok Event) (Draft, int) {
 // correctionDraft is the learning of a failure the user corrected, that
 // never visibly succeeded: the user's words, unchecked.
 func (x *extractor) correctionDraft(f *failure) Draft {
-	cmd := oneLine(f.ev.Command)
+	cmd := text.OneLine(f.ev.Command)
 	what := "failed"
 	if f.ev.Text != "" {
 		what = "failed with \"" + f.ev.Text + "\""
@@ -365,7 +366,7 @@ func (x *extractor) correctionDraft(f *failure) Draft {
 
 func (x *extractor) instructionDraft(in string) Draft {
 	return Draft{
-		Title:      clipWords(in, maxTitleRunes),
+		Title:      text.ClipWords(in, maxTitleRunes),
 		KeyInsight: in,
 		Solution:   in + " (the user's explicit instruction)",
 		Confidence: "high",
@@ -374,7 +375,7 @@ func (x *extractor) instructionDraft(in string) Draft {
 }
 
 func failureProblem(ev Event) string {
-	s := code(oneLine(ev.Command)) + " failed"
+	s := code(text.OneLine(ev.Command)) + " failed"
 	if ev.ExitCode > 0 {
 		s += " (exit " + strconv.Itoa(ev.ExitCode) + ")"
 	}
@@ -388,12 +389,12 @@ func failureProblem(ev Event) string {
 // condensation; redacting again costs little and guards the rules' own
 // concatenations) and derives its tags, cites and entities.
 func (x *extractor) finish(d Draft) Draft {
-	d.Title = redact.String(clipWords(oneLine(d.Title), maxTitleRunes))
-	d.KeyInsight = redact.String(clip(oneLine(d.KeyInsight), maxInsightBytes))
-	d.Problem = redact.String(clip(d.Problem, maxProblemBytes))
-	d.Solution = redact.String(clip(d.Solution, maxSolutionBytes))
+	d.Title = redact.String(text.ClipWords(text.OneLine(d.Title), maxTitleRunes))
+	d.KeyInsight = redact.String(text.ClipBytes(text.OneLine(d.KeyInsight), maxInsightBytes))
+	d.Problem = redact.String(text.ClipBytes(d.Problem, maxProblemBytes))
+	d.Solution = redact.String(text.ClipBytes(d.Solution, maxSolutionBytes))
 	for i, s := range d.Symptoms {
-		d.Symptoms[i] = redact.String(clip(oneLine(s), maxErrorBytes))
+		d.Symptoms[i] = redact.String(text.ClipBytes(text.OneLine(s), maxErrorBytes))
 	}
 	text := d.Title + "\n" + d.KeyInsight + "\n" + d.Problem + "\n" + d.Solution
 	for _, f := range x.c.Files {
@@ -497,13 +498,13 @@ func instructions(prompt string) []string {
 // gist is the part of a correction a title shows: without "no," or
 // "that's wrong," in front, and without a trailing period.
 func gist(said string) string {
-	s := strings.TrimSpace(reGistOpener.ReplaceAllString(oneLine(said), ""))
+	s := strings.TrimSpace(reGistOpener.ReplaceAllString(text.OneLine(said), ""))
 	return strings.TrimRight(s, ". ")
 }
 
 // problemGist is a problem prompt without "please fix the" in front.
 func problemGist(prompt string) string {
-	s := oneLine(prompt)
+	s := text.OneLine(prompt)
 	if t := strings.TrimSpace(reProblemOpener.ReplaceAllString(s, "")); t != "" {
 		s = t
 	}
@@ -525,7 +526,7 @@ func headGist(head, key string) string {
 	if h == "" {
 		return "error"
 	}
-	return clipWords(h, 60)
+	return text.ClipWords(h, 60)
 }
 
 // named puts the program in front of a gist, unless the gist names it.
@@ -561,7 +562,7 @@ func flagDiff(failed, ok string) string {
 	if len(removed) > 0 {
 		parts = append(parts, "without "+strings.Join(removed, " "))
 	}
-	return clipWords(strings.Join(parts, ", "), 60)
+	return text.ClipWords(strings.Join(parts, ", "), 60)
 }
 
 // Programs worth a tag when a learning's text names them.
@@ -648,33 +649,10 @@ func code(s string) string {
 	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 func capitalize(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 || !unicode.IsLower(r) {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[n:]
-}
-
-// clipWords cuts s to at most n runes at a word boundary, marking the cut.
-func clipWords(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	cut, runes := 0, 0
-	for i, r := range s {
-		if runes == n-1 {
-			if cut == 0 {
-				cut = i
-			}
-			break
-		}
-		if r == ' ' {
-			cut = i
-		}
-		runes++
-	}
-	return strings.TrimRight(s[:cut], " ,;:-") + "…"
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // WriterPromptMarker opens every prompt reflect's LLM writers send to a
@@ -592,7 +594,7 @@ func render(c *Condensed, items []*item, max int) string {
 	if files != "" {
 		sb.WriteString(files + "\n")
 	}
-	return clip(sb.String(), max)
+	return text.ClipBytes(sb.String(), max)
 }
 
 func renderEvent(ev Event) string {

@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shellwords"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Windows of a long text that are redacted and searched. Only what is
@@ -36,7 +37,7 @@ var injectedTags = []string{
 func bound(s string, n int) string {
 	s = window(stripInjected(s), n+windowSlack)
 	s = strings.ReplaceAll(redact.String(s), "\r\n", "\n")
-	return clip(strings.TrimSpace(s), n)
+	return text.ClipBytes(strings.TrimSpace(s), n)
 }
 
 // stripInjected removes every injected block; an unclosed one runs to the
@@ -109,25 +110,6 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-// clip cuts s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	if n < len(mark) {
-		return clipRunes(s, n)
-	}
-	return clipRunes(s, n-len(mark)) + mark
-}
-
-func clipRunes(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // Lines of tool output that frame it rather than say anything (Claude's
 // and Codex's headers).
 var reNoiseLine = lazyre.New(`^(?:(?:Error: )?Exit code:? -?\d+|Wall time:.*|Output:|Process exited with code -?\d+|Process running with session ID.*|Chunk ID:.*|Original token count:.*|Total output lines:.*|Traceback \(most recent call last\):)$`)
@@ -174,7 +156,7 @@ func errorHead(out string) string {
 				l += " | " + next
 			}
 		}
-		return clip(l, maxErrorBytes)
+		return text.ClipBytes(l, maxErrorBytes)
 	}
 	if len(out) > headWindowBytes {
 		tail := redact.String(tailWindow(out, tailWindowBytes))
@@ -183,11 +165,11 @@ func errorHead(out string) string {
 			last = l
 		}
 		if last != "" {
-			return clip(last, maxErrorBytes)
+			return text.ClipBytes(last, maxErrorBytes)
 		}
 	}
 	first, _ := nextMeaningfulLine(head)
-	return clip(first, maxErrorBytes)
+	return text.ClipBytes(first, maxErrorBytes)
 }
 
 // nextErrorLine returns the first line of s that reads as an error, with
@@ -218,7 +200,7 @@ func nextErrorLine(s string) (line, rest string, ok bool) {
 		if i := strings.IndexByte(s[at:], '\n'); i >= 0 {
 			end = at + i
 		}
-		l := strings.Join(strings.Fields(s[start:end]), " ")
+		l := text.OneLine(s[start:end])
 		if !isNoise(l) && reErrorLine.MatchString(l) {
 			return l, s[end:], true
 		}
@@ -232,7 +214,7 @@ func nextMeaningfulLine(s string) (line, rest string) {
 	for s != "" {
 		l, r, _ := strings.Cut(s, "\n")
 		s = r
-		if l = strings.Join(strings.Fields(l), " "); l != "" && !isNoise(l) {
+		if l = text.OneLine(l); l != "" && !isNoise(l) {
 			return l, s
 		}
 	}
@@ -254,7 +236,7 @@ func asciiLower(s string) string {
 // outputHead summarises a successful call's output by its first line.
 func outputHead(out string) string {
 	first, _ := nextMeaningfulLine(redact.String(window(stripInjected(out), headWindowBytes)))
-	return clip(first, maxOutputBytes)
+	return text.ClipBytes(first, maxOutputBytes)
 }
 
 var reExitHeader = lazyre.New(`^(?:(?:Error: )?Exit code:? |Process exited with code )(-?\d+)\s*$`)
@@ -343,7 +325,7 @@ func commandKeyDepth(cmd string, depth int) string {
 // command at all when every one is setup.
 func mainCommand(cmd string) []string {
 	var first []string
-	for _, seg := range shellSegments(window(cmd, keyCommandBytes)) {
+	for _, seg := range shellwords.SplitN(window(cmd, keyCommandBytes), maxKeySegments) {
 		args := skipWrappers(seg)
 		if len(args) == 0 {
 			continue
@@ -384,65 +366,6 @@ func skipWrappers(args []string) []string {
 		}
 	}
 	return nil
-}
-
-// shellSegments splits a command line into the word lists of its simple
-// commands (at ; & | && || newlines and parentheses), with quotes
-// removed. It is a reading aid, not a shell parser: odd input yields odd
-// words, never a failure.
-func shellSegments(cmd string) [][]string {
-	var (
-		segs   [][]string
-		words  []string
-		w      strings.Builder
-		inWord bool
-	)
-	endWord := func() {
-		if inWord {
-			words = append(words, w.String())
-			w.Reset()
-			inWord = false
-		}
-	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-			words = nil
-		}
-	}
-	for i := 0; i < len(cmd) && len(segs) < maxKeySegments; i++ {
-		c := cmd[i]
-		switch {
-		case c == '\'' || c == '"':
-			j := strings.IndexByte(cmd[i+1:], c)
-			if j < 0 {
-				j = len(cmd) - i - 1
-			}
-			w.WriteString(cmd[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '\\' && i+1 < len(cmd):
-			if cmd[i+1] != '\n' {
-				w.WriteByte(cmd[i+1])
-				inWord = true
-			}
-			i++
-		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
-		case c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')':
-			endSeg()
-		case c == '#' && !inWord:
-			for i+1 < len(cmd) && cmd[i+1] != '\n' {
-				i++
-			}
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	endSeg()
-	return segs
 }
 
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 func TestCommandKey(t *testing.T) {
@@ -22,6 +24,8 @@ func TestCommandKey(t *testing.T) {
 		"# comment\nkubectl get pods":           "kubectl get",
 		"":                                      "",
 		"'unterminated":                         "unterminated",
+		// Escaped quotes inside double quotes (once only the hooks' tokeniser).
+		`bash -c "echo \"hi\"; go vet ./..."`: "go vet",
 	}
 	for cmd, want := range tests {
 		if got := commandKey(cmd); got != want {
@@ -132,10 +136,10 @@ func TestWindowAndClip(t *testing.T) {
 	if got := tailWindow("abc def ghij", 6); got != " ghij" {
 		t.Errorf("tailWindow = %q", got)
 	}
-	if got := clip("ééééé", 6); got != "é…" || !utf8.ValidString(got) {
+	if got := text.ClipBytes("ééééé", 6); got != "é…" || !utf8.ValidString(got) {
 		t.Errorf("clip = %q", got)
 	}
-	if got := clip("short", 10); got != "short" {
+	if got := text.ClipBytes("short", 10); got != "short" {
 		t.Errorf("clip = %q", got)
 	}
 }

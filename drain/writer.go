@@ -14,11 +14,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -268,12 +268,12 @@ func normaliseDraft(item json.RawMessage, cwd string) (Draft, string) {
 		return Draft{}, "is not an object"
 	}
 	d := Draft{
-		Title:      cutRunes(oneLineText(string(r.Title)), draftMaxTitle),
-		KeyInsight: cutRunes(oneLineText(string(r.KeyInsight)), draftMaxKeyInsight),
-		Problem:    cutRunes(cleanText(string(r.Problem)), draftMaxBody),
-		Solution:   cutRunes(cleanText(string(r.Solution)), draftMaxBody),
+		Title:      text.CutRunes(oneLineText(string(r.Title)), draftMaxTitle),
+		KeyInsight: text.CutRunes(oneLineText(string(r.KeyInsight)), draftMaxKeyInsight),
+		Problem:    text.CutRunes(cleanText(string(r.Problem)), draftMaxBody),
+		Solution:   text.CutRunes(cleanText(string(r.Solution)), draftMaxBody),
 		Confidence: strings.ToLower(cleanText(string(r.Confidence))),
-		Category:   cutRunes(strings.ToLower(oneLineText(string(r.Category))), draftMaxCategory),
+		Category:   text.CutRunes(strings.ToLower(oneLineText(string(r.Category))), draftMaxCategory),
 		Tags:       cleanList(r.Tags, draftMaxTags, draftMaxTag, strings.ToLower),
 		Symptoms:   cleanList(r.Symptoms, draftMaxSymptoms, draftMaxSymptom, nil),
 		Cites:      cleanCites(r.Cites, cwd),
@@ -319,11 +319,11 @@ func draftGraph(rawEntities, rawRelations json.RawMessage) ([]store.Entity, []st
 		if json.Unmarshal(item, &e) != nil {
 			continue
 		}
-		name := cutRunes(oneLineText(string(e.Name)), draftMaxEntityName)
+		name := text.CutRunes(oneLineText(string(e.Name)), draftMaxEntityName)
 		if name == "" {
 			continue
 		}
-		add(name, allowedType(string(e.Type), store.EntityTypes, "concept"), cutRunes(oneLineText(string(e.Description)), draftMaxDescription))
+		add(name, allowedType(string(e.Type), store.EntityTypes, "concept"), text.CutRunes(oneLineText(string(e.Description)), draftMaxDescription))
 	}
 	var relations []store.Relationship
 	seen := map[string]bool{}
@@ -335,8 +335,8 @@ func draftGraph(rawEntities, rawRelations json.RawMessage) ([]store.Entity, []st
 		if json.Unmarshal(item, &r) != nil {
 			continue
 		}
-		src := cutRunes(oneLineText(string(r.Source)), draftMaxEntityName)
-		dst := cutRunes(oneLineText(string(r.Target)), draftMaxEntityName)
+		src := text.CutRunes(oneLineText(string(r.Source)), draftMaxEntityName)
+		dst := text.CutRunes(oneLineText(string(r.Target)), draftMaxEntityName)
 		if src == "" || dst == "" || strings.EqualFold(src, dst) {
 			continue
 		}
@@ -359,7 +359,7 @@ func draftGraph(rawEntities, rawRelations json.RawMessage) ([]store.Entity, []st
 		}
 		relations = append(relations, store.Relationship{
 			Source: src, Target: dst, Type: typ,
-			Description: cutRunes(oneLineText(string(r.Description)), draftMaxDescription),
+			Description: text.CutRunes(oneLineText(string(r.Description)), draftMaxDescription),
 			Strength:    strength,
 		})
 	}
@@ -457,22 +457,7 @@ func cleanText(s string) string {
 // oneLineText is cleanText with all whitespace runs folded to one space, for
 // values that live on one front-matter line.
 func oneLineText(s string) string {
-	return strings.Join(strings.Fields(cleanText(s)), " ")
-}
-
-// cutRunes cuts s to at most n runes, on a rune boundary.
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n {
-			break
-		}
-		count++
-	}
-	return strings.TrimSpace(s[:i])
+	return text.OneLine(cleanText(s))
 }
 
 // cleanList cleans, dedupes and bounds a list of short strings.
@@ -483,7 +468,7 @@ func cleanList(in []string, maxItems, maxLen int, fold func(string) string) []st
 		if len(out) >= maxItems {
 			break
 		}
-		s = cutRunes(oneLineText(s), maxLen)
+		s = text.CutRunes(oneLineText(s), maxLen)
 		if fold != nil {
 			s = fold(s)
 		}
@@ -500,7 +485,7 @@ func cleanList(in []string, maxItems, maxLen int, fold func(string) string) []st
 // messages reach drain.log.
 func snippet(data []byte, n int) string {
 	s := strings.ToValidUTF8(string(data), "")
-	s = cutRunes(s, n)
+	s = text.CutRunes(s, n)
 	return redact.String(s)
 }
 
@@ -642,7 +627,8 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	}
 	cmd.WaitDelay = writerWaitDelay
 	// A writer printing past the cap is killed at once: its answer is
-	// worthless, and reading 300 MB to EOF took 21 s on main.
+	// worthless, and reading a runaway writer's output to EOF took many
+	// seconds (measured in docs/benchmarks.md).
 	stdout := &cappedBuffer{max: writerMaxStdout, onOver: stop}
 	stderr := &cappedBuffer{max: writerMaxStderr}
 	cmd.Stdout = stdout

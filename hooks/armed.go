@@ -15,6 +15,7 @@ import (
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Bounds on what a Failure keeps. An armed file and the mini-learning made
@@ -118,7 +119,7 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 		Agent:        agent,
 		SessionID:    p.SessionID,
 		Tool:         p.ToolName,
-		Command:      clipRunes(redact.String(commandOf(p.ToolInput)), maxCommandChars),
+		Command:      text.ClipRunes(redact.String(commandOf(p.ToolInput)), maxCommandChars),
 		ExitCode:     code,
 		ErrorHead:    head,
 		ErrorContext: context,
@@ -305,7 +306,7 @@ func summarizeOutput(output string) (head, context string) {
 	if head == "" {
 		head = first
 	}
-	head = clipRunes(head, maxErrorHeadChars)
+	head = text.ClipRunes(head, maxErrorHeadChars)
 
 	lines := strings.Split(strings.TrimRight(end, "\n \t"), "\n")
 	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
@@ -349,15 +350,6 @@ func cutLineStart(s string, i int) int {
 		return i + j + 1
 	}
 	return i
-}
-
-// clipRunes shortens s to at most n runes, marking the cut with "…".
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:n-1]), " ") + "…"
 }
 
 // errNoSession refuses to arm a watcher without a session id: every such

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Codex 0.169's PostToolUse for a shell command says tool_name "Bash" but
@@ -92,7 +93,7 @@ func CodexRolloutFailure(payload []byte) (Failure, bool) {
 		Agent:        "codex",
 		SessionID:    tp.SessionID,
 		Tool:         tp.ToolName,
-		Command:      clipRunes(redact.String(commandOf(tp.ToolInput)), maxCommandChars),
+		Command:      text.ClipRunes(redact.String(commandOf(tp.ToolInput)), maxCommandChars),
 		ExitCode:     c.ExitCode,
 		ErrorHead:    head,
 		ErrorContext: context,

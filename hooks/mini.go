@@ -14,6 +14,8 @@ import (
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/shellwords"
+	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -35,9 +37,9 @@ const (
 // project makes the learning global.
 func MiniLearning(f Failure, correction string, project string, now time.Time) *store.Learning {
 	correction = redact.String(correction)
-	said := clipRunes(oneLine(correction), maxCorrectionStore)
+	said := text.ClipRunes(text.OneLine(correction), maxCorrectionStore)
 	prog, sub := programOf(f.Command)
-	head := oneLine(redact.String(f.ErrorHead))
+	head := text.OneLine(redact.String(f.ErrorHead))
 	command := redact.String(f.Command)
 
 	l := &store.Learning{
@@ -73,10 +75,10 @@ func miniTitle(prog, sub, said, head string, code int) string {
 		name = "shell command"
 	}
 	if g := gist(said); g != "" {
-		return clipWords(name+": "+g, maxTitleChars)
+		return text.ClipWordsHalf(name+": "+g, maxTitleChars)
 	}
 	if head != "" {
-		return clipWords(name+" failed: "+strings.TrimPrefix(head, prog+": "), maxTitleChars)
+		return text.ClipWordsHalf(name+" failed: "+strings.TrimPrefix(head, prog+": "), maxTitleChars)
 	}
 	return fmt.Sprintf("%s failed with exit code %d", name, code)
 }
@@ -87,10 +89,10 @@ func miniInsight(command, head string, code int, said string) string {
 		what = `"` + head + `"`
 	}
 	cmd := "the command"
-	if c := oneLine(command); c != "" {
-		cmd = inlineCode(clipRunes(c, maxInsightCommand))
+	if c := text.OneLine(command); c != "" {
+		cmd = inlineCode(text.ClipRunes(c, maxInsightCommand))
 	}
-	return fmt.Sprintf("%s failed with %s; the user said: %s", cmd, what, clipRunes(said, maxInsightSays))
+	return fmt.Sprintf("%s failed with %s; the user said: %s", cmd, what, text.ClipRunes(said, maxInsightSays))
 }
 
 func miniBody(f Failure, command, said string) string {
@@ -112,7 +114,7 @@ func miniBody(f Failure, command, said string) string {
 	if ctx := redact.String(f.ErrorContext); strings.TrimSpace(ctx) != "" {
 		b.WriteString("\n" + fenced(ctx))
 	} else if f.ErrorHead != "" {
-		b.WriteString("\n" + fenced(oneLine(redact.String(f.ErrorHead))))
+		b.WriteString("\n" + fenced(text.OneLine(redact.String(f.ErrorHead))))
 	}
 	b.WriteString("\n## Solution\n\n")
 	b.WriteString("The user corrected it: " + said + "\n")
@@ -233,7 +235,7 @@ func programOf(command string) (prog, sub string) {
 }
 
 func programOfDepth(command string, depth int) (prog, sub string) {
-	for _, seg := range shellSegments(command) {
+	for _, seg := range shellwords.Split(command) {
 		args := skipWrappers(seg)
 		if len(args) == 0 {
 			continue
@@ -299,85 +301,6 @@ func isDuration(w string) bool {
 		}
 	}
 	return true
-}
-
-// shellSegments splits a command line into simple commands (at &&, ||, ;,
-// |, & and newlines) of words, honouring quotes. It is a reader for titles,
-// not a shell: expansions and redirections are left as words.
-func shellSegments(command string) [][]string {
-	var (
-		segs  [][]string
-		words []string
-		word  strings.Builder
-		inTok bool
-		quote byte
-	)
-	endWord := func() {
-		if inTok {
-			words = append(words, word.String())
-			word.Reset()
-			inTok = false
-		}
-	}
-	endSeg := func() {
-		endWord()
-		if len(words) > 0 {
-			segs = append(segs, words)
-			words = nil
-		}
-	}
-	for i := 0; i < len(command); i++ {
-		c := command[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' && i+1 < len(command) {
-				i++
-				word.WriteByte(command[i])
-			} else {
-				word.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote = c
-			inTok = true
-		case c == '\\' && i+1 < len(command):
-			i++
-			if command[i] != '\n' {
-				word.WriteByte(command[i])
-				inTok = true
-			}
-		case c == ' ' || c == '\t':
-			endWord()
-		case c == '\n' || c == ';' || c == '|' || c == '&' || c == '(' || c == ')':
-			endSeg()
-		default:
-			word.WriteByte(c)
-			inTok = true
-		}
-	}
-	endSeg()
-	return segs
-}
-
-// oneLine collapses white space, so a text fits a title, an insight or a
-// YAML scalar on one line.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// clipWords shortens s to at most n runes at a word boundary.
-func clipWords(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	cut := string(r[:n-1])
-	// Back up to a word boundary unless the cut already is one.
-	if r[n-1] != ' ' {
-		if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-			cut = cut[:i]
-		}
-	}
-	return strings.TrimRight(cut, " ,;:—–-") + "…"
 }
 
 // inlineCode renders s as a markdown code span whose delimiter is longer

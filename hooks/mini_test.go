@@ -435,6 +435,9 @@ func TestProgramOf(t *testing.T) {
 		{"'my tool' --flag", "my tool", ""},
 		{"", "", ""},
 		{"cd /tmp", "", ""},
+		// Comments and CRLF (once only the drainer's tokeniser).
+		{"# build it\nmake test", "make", "test"},
+		{"cd x\r\ngo test\r\n", "go", "test"},
 	}
 	for _, tt := range tests {
 		prog, sub := programOf(tt.command)

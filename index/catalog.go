@@ -161,7 +161,7 @@ func OnBusy(fn func(wait time.Duration)) OpenOption {
 // OnRebuild has fn called when Open is about to rebuild the catalog from
 // docs documents, with the reason, so that a command can say why it
 // pauses: a rebuild of a large knowledge base takes seconds to minutes, and
-// a search that silently took 13 s looked hung.
+// a search that silently waited on one looked hung.
 func OnRebuild(fn func(reason string, docs int)) OpenOption {
 	return func(o *openOptions) { o.onRebuild = fn }
 }
@@ -258,7 +258,7 @@ var errOutdated = errors.New("catalog schema is outdated")
 // pageSize is the catalog's page size. A search reads posting lists and
 // rows scattered over the file through a memory map; with 16 KiB pages it
 // takes a quarter of the page faults it takes with SQLite's default 4 KiB
-// (a 10,000-learning prompt hook: 9.8 → 8.9 ms), while a reindex after one
+// (a prompt hook got measurably faster; docs/benchmarks.md), while a reindex after one
 // edit costs the same (64 KiB pages were slower to update).
 const pageSize = 16384
 
@@ -323,9 +323,8 @@ func (ix *Index) open(ctx context.Context) error {
 	q.Set("_foreign_keys", "0")
 	// A 64 MB page cache instead of SQLite's 2 MB: indexing inserts into
 	// the graph's and postings' B-trees at random, and with 2 MB a full
-	// reindex of 10,000 learnings re-read evicted pages for 12 s of system
-	// time (5.5 s with 64 MB; 40 → 32 s of CPU in all, two interleaved
-	// runs each). The cache grows only as pages are used: a hook's
+	// reindex re-read evicted pages for more than twice the system time it
+	// spends with 64 MB (measured in docs/benchmarks.md). The cache grows only as pages are used: a hook's
 	// searches read through the memory map and do not fill it.
 	q.Set("_cache_size", "-65536")
 	db, err := sql.Open(driverName, "file:"+ix.path+"?"+q.Encode())

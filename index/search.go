@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -631,7 +632,7 @@ func (ix *Index) bodies(ctx context.Context, results []Result) (map[string]strin
 // query term.
 func snippet(body, insight string, terms []string) string {
 	if insight != "" {
-		return clip(insight, 200)
+		return text.ClipRunesTrim(insight, 200)
 	}
 	first := -1
 	for _, t := range terms {
@@ -646,11 +647,11 @@ func snippet(body, insight string, terms []string) string {
 	for start > 0 && !utf8.RuneStart(body[start]) {
 		start--
 	}
-	s := strings.Join(strings.Fields(body[start:]), " ")
+	s := text.OneLine(body[start:])
 	if start > 0 {
 		s = "…" + s
 	}
-	return clip(s, 200)
+	return text.ClipRunesTrim(s, 200)
 }
 
 // indexFold is strings.Index ignoring case, with the offset of the match in
@@ -685,14 +686,6 @@ func stemPrefix(t string) string {
 		return t[:len(t)-2]
 	}
 	return t
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 // ListOptions filters List.

@@ -277,7 +277,7 @@ const patchMin = 256
 // patchVectors writes vectors.f32 from the previous file: its rows minus
 // those the update removed, plus the vectors it added, read from the table.
 // Reading every vector back from SQLite was most of an incremental
-// reindex's export (30–45 ms of 75 for 10,000 learnings). Row numbers are
+// reindex's export (docs/benchmarks.md). Row numbers are
 // never reused (docs is AUTOINCREMENT, and a rebuild removes the file), so
 // a row number names one learning's text under one embedder: when the
 // patched rows have exactly the table's row numbers, they are the table's

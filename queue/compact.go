@@ -49,8 +49,8 @@ type CompactStats struct {
 // In the ledger it keeps, for each transcript, only the last entry, and
 // drops the entries of transcripts that no longer exist. An Enqueue that
 // finds no pending record reads the whole ledger under the lock, and the
-// ledger would otherwise grow by a line per reflection forever (measured: 6.6 ms per Enqueue at 20,000 entries, 33 ms
-// at 100,000, against 0.5 ms at 1,000). Neither kind can cover anything in
+// ledger would otherwise grow by a line per reflection forever, and each
+// Enqueue slow down with it (measured in docs/benchmarks.md). Neither kind can cover anything in
 // practice: transcripts only grow, so an older entry's size is gone for
 // good, and Enqueue skips a missing transcript before it reads the ledger.
 // The cost of being wrong is one more reflection of the same content.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Queries from pasted errors. A prompt that carries a stack trace is mostly
@@ -64,7 +65,7 @@ func pasteQuery(p string) string {
 		}
 		l = lineSuffix.ReplaceAllString(l, "$1")
 		l = dependencyPath.ReplaceAllString(l, "$1")
-		l = strings.Join(strings.Fields(locationNoise.ReplaceAllString(l, " ")), " ")
+		l = text.OneLine(locationNoise.ReplaceAllString(l, " "))
 		if l == "" {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/safetext"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // The block's wrapper tags let the transcript condenser strip injected
@@ -29,26 +30,6 @@ const maxTitleRunes = 120
 // written. Every piece of learning text in the block goes through it.
 func clean(s string) string { return safetext.Inline(s) }
 
-// clip shortens s to at most n runes, at a word boundary when one is near,
-// marking the cut with an ellipsis. It never splits a UTF-8 sequence.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 1 {
-		return ""
-	}
-	r := []rune(s)[:n-1]
-	cut := len(r)
-	for i := len(r) - 1; i > len(r)-20 && i > 0; i-- {
-		if r[i] == ' ' {
-			cut = i
-			break
-		}
-	}
-	return strings.TrimRight(string(r[:cut]), " ,;:") + "…"
-}
-
 // entry is one learning as rendered: a header line and an indented insight.
 type entry struct {
 	header  string
@@ -64,13 +45,13 @@ func newEntry(h Hit) entry {
 		flags += ", may be stale"
 	}
 	return entry{
-		header:  fmt.Sprintf("- [%s] %s (%s)", flags, clip(clean(h.Title), maxTitleRunes), clean(h.ID)),
+		header:  fmt.Sprintf("- [%s] %s (%s)", flags, text.ClipWordsNear(clean(h.Title), maxTitleRunes), clean(h.ID)),
 		insight: clean(h.Insight),
 	}
 }
 
 func stillLine(h Hit) string {
-	return fmt.Sprintf("still relevant: %s (%s)", clean(h.ID), clip(clean(h.Title), maxTitleRunes))
+	return fmt.Sprintf("still relevant: %s (%s)", clean(h.ID), text.ClipWordsNear(clean(h.Title), maxTitleRunes))
 }
 
 // runes counts what the budget counts: characters, not bytes.
@@ -112,7 +93,7 @@ func render(hits []Hit, still *Hit, chars int) (string, []Hit) {
 		for i, e := range entries {
 			out = append(out, e.header)
 			if e.insight != "" {
-				out = append(out, "  "+clip(e.insight, share[i]))
+				out = append(out, "  "+text.ClipWordsNear(e.insight, share[i]))
 			}
 		}
 		block := wrap(out)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 func TestClip(t *testing.T) {
@@ -22,12 +24,12 @@ func TestClip(t *testing.T) {
 		{"x", 0, ""},
 		{"xy", 1, ""},
 	} {
-		got := clip(tc.in, tc.n)
+		got := text.ClipWordsNear(tc.in, tc.n)
 		if got != tc.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+			t.Errorf("text.ClipWordsNear(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
 		if !utf8.ValidString(got) || utf8.RuneCountInString(got) > max(tc.n, 0) && got != tc.in {
-			t.Errorf("clip(%q, %d) = %q: invalid or too long", tc.in, tc.n, got)
+			t.Errorf("text.ClipWordsNear(%q, %d) = %q: invalid or too long", tc.in, tc.n, got)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -15,6 +14,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/safetext"
+	textutil "github.com/reflectkb/reflect/internal/text" // main_test.go declares text
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -199,7 +199,7 @@ func printJSON(w io.Writer, v any) error {
 // oneLine flattens text for single-line terminal output, without the
 // escape sequences and control characters learning text may hold.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(safetext.Terminal(s)), " ")
+	return textutil.OneLine(safetext.Terminal(s))
 }
 
 // Queue opens the reflection queue in the state directory.

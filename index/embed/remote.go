@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Bounds on what a server may send back: a response is read whole (the
@@ -233,7 +235,7 @@ func (r *remote) excerpt(data []byte) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return strings.Join(strings.Fields(strings.ToValidUTF8(s, "?")), " ")
+	return text.OneLine(strings.ToValidUTF8(s, "?"))
 }
 
 func (r *remote) where() string { return r.provider + " at " + r.base }

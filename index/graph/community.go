@@ -72,8 +72,9 @@ func Rebuild(ctx context.Context, tx Conn) (Stats, error) {
 	// moves cost the size of every neighbouring community, which a hub
 	// makes the whole graph. Entities of a single learning (most paths and
 	// identifiers) have their community decided by that learning alone.
-	// Leaving both out took Rebuild on the 10,000-learning benchmark from
-	// 16.8 s to 2.5 s (and modularity up); they then join the community
+	// Leaving both out made Rebuild several times faster on the
+	// 10,000-learning benchmark (and modularity went up; docs/benchmarks.md);
+	// they then join the community
 	// their edge weight mostly goes to (attach).
 	out := make([]bool, len(ids))
 	for i, df := range dfs {
@@ -93,8 +94,8 @@ func Rebuild(ctx context.Context, tx Conn) (Stats, error) {
 		// Each entity keeps its strongest knn edges (an edge stays if it
 		// is among the strongest of either end): on the 10,000-learning
 		// benchmark this keeps modularity over all core edges at 0.668
-		// against 0.671 with every edge, and takes Louvain from 2.1 s to
-		// 0.5 s.
+		// against 0.671 with every edge, and makes Louvain several times
+		// faster (docs/benchmarks.md).
 		g := newCSR(len(ids), newCSR(len(ids), core).strongest(knn))
 		if err := ctx.Err(); err != nil {
 			return st, err

@@ -26,8 +26,8 @@ const (
 	// It is not expanded to its neighbours (they are half the knowledge
 	// base and say nothing about the query), it is nobody's neighbour, it
 	// re-ranks more than it recalls (see aggregate), and Rebuild leaves it
-	// out of Louvain. Its mention list would otherwise cost more than the
-	// 2 ms Expand may take.
+	// out of Louvain. Its mention list would otherwise cost more than
+	// Expand's whole time budget (docs/benchmarks.md).
 	hubDocs = 200
 	// maxNeighbours per query entity, strongest relations first.
 	maxNeighbours = 8
@@ -403,8 +403,8 @@ func Rerank(ctx context.Context, db Conn, query string, docs []int64) ([]Hit, er
 	}
 	// Probes of the (entity, doc) primary key, entity by entity: one
 	// region of the table per seed. Reading each candidate's mentions by
-	// the doc index instead touched a page or two per candidate (1 ms for
-	// 50 in a cold hook).
+	// the doc index instead touched a page or two per candidate, which a
+	// cold hook felt (docs/benchmarks.md).
 	args := make([]any, 0, len(seeds)+len(docs))
 	for _, s := range seeds {
 		args = append(args, s.id)

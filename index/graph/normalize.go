@@ -3,6 +3,8 @@ package graph
 import (
 	"strings"
 	"unicode"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Normalize is the form under which entity names are matched and stored
@@ -17,7 +19,7 @@ func Normalize(name string) string {
 	s := strings.TrimSpace(name)
 	s = strings.Trim(s, "`\"'")
 	if strings.IndexFunc(s, unicode.IsSpace) >= 0 {
-		s = strings.Join(strings.Fields(s), " ")
+		s = text.OneLine(s)
 	}
 	s = strings.ToLower(s)
 	for strings.HasPrefix(s, "./") && len(s) > 2 {

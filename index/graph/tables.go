@@ -48,7 +48,8 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS mentions_doc ON mentions(doc)`,
 	// entities.df is the number of learnings that mention the entity, kept
 	// by these triggers: a query weighs its entities by it (damp), and
-	// counting a common entity's mentions per query took a hook 0.3 ms.
+	// counting a common entity's mentions per query was a measurable share
+	// of a hook (docs/benchmarks.md).
 	`CREATE TRIGGER IF NOT EXISTS mentions_df_insert AFTER INSERT ON mentions BEGIN
 		UPDATE entities SET df = df + 1 WHERE id = NEW.entity;
 	END`,

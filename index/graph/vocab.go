@@ -462,7 +462,7 @@ var stopwords map[string]bool
 
 // vocabOnce builds the package's word lists on first use: a hook that never
 // extracts or expands entities (most of them) should not pay for them at
-// start-up, which they cost 0.35 ms.
+// start-up, where they were a measurable cost (docs/benchmarks.md).
 var vocabOnce sync.Once
 
 // loadVocab builds every word list; each exported entry point that reads

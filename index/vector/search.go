@@ -92,10 +92,10 @@ func (f *File) scan(q []float32, lo, hi int, filter func(uint64) bool, t *topK) 
 	}
 }
 
-// simd says whether the scan uses vek32's AVX2+FMA dot product. It halves
-// the CPU time of a scan (100,000 × 256: about 8 ms instead of 18 ms on a
-// Sapphire Rapids core), which brings it down to the cost of merely reading
-// the rows from memory; dot is the portable fallback.
+// simd says whether the scan uses vek32's AVX2+FMA dot product. It roughly
+// halves the CPU time of a scan (docs/benchmarks.md), which brings it down
+// to the cost of merely reading the rows from memory; dot is the portable
+// fallback.
 var simd = vek.Info().Acceleration
 
 // dot is the scan's portable inner loop: eight independent accumulators keep

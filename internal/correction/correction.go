@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // A correction is the user telling the agent how the thing that just failed
@@ -311,7 +312,7 @@ func LooksLikeOutput(line string) bool {
 // white space, so "Don’t" and "don't" read alike.
 func normalize(s string) string {
 	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`).Replace(s)
-	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
+	return text.OneLine(strings.ToLower(s))
 }
 
 // stripOpener removes a leading "no," / "actually," and the like.

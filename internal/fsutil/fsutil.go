@@ -150,7 +150,7 @@ func SafeName(id string) string {
 // flock; ReadLocked reads it under a shared one, so a reader never sees a
 // partial write. It is for small files rewritten by every hook: unlike
 // WriteAtomic it creates no new file (inode) per write, which on ext4 was
-// a measurable share of a 5 ms hook.
+// a measurable share of a hook (docs/benchmarks.md).
 func WriteLocked(path string, data []byte, perm os.FileMode) error {
 	if err := EnsureDir(filepath.Dir(path)); err != nil {
 		return err

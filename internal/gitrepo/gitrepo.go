@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Timeout bounds all git work of one Inspect. The hook has a
@@ -232,7 +233,7 @@ func readOriginURL(dir string) (string, bool) {
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			section := strings.Join(strings.Fields(strings.Trim(line, "[]")), " ")
+			section := text.OneLine(strings.Trim(line, "[]"))
 			inOrigin = strings.EqualFold(section, `remote "origin"`)
 			continue
 		}

@@ -1,7 +1,8 @@
 // Package lazyre is a regexp compiled on first use. reflect's hooks are
 // short processes: compiling every package-level pattern at start-up (the
-// redaction rules, the correction detector, the transcript condenser) cost
-// about 2 ms per hook whether or not any pattern was needed.
+// redaction rules, the correction detector, the transcript condenser) was a
+// large share of every hook's start-up whether or not any pattern was
+// needed (measured in docs/benchmarks.md).
 package lazyre
 
 import (
