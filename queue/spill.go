@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -76,8 +77,43 @@ func (q *Queue) spill(rec Record, line []byte) error {
 	return nil
 }
 
-// spilled lists the spill files, oldest first (ReadDir sorts by name).
+// spilled lists the spill files, oldest first.
+//
+// One directory listing is not enough: a file renamed into the directory
+// while it is being read may or may not be listed (POSIX leaves it
+// unspecified; ext4 returns entries in hash order, so a hook's older spill
+// can be missed while its newer one is listed, and folding would then put
+// them out of order: seen under CPU load). So the listing is repeated until
+// one adds no name: every file first seen in listing k was in place before
+// listing k ended, and so were the older spills of the same hook, which
+// listing k+1 therefore sees. The repeats are bounded; the common case (no
+// spill directory, or no hook spilling meanwhile) costs one or two reads.
 func (q *Queue) spilled() []string {
+	seen := map[string]bool{}
+	var names []string
+	for range maxSpillListings {
+		added := false
+		for _, n := range q.listSpilled() {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// maxSpillListings bounds the listings spilled makes while hooks keep
+// spilling; what a last listing missed is folded by the next fold.
+const maxSpillListings = 8
+
+// listSpilled lists the spill files once, by name.
+func (q *Queue) listSpilled() []string {
 	entries, err := os.ReadDir(filepath.Join(q.dir, spillDir))
 	if err != nil {
 		return nil
