@@ -1,0 +1,122 @@
+package index
+
+import (
+	"fmt"
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// TestPlanUpdate checks the pure planner: a file is unchanged only when
+// its size and mtime match its indexed row, still malformed only when they
+// match its recorded problem, and examined otherwise; rows whose file is
+// not listed are gone, in row order.
+func TestPlanUpdate(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	file := func(id string, size int64, mtime time.Time) store.FileInfo {
+		return store.FileInfo{ID: id, Path: "/docs/" + id + ".md", Size: size, ModTime: mtime}
+	}
+	files := []store.FileInfo{
+		file("same", 10, t0),           // indexed, same stat
+		file("resized", 11, t0),        // indexed, size differs
+		file("touched", 10, t0.Add(1)), // indexed, mtime differs
+		file("new", 10, t0),            // not indexed
+		file("bad", 7, t0),             // recorded problem, same stat
+		file("fixed", 8, t0),           // recorded problem, size differs
+		file("badindexed", 7, t0),      // indexed with another stat, problem with this one
+		file("samebothways", 10, t0),   // indexed and a problem, both matching
+	}
+	have := map[string]known{
+		"same":         {n: 1, size: 10, mtime: t0.UnixNano(), hash: "h1"},
+		"resized":      {n: 2, size: 10, mtime: t0.UnixNano()},
+		"touched":      {n: 3, size: 10, mtime: t0.UnixNano()},
+		"gone9":        {n: 9},
+		"gone4":        {n: 4},
+		"badindexed":   {n: 5, size: 99, mtime: t0.UnixNano()},
+		"samebothways": {n: 6, size: 10, mtime: t0.UnixNano()},
+	}
+	bad := map[string]problem{
+		"/docs/bad.md":          {size: 7, mtime: t0.UnixNano(), reason: "no front matter"},
+		"/docs/fixed.md":        {size: 7, mtime: t0.UnixNano(), reason: "no front matter"},
+		"/docs/badindexed.md":   {size: 7, mtime: t0.UnixNano(), reason: "no title"},
+		"/docs/samebothways.md": {size: 10, mtime: t0.UnixNano(), reason: "old"},
+	}
+	p := planUpdate(files, have, bad)
+	want := []struct {
+		kind    stepKind
+		indexed bool
+		wasBad  bool
+	}{
+		{stepUnchanged, true, false},
+		{stepExamine, true, false},
+		{stepExamine, true, false},
+		{stepExamine, false, false},
+		{stepStillMalformed, false, true},
+		{stepExamine, false, true},
+		{stepStillMalformed, true, true},
+		{stepUnchanged, true, true},
+	}
+	if len(p.files) != len(want) {
+		t.Fatalf("plan has %d files, want %d", len(p.files), len(want))
+	}
+	for i, w := range want {
+		s := p.files[i]
+		if s.file.ID != files[i].ID || s.kind != w.kind || s.indexed != w.indexed || s.wasBad != w.wasBad {
+			t.Errorf("%s: got kind %d indexed %v wasBad %v, want %d %v %v", files[i].ID, s.kind, s.indexed, s.wasBad, w.kind, w.indexed, w.wasBad)
+		}
+	}
+	if got := p.files[0].row.hash; got != "h1" {
+		t.Errorf("unchanged step carries row hash %q, want h1", got)
+	}
+	if got := p.files[4].prior.reason; got != "no front matter" {
+		t.Errorf("still-malformed step carries reason %q", got)
+	}
+	if len(p.gone) != 2 || p.gone[0].n != 4 || p.gone[1].n != 9 {
+		t.Errorf("gone = %+v, want rows 4 and 9 in order", p.gone)
+	}
+}
+
+// TestJudgeContent checks the decisions taken once a file was read and,
+// when needed, parsed.
+func TestJudgeContent(t *testing.T) {
+	indexed := fileStep{indexed: true, row: known{n: 1, hash: "abc"}}
+	fresh := fileStep{}
+	notExist := fmt.Errorf("stat: %w", fs.ErrNotExist)
+	for _, c := range []struct {
+		name    string
+		s       fileStep
+		err     error
+		problem string
+		hash    string
+		want    stepKind
+	}{
+		{"deleted", indexed, notExist, "", "", stepGone},
+		{"deleted, never indexed", fresh, notExist, "", "", stepGone},
+		{"too large", indexed, nil, "file is too big", "", stepMalformed},
+		{"same content", indexed, nil, "", "abc", stepTouch},
+		{"new content", indexed, nil, "", "def", stepParse},
+		{"not indexed", fresh, nil, "", "abc", stepParse},
+	} {
+		if got := judgeContent(c.s, c.err, c.problem, c.hash); got != c.want {
+			t.Errorf("%s: judgeContent = %d, want %d", c.name, got, c.want)
+		}
+	}
+	parseErr := &store.DocError{Path: "x.md", Reason: "no title"}
+	for _, c := range []struct {
+		name string
+		s    fileStep
+		err  error
+		want stepKind
+	}{
+		{"parse error, indexed", indexed, parseErr, stepMalformed},
+		{"parse error, new", fresh, parseErr, stepMalformed},
+		{"changed", indexed, nil, stepUpdate},
+		{"added", fresh, nil, stepAdd},
+	} {
+		if got := judgeParsed(c.s, c.err); got != c.want {
+			t.Errorf("%s: judgeParsed = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
