@@ -120,3 +120,39 @@ func TestJudgeContent(t *testing.T) {
 		}
 	}
 }
+
+// TestFuse checks the search's fusion stage on its own: each signal adds
+// weight/(rrfK+rank), a missing rank adds nothing, the best fused come
+// first (ties by row number) and only keep of them are returned.
+func TestFuse(t *testing.T) {
+	cands := map[int64]*Why{
+		1: {LexicalRank: 2},
+		2: {LexicalRank: 1, VectorRank: 1},
+		3: {TrigramRank: 1},
+		4: {LexicalRank: 2}, // ties with 1
+		5: {GraphRank: 9},
+	}
+	got := fuse(cands, 0.5, 4)
+	if len(got) != 4 {
+		t.Fatalf("fuse kept %d, want 4", len(got))
+	}
+	if got[0] != 2 {
+		t.Errorf("best = %d, want 2 (found by two signals)", got[0])
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := cands[got[i-1]].Fused, cands[got[i]].Fused
+		if a < b || (a == b && got[i-1] > got[i]) {
+			t.Errorf("order %v: %d (%.5f) before %d (%.5f)", got, got[i-1], a, got[i], b)
+		}
+	}
+	w := cands[2]
+	if want := rrf(weightLexical, 1) + rrf(0.5, 1); w.Fused != want || w.Contributions.Vector != rrf(0.5, 1) || w.Contributions.Trigram != 0 {
+		t.Errorf("row 2: fused %v, contributions %+v; want fused %v", w.Fused, w.Contributions, want)
+	}
+	if cands[1].Fused != cands[4].Fused {
+		t.Errorf("equal ranks fused differently: %v vs %v", cands[1].Fused, cands[4].Fused)
+	}
+	if rrf(1, 0) != 0 {
+		t.Errorf("a signal that did not find a learning contributed %v", rrf(1, 0))
+	}
+}

@@ -109,18 +109,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(files)
 	if opts.Full {
-		for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
-			}
-		}
-		if err := graph.Reset(ctx, tx); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
-		}
-		// Number from 1 again: row numbers index the postings' chunks and
-		// the search's score arrays, which a rebuild should leave dense.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name='docs'`); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
+		if err := clearAll(ctx, tx); err != nil {
+			return st, err
 		}
 	}
 	have, err := loadKnown(ctx, tx)
@@ -213,6 +203,25 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Duration = time.Since(start)
 	return st, nil
+}
+
+// clearAll empties every table a full reindex rebuilds, in its
+// transaction.
+func clearAll(ctx context.Context, tx *sql.Tx) error {
+	for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return fmt.Errorf("reindex: clear %s: %w", t, err)
+		}
+	}
+	if err := graph.Reset(ctx, tx); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	// Number from 1 again: row numbers index the postings' chunks and
+	// the search's score arrays, which a rebuild should leave dense.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name='docs'`); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
 }
 
 // stepKind is what an update does with one document file.
