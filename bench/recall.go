@@ -300,7 +300,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 	}
 	defer ix.Close()
 	if c, err := ix.Count(ctx); err != nil || c.Problems > 0 {
-		return fmt.Errorf("bench recall: %d learnings of the set do not parse (%v)", c.Problems, err)
+		return fmt.Errorf("bench recall: %d learnings of the set do not parse (%w)", c.Problems, err)
 	}
 	sr.IndexMS += float64(time.Since(start).Microseconds()) / 1000
 	// Recency is measured from a fixed day, so runs on different days agree.

@@ -117,7 +117,7 @@ func Install(ctx context.Context, cacheDir string, v Versions) (bin string, reus
 		"@anthropic-ai/claude-code@"+v.Claude, "@openai/codex@"+v.Codex)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", false, fmt.Errorf("npm install: %v\n%s", err, out)
+		return "", false, fmt.Errorf("npm install: %w\n%s", err, out)
 	}
 	for pkg, want := range map[string]string{"@anthropic-ai/claude-code": v.Claude, "@openai/codex": v.Codex} {
 		if got := installedVersion(prefix, pkg); got != want {

@@ -166,7 +166,7 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	select {
 	case res := <-done:
 		if res.err != nil && ctx.Err() != nil {
-			return answer{}, fmt.Errorf("gave up after %s: %v", r.Deadline, res.err)
+			return answer{}, fmt.Errorf("gave up after %s: %w", r.Deadline, res.err)
 		}
 		return res.out, res.err
 	case <-ctx.Done():
@@ -361,7 +361,7 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir(), append(opts, index.NoRebuild(), index.BusyWait(busyWait))...)
 	if errors.Is(err, index.ErrNeedsRebuild) {
 		if serr := r.Spawn("reindex"); serr != nil {
-			return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
+			return nil, fmt.Errorf("%w; starting it failed: %w", err, serr)
 		}
 		return nil, fmt.Errorf("%w; rebuilding in the background", err)
 	}
@@ -375,7 +375,7 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 		ix.Close()
 		if errors.Is(err, index.ErrNeedsRebuild) {
 			if serr := r.Spawn("reindex"); serr != nil {
-				return nil, fmt.Errorf("%w; starting it failed: %v", err, serr)
+				return nil, fmt.Errorf("%w; starting it failed: %w", err, serr)
 			}
 			return nil, fmt.Errorf("%w; rebuilding in the background", err)
 		}

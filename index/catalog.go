@@ -168,7 +168,7 @@ func OnRebuild(fn func(reason string, docs int)) OpenOption {
 
 // ErrNeedsRebuild is returned by Open with NoRebuild when the catalog must
 // be rebuilt from the documents first ('reflect reindex').
-var ErrNeedsRebuild = errors.New("the index must be rebuilt (run 'reflect reindex')")
+var ErrNeedsRebuild = errors.New("the index must be rebuilt")
 
 // Open opens (creating if needed) the catalog in indexDir for the documents
 // in docsDir. A missing, unreadable or outdated catalog is rebuilt from the

@@ -170,6 +170,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	return ix.search(ctx, q)
 }
 
+// search runs the stages of a search in order: collect the candidates of
+// each signal, fuse their ranks, apply the factors to the best, and
+// hydrate the results returned.
 func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Limit <= 0 {
 		q.Limit = 10
@@ -182,6 +185,24 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if len(terms) == 0 && len(idents) == 0 {
 		return nil, nil
 	}
+	cands, err := ix.collect(ctx, q, terms, idents)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	ns := fuse(cands, ix.vectorWeight(), factorCandidates(q.Limit))
+	results, nOf, err := ix.applyFactors(ctx, q, cands, ns)
+	if err != nil {
+		return nil, err
+	}
+	return ix.hydrate(ctx, results, nOf, terms)
+}
+
+// collect is the search's first stage: it runs each signal q asks for
+// (BM25F, trigram, vector, graph) and gathers the candidates they found,
+// each with its rank in every list. A Rerank search ranks only its best
+// lexical candidates by the other signals. The vector scan runs beside the
+// SQL lists and has ended by the time collect returns.
+func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (map[int64]*Why, error) {
 	cands := map[int64]*Why{}
 	get := func(n int64) *Why {
 		c, ok := cands[n]
@@ -288,16 +309,19 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		c.VectorRank = i + 1
 		c.Cosine = h.score
 	}
-	if len(cands) == 0 {
-		return nil, nil
-	}
+	return cands, nil
+}
 
+// fuse is the second stage: it scores every candidate by weighted
+// reciprocal rank over the signals' lists (Why.Contributions, Why.Fused)
+// and returns the keep best row numbers, best first, ties by row.
+func fuse(cands map[int64]*Why, vectorWeight float64, keep int) []int64 {
 	ns := make([]int64, 0, len(cands))
 	for n, c := range cands {
 		c.Contributions = Contributions{
 			Lexical: rrf(weightLexical, c.LexicalRank),
 			Trigram: rrf(weightTrigram, c.TrigramRank),
-			Vector:  rrf(ix.vectorWeight(), c.VectorRank),
+			Vector:  rrf(vectorWeight, c.VectorRank),
 			Graph:   rrf(weightGraph, c.GraphRank),
 		}
 		c.Fused = c.Contributions.Lexical + c.Contributions.Trigram + c.Contributions.Vector + c.Contributions.Graph
@@ -313,14 +337,23 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		}
 		return ns[i] < ns[j]
 	})
-	if keep := factorCandidates(q.Limit); len(ns) > keep {
+	if len(ns) > keep {
 		ns = ns[:keep]
 	}
+	return ns
+}
+
+// applyFactors is the third stage: it reads the ranking columns of the
+// fused candidates ns, scales each fused score by confidence, scope,
+// recency and then freshness, keeps lexical leads, cuts to q.Limit and
+// marks the weak tail. It returns the results, holding only the ranking
+// columns, and the row number of each result's id.
+func (ix *Index) applyFactors(ctx context.Context, q Query, cands map[int64]*Why, ns []int64) ([]Result, map[string]int64, error) {
 	// Only what ranking needs is read for every candidate; the rest of a
 	// result is read for the few that are returned.
 	metas, err := ix.loadMeta(ctx, ns, factorColumns, scanFactors)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	now := q.Now
 	if now.IsZero() {
@@ -353,6 +386,13 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 		results = results[:q.Limit]
 	}
 	markWeak(results)
+	return results, nOf, nil
+}
+
+// hydrate is the last stage: it reads every column of the few results
+// returned, keeps the ranking the earlier stages computed, and adds each
+// result's snippet for the query's terms.
+func (ix *Index) hydrate(ctx context.Context, results []Result, nOf map[string]int64, terms []string) ([]Result, error) {
 	top := make([]int64, len(results))
 	for i, r := range results {
 		top[i] = nOf[r.ID]

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -108,18 +109,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(files)
 	if opts.Full {
-		for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
-			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
-				return st, fmt.Errorf("reindex: clear %s: %w", t, err)
-			}
-		}
-		if err := graph.Reset(ctx, tx); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
-		}
-		// Number from 1 again: row numbers index the postings' chunks and
-		// the search's score arrays, which a rebuild should leave dense.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name='docs'`); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
+		if err := clearAll(ctx, tx); err != nil {
+			return st, err
 		}
 	}
 	have, err := loadKnown(ctx, tx)
@@ -136,101 +127,19 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	defer w.close()
 
-	for i, f := range files {
+	plan := planUpdate(files, have, bad)
+	for i, step := range plan.files {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
 		if opts.Progress != nil {
 			opts.Progress(i, len(files))
 		}
-		k, ok := have[f.ID]
-		delete(have, f.ID)
-		mtime := f.ModTime.UnixNano()
-		if ok && k.size == f.Size && k.mtime == mtime {
-			st.Unchanged++
-			continue
-		}
-		if p, isBad := bad[f.Path]; isBad && p.size == f.Size && p.mtime == mtime {
-			st.Problems = append(st.Problems, &store.DocError{Path: f.Path, Reason: p.reason})
-			if ok {
-				// still malformed: make sure no stale copy stays searchable
-				if err := w.remove(k.n); err != nil {
-					return st, err
-				}
-			}
-			continue
-		}
-		data, problem, err := readDocument(f)
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				if ok {
-					if err := w.remove(k.n); err != nil {
-						return st, err
-					}
-					st.Removed++
-				}
-				continue // deleted while we scanned
-			}
-			return st, fmt.Errorf("read %s: %w", f.Path, err)
-		}
-		if problem != "" {
-			de := &store.DocError{Path: f.Path, Reason: problem}
-			st.Problems = append(st.Problems, de)
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO problems(path,size,mtime,reason) VALUES(?,?,?,?)`, f.Path, f.Size, mtime, de.Reason); err != nil {
-				return st, err
-			}
-			if ok {
-				if err := w.remove(k.n); err != nil {
-					return st, err
-				}
-				st.Removed++
-			}
-			continue
-		}
-		hash := hashOf(data)
-		if ok && k.hash == hash {
-			if _, err := tx.ExecContext(ctx, `UPDATE docs SET mtime=? WHERE n=?`, stableMtime(mtime, start), k.n); err != nil {
-				return st, err
-			}
-			st.Unchanged++
-			continue
-		}
-		l, err := store.ParseFile(f.Path, data)
-		if err != nil {
-			var de *store.DocError
-			if !errors.As(err, &de) {
-				return st, err
-			}
-			st.Problems = append(st.Problems, de)
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO problems(path,size,mtime,reason) VALUES(?,?,?,?)`, f.Path, f.Size, mtime, de.Reason); err != nil {
-				return st, err
-			}
-			if ok {
-				if err := w.remove(k.n); err != nil {
-					return st, err
-				}
-				st.Removed++
-			}
-			continue
-		}
-		if _, wasBad := bad[f.Path]; wasBad {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, f.Path); err != nil {
-				return st, err
-			}
-		}
-		if ok {
-			if err := w.remove(k.n); err != nil {
-				return st, err
-			}
-			st.Updated++
-		} else {
-			st.Added++
-		}
-		if err := w.insert(l, f.Size, stableMtime(mtime, start), hash); err != nil {
+		if err := w.apply(step, start, &st); err != nil {
 			return st, err
 		}
 	}
-	for _, k := range have {
+	for _, k := range plan.gone {
 		if err := w.remove(k.n); err != nil {
 			return st, err
 		}
@@ -294,6 +203,220 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Duration = time.Since(start)
 	return st, nil
+}
+
+// clearAll empties every table a full reindex rebuilds, in its
+// transaction.
+func clearAll(ctx context.Context, tx *sql.Tx) error {
+	for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+			return fmt.Errorf("reindex: clear %s: %w", t, err)
+		}
+	}
+	if err := graph.Reset(ctx, tx); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	// Number from 1 again: row numbers index the postings' chunks and
+	// the search's score arrays, which a rebuild should leave dense.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name='docs'`); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
+}
+
+// stepKind is what an update does with one document file.
+type stepKind int
+
+const (
+	// stepUnchanged: same size and mtime as indexed; costs a stat.
+	stepUnchanged stepKind = iota
+	// stepStillMalformed: same size and mtime as when it was found
+	// malformed; reported again, never read, and any stale indexed copy
+	// is removed.
+	stepStillMalformed
+	// stepExamine: new or changed by its stat; its content decides
+	// (judgeContent), so planUpdate never returns it as a final step.
+	stepExamine
+	// stepGone: deleted between the listing and the read.
+	stepGone
+	// stepMalformed: not a valid learning (unreadable, too large, not a
+	// regular file, or failing to parse); recorded in problems.
+	stepMalformed
+	// stepTouch: same content under a new mtime; only the mtime is
+	// recorded.
+	stepTouch
+	// stepParse: content differs from the indexed copy (or there is none);
+	// a parse error makes it stepMalformed, success stepUpdate or stepAdd.
+	stepParse
+	// stepUpdate: changed content of an indexed learning.
+	stepUpdate
+	// stepAdd: a learning the index has not seen.
+	stepAdd
+)
+
+// fileStep is one file of an update's plan, with what the index recorded
+// about it.
+type fileStep struct {
+	file    store.FileInfo
+	kind    stepKind
+	indexed bool    // the index holds a row for this learning
+	row     known   // that row, when indexed
+	wasBad  bool    // the problems table holds this path
+	prior   problem // that problem, when wasBad
+}
+
+// updatePlan is what an update does, decided from the listing and what
+// the index recorded, before any document is read.
+type updatePlan struct {
+	files []fileStep // in listing order
+	gone  []known    // indexed rows whose file is no longer listed, by row
+}
+
+// planUpdate classifies each listed file by its stat against the index's
+// rows (have) and recorded problems (bad): unchanged, still malformed, or
+// to examine; and finds the rows whose file is gone. It is pure: no
+// reads, no writes.
+func planUpdate(files []store.FileInfo, have map[string]known, bad map[string]problem) updatePlan {
+	p := updatePlan{files: make([]fileStep, 0, len(files))}
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		k, indexed := have[f.ID]
+		listed[f.ID] = true
+		prior, wasBad := bad[f.Path]
+		s := fileStep{file: f, kind: stepExamine, indexed: indexed, row: k, wasBad: wasBad, prior: prior}
+		mtime := f.ModTime.UnixNano()
+		switch {
+		case indexed && k.size == f.Size && k.mtime == mtime:
+			s.kind = stepUnchanged
+		case wasBad && prior.size == f.Size && prior.mtime == mtime:
+			s.kind = stepStillMalformed
+		}
+		p.files = append(p.files, s)
+	}
+	for id, k := range have {
+		if !listed[id] {
+			p.gone = append(p.gone, k)
+		}
+	}
+	sort.Slice(p.gone, func(i, j int) bool { return p.gone[i].n < p.gone[j].n })
+	return p
+}
+
+// judgeContent decides what to do with a file that was examined, from the
+// outcome of readDocument: gone (readErr wraps os.ErrNotExist), malformed
+// (a problem), unchanged content (same hash as the indexed row), or to
+// parse. It is pure; any other read error is the caller's to return.
+func judgeContent(s fileStep, readErr error, problem, hash string) stepKind {
+	switch {
+	case errors.Is(readErr, os.ErrNotExist):
+		return stepGone
+	case problem != "":
+		return stepMalformed
+	case s.indexed && s.row.hash == hash:
+		return stepTouch
+	}
+	return stepParse
+}
+
+// judgeParsed is the step of a file whose content was parsed: malformed
+// when parsing failed, otherwise an update of its indexed row or an add.
+func judgeParsed(s fileStep, parseErr error) stepKind {
+	switch {
+	case parseErr != nil:
+		return stepMalformed
+	case s.indexed:
+		return stepUpdate
+	}
+	return stepAdd
+}
+
+// apply carries out one file's step of the plan in the update's
+// transaction, counting what it did in st. A file the plan left to
+// examine is read here, and its content settles the step (judgeContent,
+// judgeParsed); start is the update's start, for stableMtime.
+func (w *writer) apply(s fileStep, start time.Time, st *Stats) error {
+	f := s.file
+	mtime := f.ModTime.UnixNano()
+	var (
+		data []byte
+		hash string
+		l    *store.Learning
+		bad  *store.DocError
+	)
+	if s.kind == stepExamine {
+		var problem string
+		var err error
+		data, problem, err = readDocument(f)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("read %s: %w", f.Path, err)
+		}
+		if err == nil && problem == "" {
+			hash = hashOf(data)
+		}
+		if problem != "" {
+			bad = &store.DocError{Path: f.Path, Reason: problem}
+		}
+		s.kind = judgeContent(s, err, problem, hash)
+	}
+	if s.kind == stepParse {
+		var err error
+		l, err = store.ParseFile(f.Path, data)
+		if err != nil && !errors.As(err, &bad) {
+			return err
+		}
+		s.kind = judgeParsed(s, err)
+	}
+	switch s.kind {
+	case stepUnchanged:
+		st.Unchanged++
+	case stepStillMalformed:
+		st.Problems = append(st.Problems, &store.DocError{Path: f.Path, Reason: s.prior.reason})
+		if s.indexed {
+			// still malformed: make sure no stale copy stays searchable
+			return w.remove(s.row.n)
+		}
+	case stepGone: // deleted while we scanned
+		if s.indexed {
+			if err := w.remove(s.row.n); err != nil {
+				return err
+			}
+			st.Removed++
+		}
+	case stepMalformed:
+		st.Problems = append(st.Problems, bad)
+		if _, err := w.tx.ExecContext(w.ctx, `INSERT OR REPLACE INTO problems(path,size,mtime,reason) VALUES(?,?,?,?)`, f.Path, f.Size, mtime, bad.Reason); err != nil {
+			return err
+		}
+		if s.indexed {
+			if err := w.remove(s.row.n); err != nil {
+				return err
+			}
+			st.Removed++
+		}
+	case stepTouch:
+		if _, err := w.tx.ExecContext(w.ctx, `UPDATE docs SET mtime=? WHERE n=?`, stableMtime(mtime, start), s.row.n); err != nil {
+			return err
+		}
+		st.Unchanged++
+	case stepUpdate, stepAdd:
+		if s.wasBad {
+			if _, err := w.tx.ExecContext(w.ctx, `DELETE FROM problems WHERE path=?`, f.Path); err != nil {
+				return err
+			}
+		}
+		if s.kind == stepUpdate {
+			if err := w.remove(s.row.n); err != nil {
+				return err
+			}
+			st.Updated++
+		} else {
+			st.Added++
+		}
+		return w.insert(l, f.Size, stableMtime(mtime, start), hash)
+	default:
+		return fmt.Errorf("reindex: %s: no step %d", f.Path, s.kind)
+	}
+	return nil
 }
 
 // ErrBusy means another process held the index's update lock for longer

@@ -363,7 +363,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	now := s.opts.Now()
 	l.FillDefaults(now)
 	if err := l.Validate(); err != nil {
-		return nil, out, fmt.Errorf("invalid learning: %v", err)
+		return nil, out, fmt.Errorf("invalid learning: %w", err)
 	}
 	err := s.withIndex(ctx, func(ix *index.Index) error {
 		if _, err := ix.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !in.Force {

@@ -123,7 +123,7 @@ func (q *Queue) Claim(now time.Time, limit int) ([]Record, error) {
 // entry is still appended, when reflected names a path, because the content
 // was reflected all the same; the error then wraps ErrNotFound.
 func (q *Queue) Ack(id string, reflected Processed) error {
-	notFound := fmt.Errorf("ack %q: %w (see `reflect queue list`)", id, ErrNotFound)
+	notFound := fmt.Errorf("ack %q: %w", id, ErrNotFound)
 	unlock, err := q.lock(true)
 	if err != nil {
 		return err
@@ -223,7 +223,7 @@ func (q *Queue) retry(id string, now time.Time, maxAttempts int, reason string, 
 	if maxAttempts < 1 {
 		return false, fmt.Errorf("retry %q: max attempts is %d, want at least 1", id, maxAttempts)
 	}
-	notFound := fmt.Errorf("retry %q: %w (see `reflect queue list`)", id, ErrNotFound)
+	notFound := fmt.Errorf("retry %q: %w", id, ErrNotFound)
 	// Hashing a long transcript takes a while; a peek without the lock
 	// (rewrites are atomic renames, appends whole lines) says whether this
 	// failure poisons, so hooks do not wait for the hash.
@@ -379,7 +379,7 @@ func (q *Queue) ListPoisoned() ([]Poisoned, error) {
 // same transcript was queued again meanwhile, the next Claim or Compact
 // merges the two.
 func (q *Queue) Requeue(id string) error {
-	notFound := fmt.Errorf("requeue %q: %w (see `reflect queue list`)", id, ErrNotFound)
+	notFound := fmt.Errorf("requeue %q: %w", id, ErrNotFound)
 	if id == "" {
 		return notFound
 	}

@@ -115,7 +115,7 @@ func (q *Queue) List() ([]Record, []BadLine, error) {
 // under the exclusive lock to a temp file that is renamed into place; every
 // other line, malformed ones included, is kept byte for byte.
 func (q *Queue) Drop(id string) error {
-	notFound := fmt.Errorf("drop %q: %w (see `reflect queue list`)", id, ErrNotFound)
+	notFound := fmt.Errorf("drop %q: %w", id, ErrNotFound)
 	if id == "" {
 		return notFound
 	}

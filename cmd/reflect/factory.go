@@ -166,8 +166,14 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// exitBusy is the exit code of a command that gave up because another
+// process held the index's update lock or the queue's lock for longer than
+// it waits: EX_TEMPFAIL of sysexits.h, which says "try again later", so
+// scripts can retry on it and on nothing else.
+const exitBusy = 75
+
 // exitCode maps an error to the documented exit codes: 0 success,
-// 1 failure, 2 usage.
+// 1 failure, 2 usage, 75 busy (exitBusy).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -175,6 +181,9 @@ func exitCode(err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
+	}
+	if errors.Is(err, index.ErrBusy) || errors.Is(err, queue.ErrLocked) {
+		return exitBusy
 	}
 	return 1
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/queue"
 )
 
 // A change that reached the disk but not the index (another process's
@@ -32,5 +33,30 @@ func TestNotIndexedYet(t *testing.T) {
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("stderr for another error: %q", stderr.String())
+	}
+}
+
+// The exit codes are documented (README, docs/cli.md): 0 success, 1
+// failure, 2 usage, and 75 when another process held a lock too long, the
+// one status a script should retry on, however deeply the error is wrapped.
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"success", nil, 0},
+		{"failure", errors.New("boom"), 1},
+		{"usage", usagef("unknown flag %q", "--x"), 2},
+		{"index busy", fmt.Errorf("reindex: %w", fmt.Errorf("%w (index/update.lock held for over 1m0s)", index.ErrBusy)), exitBusy},
+		{"queue locked", fmt.Errorf("drop: %w", queue.ErrLocked), exitBusy},
+		{"not found is not busy", fmt.Errorf("x: %w", queue.ErrNotFound), 1},
+	} {
+		if got := exitCode(c.err); got != c.want {
+			t.Errorf("%s: exitCode(%v) = %d, want %d", c.name, c.err, got, c.want)
+		}
+	}
+	if exitBusy != 75 {
+		t.Errorf("exitBusy = %d, want 75 (EX_TEMPFAIL), as documented", exitBusy)
 	}
 }

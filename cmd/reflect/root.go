@@ -25,6 +25,11 @@ func Main(args []string, io *Streams) int {
 			msg = "reflect: " + msg
 		}
 		fmt.Fprintln(io.Err, msg)
+		if exitCode(err) == exitBusy {
+			// The library says what was busy; what to do about it is
+			// the command's to say (and the status lets scripts retry).
+			fmt.Fprintln(io.Err, "another process is at work; try again once it finishes (exit status 75)")
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			if cmd, _, ferr := root.Find(args); ferr == nil && cmd != nil {

@@ -171,7 +171,7 @@ func (r *remote) post(ctx context.Context, url string, body any, header http.Hea
 		return fmt.Errorf("%s: response larger than %d MiB; lower batch_size", r.where(), maxResponseBytes>>20)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%s: malformed response (%v): %s", r.where(), err, r.excerpt(data))
+		return fmt.Errorf("%s: malformed response (%w): %s", r.where(), err, r.excerpt(data))
 	}
 	return nil
 }
@@ -200,7 +200,7 @@ func (r *remote) transportError(ctx context.Context, err error) error {
 		}
 		err = u
 	}
-	return fmt.Errorf("%s: %v", r.where(), err)
+	return fmt.Errorf("%s: %w", r.where(), err)
 }
 
 // hint suggests what to do about a failed request, from its status and
