@@ -331,10 +331,9 @@ type mutator struct {
 // oneProc prefixes every command install writes; both agents run hook and
 // status-line commands through a shell, which applies the assignment. A
 // hook lives a few milliseconds and works on one goroutine at a time: with
-// a single P the Go runtime has no idle P to start threads for, which took
-// 0.3–0.4 ms off the stop, pre-compact and post-tool hooks (3.6–4.3 ms)
-// and never slowed prompt or session-start (interleaved A/B, 300–400 runs
-// each). Only the environment can set it before the runtime starts its
+// a single P the Go runtime has no idle P to start threads for, which made
+// the stop, pre-compact and post-tool hooks faster and slowed none
+// (measured in docs/benchmarks.md). Only the environment can set it before the runtime starts its
 // threads; runtime.GOMAXPROCS(1) in main comes too late to help.
 const oneProc = "GOMAXPROCS=1 "
 

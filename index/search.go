@@ -286,9 +286,9 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 		}
 	}
 	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
-		// Ranking every learning that contains a common identifier took
-		// FTS5 5 ms; which of the candidates contain it is a row lookup
-		// each.
+		// Ranking every learning that contains a common identifier costs
+		// FTS5 more than the search itself (docs/benchmarks.md); which of
+		// the candidates contain it is a row lookup each.
 		ns, err := ix.trigramRerank(ctx, idents, reranked)
 		if err != nil {
 			return nil, err

@@ -426,11 +426,11 @@ var ErrBusy = errors.New("another process is updating the index")
 
 const (
 	// updateLockWait bounds the wait of reindex, add and forget for another
-	// process's update; a full reindex of 10,000 learnings holds the lock
-	// for about 25 s.
+	// process's update, which a full reindex holds for as long as it runs
+	// (tens of seconds at 10,000 learnings: docs/benchmarks.md).
 	updateLockWait = time.Minute
 	// refreshLockWait bounds Refresh's wait: long enough for another
-	// process's incremental update (100–200 ms at 10,000 learnings), short
+	// process's incremental update (docs/benchmarks.md), short
 	// enough that a hook still answers within its deadline, from the index
 	// as it stands, while a full reindex runs.
 	refreshLockWait = 500 * time.Millisecond
