@@ -27,35 +27,13 @@ Claude: ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR). Codex: ~/.codex/hooks.j
 (or $CODEX_HOME). Other hooks and settings are kept; the original file is backed
 up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 		Example: "  reflect " + verb + " claude --dry-run\n  reflect " + verb + " codex",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
-				return usagef("%s needs the agent: claude or codex", verb)
-			}
-			return nil
-		},
+		Args:    agentArg(verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Agent = args[0]
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find the reflect binary: %w", err)
-			}
-			if exe, err = filepath.EvalSymlinks(exe); err != nil {
-				return fmt.Errorf("find the reflect binary: %w", err)
-			}
-			opts.Binary = exe
 			run := agents.Install
 			if uninstall {
 				run = agents.Uninstall
 			}
-			res, err := run(opts)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, res)
-			}
-			writeInstallReport(f.IO.Out, res)
-			return nil
+			return runInstall(f, run, opts, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
@@ -63,6 +41,40 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.ValidArgsFunction = completeFirstArg(agents.Names...)
 	return cmd
+}
+
+// agentArg accepts exactly one argument naming an agent reflect installs
+// into; cmdName is what the usage error calls the command.
+func agentArg(cmdName string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
+			return usagef("%s needs the agent: claude or codex", cmdName)
+		}
+		return nil
+	}
+}
+
+// runInstall runs an (un)install of hooks or of the MCP server for agent,
+// naming this very binary in what it writes, and reports the result.
+func runInstall(f *Factory, run func(agents.InstallOptions) (agents.Result, error), opts agents.InstallOptions, agent string, asJSON bool) error {
+	opts.Agent = agent
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the reflect binary: %w", err)
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return fmt.Errorf("find the reflect binary: %w", err)
+	}
+	opts.Binary = exe
+	res, err := run(opts)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(f.IO.Out, res)
+	}
+	writeInstallReport(f.IO.Out, res)
+	return nil
 }
 
 // writeInstallReport tells people what an install or uninstall (of hooks

@@ -95,39 +95,18 @@ in the file is kept; the original is backed up once as <file>.reflect-backup;
 a file that does not parse, or a reflect entry that is not reflect's, is
 refused untouched.`,
 		Example: "  reflect mcp " + verb + " claude --dry-run\n  reflect mcp " + verb + " codex",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
-				return usagef("mcp %s needs the agent: claude or codex", verb)
-			}
-			return nil
-		},
+		Args:    agentArg("mcp " + verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Agent = args[0]
-			exe, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find the reflect binary: %w", err)
-			}
-			if exe, err = filepath.EvalSymlinks(exe); err != nil {
-				return fmt.Errorf("find the reflect binary: %w", err)
-			}
-			opts.Binary = exe
 			run := agents.InstallMCP
 			if uninstall {
 				run = agents.UninstallMCP
 			}
-			res, err := run(opts)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, res)
-			}
-			writeInstallReport(f.IO.Out, res)
-			return nil
+			return runInstall(f, run, opts, args[0], asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "config file to edit instead of the default")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.ValidArgsFunction = completeFirstArg(agents.Names...)
 	return cmd
 }
