@@ -163,21 +163,32 @@ func Uninstall(opts InstallOptions) (Result, error) {
 	return run(opts, false)
 }
 
-func run(opts InstallOptions, install bool) (Result, error) {
+// target checks what every (un)install needs before it reads a file: a
+// known agent, for an install a usable reflect binary, and the file to
+// edit (opts.SettingsPath, else the agent's default from defaultPath).
+func target(opts InstallOptions, install bool, defaultPath func(agent string) (string, error)) (agentSpec, string, error) {
 	a, err := lookupAgent(opts.Agent)
 	if err != nil {
-		return Result{}, err
+		return agentSpec{}, "", err
 	}
 	if install {
 		if err := checkBinary(opts.Binary); err != nil {
-			return Result{}, err
+			return agentSpec{}, "", err
 		}
 	}
 	path := opts.SettingsPath
 	if path == "" {
-		if path, err = DefaultSettingsPath(a.name); err != nil {
-			return Result{}, err
+		if path, err = defaultPath(a.name); err != nil {
+			return agentSpec{}, "", err
 		}
+	}
+	return a, path, nil
+}
+
+func run(opts InstallOptions, install bool) (Result, error) {
+	a, path, err := target(opts, install, DefaultSettingsPath)
+	if err != nil {
+		return Result{}, err
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "uninstall"}
 	if install {

@@ -50,20 +50,9 @@ func InstallMCP(opts InstallOptions) (Result, error) { return runMCP(opts, true)
 func UninstallMCP(opts InstallOptions) (Result, error) { return runMCP(opts, false) }
 
 func runMCP(opts InstallOptions, install bool) (Result, error) {
-	a, err := lookupAgent(opts.Agent)
+	a, path, err := target(opts, install, DefaultMCPConfigPath)
 	if err != nil {
 		return Result{}, err
-	}
-	if install {
-		if err := checkBinary(opts.Binary); err != nil {
-			return Result{}, err
-		}
-	}
-	path := opts.SettingsPath
-	if path == "" {
-		if path, err = DefaultMCPConfigPath(a.name); err != nil {
-			return Result{}, err
-		}
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "mcp uninstall"}
 	if install {
