@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +27,7 @@ const maxCiteSize = 16 << 20
 // writeLearnings turns drafts into documents and sidecars, written and
 // indexed through ix. A draft that repeats an existing learning (same id,
 // or a near-duplicate) updates it instead of adding another.
-func writeLearnings(ctx context.Context, ix *index.Index, c *Condensed, drafts []Draft, rec queue.Record, now time.Time) ([]string, error) {
+func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time) ([]string, error) {
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = rec.Cwd
@@ -54,7 +56,7 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *Condensed, drafts [
 // toLearning builds the document for a draft. Every text is redacted again:
 // a writer may have echoed a secret the condenser's patterns missed in
 // another form, and nothing unredacted may reach the knowledge base.
-func toLearning(d Draft, c *Condensed, rec queue.Record, project, cwd string, now time.Time) (*store.Learning, *store.Sidecar) {
+func toLearning(d writer.Draft, c *transcript.Condensed, rec queue.Record, project, cwd string, now time.Time) (*store.Learning, *store.Sidecar) {
 	clean := redact.String
 	l := &store.Learning{
 		Title:      clean(d.Title),

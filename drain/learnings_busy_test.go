@@ -2,6 +2,8 @@ package drain
 
 import (
 	"context"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,10 +34,10 @@ func TestWriteLearningsWhileIndexBusy(t *testing.T) {
 	}
 	defer fl.Unlock()
 
-	drafts := []Draft{{Title: "Flyway migrations run out of order on a fresh clone",
+	drafts := []writer.Draft{{Title: "Flyway migrations run out of order on a fresh clone",
 		KeyInsight: "Set outOfOrder=false and number migrations by timestamp", Confidence: "medium"}}
 	rec := queue.Record{Harness: queue.HarnessClaude, SessionID: "busy", Trigger: queue.TriggerStop}
-	ids, err := writeLearnings(ctx, ix, &Condensed{}, drafts, rec, time.Now())
+	ids, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now())
 	if err != nil || len(ids) != 1 {
 		t.Fatalf("writeLearnings while the index is busy: %q, %v", ids, err)
 	}

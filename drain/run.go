@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,19 +14,41 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/reflectkb/reflect/index"
-	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/queue"
 )
 
-// Options are the inputs of one drain run.
+// Options are the inputs of one drain run. The command layer fills them
+// from the configuration (drain.* settings, the state and learnings
+// directories, the [index] settings): this package reads neither the
+// configuration nor the environment.
 type Options struct {
-	Config *config.Config
-	// Writer overrides the configured writer (tests, --writer).
-	Writer Writer
+	// StateDir holds drain.lock, the queue, the cost ledger and the logs.
+	StateDir string
+	// OpenIndex opens the knowledge base the learnings are written to. It
+	// is called only when there is an entry to reflect, so a drain with
+	// an empty queue never opens (or builds) the index.
+	OpenIndex func(context.Context) (*index.Index, error)
+	// MaxPerRun is how many entries one run reflects (drain.max_per_run).
+	MaxPerRun int
+	// DailyMax is how many entries are reflected per UTC day
+	// (drain.daily_max).
+	DailyMax int
+	// DailyUSD is the writers' spend per UTC day; 0 sets no limit
+	// (drain.daily_usd).
+	DailyUSD float64
+	// Timeout bounds each writer run (drain.timeout).
+	Timeout time.Duration
+	// MaxAttempts is how many failed runs poison an entry
+	// (drain.max_attempts).
+	MaxAttempts int
+	// Choice is the configured writer, selected when Writer is nil.
+	Choice writer.Choice
+	// Writer overrides the configured writer (tests).
+	Writer writer.Writer
 	// WriterWhy says why Writer was chosen, for the report.
 	WriterWhy string
-	// Max overrides Config.Drain.MaxPerRun when positive.
+	// Max overrides MaxPerRun when positive.
 	Max int
 	// DryRun lists what would run and changes nothing.
 	DryRun bool
@@ -91,25 +114,30 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := o.Config
+	if !o.DryRun && o.OpenIndex == nil {
+		// Checked before anything is claimed: a claimed entry would
+		// wait out its lease for nothing.
+		return nil, errors.New("drain: Options.OpenIndex is not set")
+	}
+	stateDir := o.StateDir
 	rep := &Report{Started: o.Now().UTC(), DryRun: o.DryRun, Entries: []Entry{}}
-	if err := fsutil.EnsurePrivateDir(c.StateDir); err != nil {
+	if err := fsutil.EnsurePrivateDir(stateDir); err != nil {
 		return nil, err
 	}
-	lock := flock.New(filepath.Join(c.StateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
+	lock := flock.New(filepath.Join(stateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
 	locked, err := lock.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("drain lock: %w", err)
 	}
 	if !locked {
 		rep.Reason = ErrLocked.Error()
-		if pid := runningPID(c.StateDir); pid != "" {
+		if pid := runningPID(stateDir); pid != "" {
 			rep.Reason += " (pid " + pid + ")"
 		}
 		return rep, nil
 	}
 	defer lock.Unlock()
-	pidPath := filepath.Join(c.StateDir, "drain.pid")
+	pidPath := filepath.Join(stateDir, "drain.pid")
 	if !o.DryRun {
 		_ = fsutil.WriteAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), fsutil.FilePerm)
 		defer os.Remove(pidPath)
@@ -117,34 +145,34 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	w, why := o.Writer, o.WriterWhy
 	if w == nil {
-		if w, why, err = Select(c, nil); err != nil {
+		if w, why, err = writer.Select(o.Choice, nil); err != nil {
 			return nil, err
 		}
 	}
 	rep.Writer, rep.WriterWhy = w.Name(), why
 
-	q, err := queue.Open(c.StateDir)
+	q, err := queue.Open(stateDir)
 	if err != nil {
 		return nil, err
 	}
-	ledger := costLedger{path: filepath.Join(c.StateDir, "drain-cost.jsonl")}
+	ledger := costLedger{path: filepath.Join(stateDir, "drain-cost.jsonl")}
 	today, err := ledger.today(o.Now())
 	if err != nil {
 		return nil, err
 	}
-	budget := c.Drain.MaxPerRun
+	budget := o.MaxPerRun
 	if o.Max > 0 {
 		budget = o.Max
 	}
-	if left := c.Drain.DailyMax - today.Entries; left < budget {
+	if left := o.DailyMax - today.Entries; left < budget {
 		budget = left
 	}
 	rep.Today = today
 	switch {
 	case budget <= 0:
-		rep.Reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, c.Drain.DailyMax)
-	case c.Drain.DailyUSD > 0 && today.USD >= c.Drain.DailyUSD:
-		rep.Reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, c.Drain.DailyUSD)
+		rep.Reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, o.DailyMax)
+	case o.DailyUSD > 0 && today.USD >= o.DailyUSD:
+		rep.Reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, o.DailyUSD)
 	}
 	if rep.Reason != "" {
 		rep.Waiting = q.Depth()
@@ -153,14 +181,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Ran = true
 
 	if !o.DryRun {
-		if id := interruptedEntry(c.StateDir); id != "" {
+		if id := interruptedEntry(stateDir); id != "" {
 			// The last drain died inside this entry (we hold the lock, so
 			// it is gone): count it as an attempt, so an entry that kills
 			// every drain is poisoned instead of blocking the queue.
-			if _, err := q.Interrupted(id, o.Now(), c.Drain.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
+			if _, err := q.Interrupted(id, o.Now(), o.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
 				return nil, err
 			}
-			clearCurrent(c.StateDir)
+			clearCurrent(stateDir)
 		}
 		// Tidy first: merge duplicate entries, move malformed lines aside
 		// and prune the ledger, so hooks' Enqueue stays fast.
@@ -179,11 +207,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	var ix *index.Index
 	if !o.DryRun && len(recs) > 0 {
-		opts, err := index.ConfigOptions(c.Index, false)
-		if err != nil {
-			return nil, err
-		}
-		if ix, err = index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...); err != nil {
+		if ix, err = o.OpenIndex(ctx); err != nil {
 			return nil, err
 		}
 		defer ix.Close()
@@ -192,18 +216,18 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		if c.Drain.DailyUSD > 0 && rep.Today.USD >= c.Drain.DailyUSD {
+		if o.DailyUSD > 0 && rep.Today.USD >= o.DailyUSD {
 			break
 		}
 		if o.Progress != nil {
 			o.Progress(rec)
 		}
 		if !o.DryRun {
-			markCurrent(c.StateDir, rec.ID)
+			markCurrent(stateDir, rec.ID)
 		}
 		e := (&entryRun{opts: o, q: q, ix: ix, w: w, rec: rec}).run(ctx)
 		if !o.DryRun {
-			clearCurrent(c.StateDir)
+			clearCurrent(stateDir)
 		}
 		rep.Entries = append(rep.Entries, e)
 		if e.Outcome != OutcomeSkipped && e.Outcome != OutcomeWouldRun {
@@ -215,13 +239,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 		}
 		if !o.DryRun {
-			logEntry(c.StateDir, o.Now(), w.Name(), e)
+			logEntry(stateDir, o.Now(), w.Name(), e)
 		}
 	}
 	rep.Finished = o.Now().UTC()
 	rep.Waiting = q.Depth()
 	if !o.DryRun {
-		if err := saveLast(c.StateDir, rep); err != nil {
+		if err := saveLast(stateDir, rep); err != nil {
 			return rep, err
 		}
 	}

@@ -63,7 +63,8 @@ background drain when the queue is not empty.`,
 				fmt.Fprintln(f.IO.Out, "Draining in the background; see 'reflect status'.")
 				return nil
 			}
-			opts := drain.Options{Config: c, Max: maxN, DryRun: dryRun}
+			opts := drainOptions(c)
+			opts.Max, opts.DryRun = maxN, dryRun
 			if !asJSON {
 				opts.Progress = func(rec queue.Record) {
 					fmt.Fprintf(f.IO.Err, "reflecting %s (%s, %s)…\n", rec.TranscriptPath, rec.Harness, rec.Trigger)

@@ -1,4 +1,4 @@
-package drain
+package transcript
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package drain
+package writer
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/transcript"
 	"io"
 	"os"
 	"path/filepath"
@@ -90,7 +91,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 // run's directory is no repository (codex exec exits 1 otherwise), and is
 // safe with a read-only sandbox. --json makes stdout JSONL events, which
 // carry the token usage; the answer itself is read from the -o file.
-func (w *Codex) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (w *Codex) Write(ctx context.Context, c *transcript.Condensed) (*Output, error) {
 	path, err := lookWriter(w.Path, "codex")
 	if err != nil {
 		return nil, err

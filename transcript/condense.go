@@ -1,4 +1,4 @@
-package drain
+package transcript
 
 import (
 	"bufio"
@@ -41,7 +41,7 @@ const (
 // wrong; the rest of a 10,000-line test log adds cost, not insight.
 const (
 	maxPromptBytes    = 2048
-	maxErrorBytes     = 300
+	MaxErrorBytes     = 300 // an error's head; the builtin writer bounds symptoms by it too
 	maxCommandBytes   = 500
 	maxAssistantBytes = 1536
 	maxOutputBytes    = 200 // output summary of a command that fixed a failure
@@ -327,7 +327,7 @@ func (b *builder) prompt(raw string) {
 	b.closeTurn()
 	first := !b.sawPrompt
 	b.sawPrompt = true
-	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, pinned: isCorrection(text)})
+	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, pinned: IsCorrection(text)})
 }
 
 // bareSlashCommands are the client commands that manage the session and
@@ -395,7 +395,7 @@ func (b *builder) tool(call toolCall, res toolResult) {
 	b.seq++
 	var key string
 	if call.shell {
-		key = commandKey(call.command)
+		key = CommandKey(call.command)
 	}
 	if res.failed {
 		ev := Event{

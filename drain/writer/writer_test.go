@@ -1,7 +1,8 @@
-package drain
+package writer
 
 import (
 	"encoding/json"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -249,9 +250,9 @@ func TestParseOutputControlCharacters(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
-	c := &Condensed{Harness: "claude", Cwd: "/work/repo", Branch: "main", Text: "USER: why does login fail?\nTOOL FAILED: go test ./auth"}
+	c := &transcript.Condensed{Harness: "claude", Cwd: "/work/repo", Branch: "main", Text: "USER: why does login fail?\nTOOL FAILED: go test ./auth"}
 	p := Prompt(c)
-	if !strings.HasPrefix(p, WriterPromptMarker+"\n") {
+	if !strings.HasPrefix(p, transcript.WriterPromptMarker+"\n") {
 		t.Fatalf("prompt does not start with the marker: %q", p[:40])
 	}
 	for _, want := range []string{

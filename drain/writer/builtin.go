@@ -1,8 +1,10 @@
-package drain
+package writer
 
 import (
 	"context"
+	"github.com/reflectkb/reflect/transcript"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,7 +62,7 @@ const (
 
 // Write returns the learnings the rules find in c; none for a skipped
 // condensation.
-func (Builtin) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (Builtin) Write(ctx context.Context, c *transcript.Condensed) (*Output, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func (Builtin) Write(ctx context.Context, c *Condensed) (*Output, error) {
 
 // failure is a failed shell command awaiting its fix.
 type failure struct {
-	ev          Event
+	ev          transcript.Event
 	key         string
 	corrections []string
 	fixed       bool
@@ -97,7 +99,7 @@ type ranked struct {
 }
 
 type extractor struct {
-	c      *Condensed
+	c      *transcript.Condensed
 	found  []ranked
 	open   map[string]*failure // unfixed failures by command key
 	order  []*failure          // failures in order, for the corrected-but-unfixed ones
@@ -109,13 +111,13 @@ type extractor struct {
 func (x *extractor) run() []Draft {
 	for _, ev := range x.c.Events {
 		switch ev.Kind {
-		case ToolFailed:
+		case transcript.ToolFailed:
 			x.failed(ev)
-		case ToolSucceeded:
+		case transcript.ToolSucceeded:
 			x.succeeded(ev)
-		case UserPrompt:
+		case transcript.UserPrompt:
 			x.prompt(ev.Text)
-		case AssistantFinal:
+		case transcript.AssistantFinal:
 			x.answer(ev)
 		}
 	}
@@ -156,11 +158,11 @@ func isShellTool(tool string) bool {
 	return false
 }
 
-func (x *extractor) failed(ev Event) {
+func (x *extractor) failed(ev transcript.Event) {
 	if !isShellTool(ev.Tool) {
 		return
 	}
-	key := commandKey(ev.Command)
+	key := transcript.CommandKey(ev.Command)
 	if key == "" {
 		return
 	}
@@ -175,8 +177,8 @@ func (x *extractor) failed(ev Event) {
 	x.recent = f
 }
 
-func (x *extractor) succeeded(ev Event) {
-	key := commandKey(ev.Command)
+func (x *extractor) succeeded(ev transcript.Event) {
+	key := transcript.CommandKey(ev.Command)
 	f := x.open[key]
 	if f == nil {
 		return
@@ -194,7 +196,7 @@ func (x *extractor) prompt(text string) {
 	for _, in := range instructions(text) {
 		x.add(x.instructionDraft(in), rankInstruction)
 	}
-	corr := isCorrection(text)
+	corr := transcript.IsCorrection(text)
 	switch {
 	case corr && x.recent != nil:
 		if len(x.recent.corrections) < maxCorrections {
@@ -217,7 +219,7 @@ func (x *extractor) prompt(text string) {
 	}
 }
 
-func (x *extractor) answer(ev Event) {
+func (x *extractor) answer(ev transcript.Event) {
 	p := x.prob
 	if p == nil {
 		return
@@ -238,7 +240,7 @@ func (x *extractor) answer(ev Event) {
 		}
 	}
 	for _, f := range ev.Files {
-		if !contains(p.files, f) {
+		if !slices.Contains(p.files, f) {
 			p.files = append(p.files, f)
 		}
 	}
@@ -282,7 +284,7 @@ func (x *extractor) endProblem() {
 }
 
 // fixDraft is the learning of a failure and the command that then worked.
-func (x *extractor) fixDraft(f *failure, ok Event) (Draft, int) {
+func (x *extractor) fixDraft(f *failure, ok transcript.Event) (Draft, int) {
 	failedCmd, okCmd := text.OneLine(f.ev.Command), text.OneLine(ok.Command)
 	head := f.ev.Text
 	diff := flagDiff(failedCmd, okCmd)
@@ -374,7 +376,7 @@ func (x *extractor) instructionDraft(in string) Draft {
 	}
 }
 
-func failureProblem(ev Event) string {
+func failureProblem(ev transcript.Event) string {
 	s := code(text.OneLine(ev.Command)) + " failed"
 	if ev.ExitCode > 0 {
 		s += " (exit " + strconv.Itoa(ev.ExitCode) + ")"
@@ -394,7 +396,7 @@ func (x *extractor) finish(d Draft) Draft {
 	d.Problem = redact.String(text.ClipBytes(d.Problem, maxProblemBytes))
 	d.Solution = redact.String(text.ClipBytes(d.Solution, maxSolutionBytes))
 	for i, s := range d.Symptoms {
-		d.Symptoms[i] = redact.String(text.ClipBytes(text.OneLine(s), maxErrorBytes))
+		d.Symptoms[i] = redact.String(text.ClipBytes(text.OneLine(s), transcript.MaxErrorBytes))
 	}
 	text := d.Title + "\n" + d.KeyInsight + "\n" + d.Problem + "\n" + d.Solution
 	for _, f := range x.c.Files {
@@ -406,7 +408,7 @@ func (x *extractor) finish(d Draft) Draft {
 	var tags []string
 	addTag := func(t string) {
 		t = strings.ToLower(strings.Trim(t, ".-_"))
-		if t != "" && len(tags) < maxTags && !contains(tags, t) {
+		if t != "" && len(tags) < maxTags && !slices.Contains(tags, t) {
 			tags = append(tags, t)
 		}
 	}
@@ -543,15 +545,15 @@ func named(key, g string) string {
 // flagDiff says how the command that worked differs from the one that
 // failed, by its flags: "--insecure -i", "without --frozen-lockfile".
 func flagDiff(failed, ok string) string {
-	fa, oa := mainCommand(failed), mainCommand(ok)
+	fa, oa := transcript.MainCommand(failed), transcript.MainCommand(ok)
 	var added, removed []string
 	for _, a := range oa {
-		if strings.HasPrefix(a, "-") && !contains(fa, a) && !contains(added, a) {
+		if strings.HasPrefix(a, "-") && !slices.Contains(fa, a) && !slices.Contains(added, a) {
 			added = append(added, a)
 		}
 	}
 	for _, a := range fa {
-		if strings.HasPrefix(a, "-") && !contains(oa, a) && !contains(removed, a) {
+		if strings.HasPrefix(a, "-") && !slices.Contains(oa, a) && !slices.Contains(removed, a) {
 			removed = append(removed, a)
 		}
 	}
@@ -568,7 +570,7 @@ func flagDiff(failed, ok string) string {
 // Programs worth a tag when a learning's text names them.
 var knownPrograms = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for p := range multiTools {
+	for _, p := range transcript.MultiTools() {
 		m[p] = true
 	}
 	for _, p := range []string{"curl", "wget", "ssh", "scp", "rsync", "python", "python3", "node", "deno",
@@ -587,7 +589,7 @@ func programsIn(text string) []string {
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune("`'\"(),;:", r)
 	}) {
-		if knownPrograms()[w] && !contains(out, w) && isProgramMention(text, w) {
+		if knownPrograms()[w] && !slices.Contains(out, w) && isProgramMention(text, w) {
 			out = append(out, w)
 		}
 	}
@@ -629,7 +631,7 @@ func terms(text string) []string {
 				inner++
 			}
 		}
-		if inner > 0 && !contains(out, w) {
+		if inner > 0 && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
 	}

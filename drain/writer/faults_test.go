@@ -1,4 +1,4 @@
-package drain
+package writer
 
 import (
 	"context"
@@ -12,7 +12,9 @@ import (
 func scriptFile(t *testing.T, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "writer.sh")
-	writeScript(t, path, body+"\n")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+fakeHelp+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return path
 }
 

@@ -1,10 +1,11 @@
-package drain
+package writer
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/transcript"
 	"os/exec"
 	"strings"
 )
@@ -49,7 +50,7 @@ const claudeMaxArgPrompt = 100 << 10
 // Write implements Writer. A prompt that fits goes as an argument with
 // stdin empty (/dev/null), since claude -p otherwise waits for piped
 // stdin.
-func (w *Claude) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (w *Claude) Write(ctx context.Context, c *transcript.Condensed) (*Output, error) {
 	path, err := lookWriter(w.Path, "claude")
 	if err != nil {
 		return nil, err

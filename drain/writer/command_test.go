@@ -1,8 +1,9 @@
-package drain
+package writer
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +26,7 @@ echo '{"learnings":[{"title":"From a command","key_insight":"Commands can write 
 	cwd := t.TempDir()
 	c := *writerCondensed
 	c.Cwd = cwd
-	c.Events = []Event{{Kind: ToolFailed, Command: "go test ./...", ExitCode: 1, Text: "FAIL"}}
+	c.Events = []transcript.Event{{Kind: transcript.ToolFailed, Command: "go test ./...", ExitCode: 1, Text: "FAIL"}}
 
 	got, err := (&Command{Argv: []string{path, "--model", "small one"}}).Write(context.Background(), &c)
 	if err != nil {
@@ -47,9 +48,9 @@ echo '{"learnings":[{"title":"From a command","key_insight":"Commands can write 
 		t.Errorf("REFLECT_WRITER_PROMPT file is not the prompt")
 	}
 	var full struct {
-		SessionID string  `json:"session_id"`
-		Text      string  `json:"text"`
-		Events    []Event `json:"events"`
+		SessionID string             `json:"session_id"`
+		Text      string             `json:"text"`
+		Events    []transcript.Event `json:"events"`
 	}
 	if err := json.Unmarshal([]byte(readRecorded(t, out, "condensed.json")), &full); err != nil {
 		t.Fatal(err)

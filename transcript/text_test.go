@@ -1,4 +1,4 @@
-package drain
+package transcript
 
 import (
 	"strings"
@@ -28,8 +28,8 @@ func TestCommandKey(t *testing.T) {
 		`bash -c "echo \"hi\"; go vet ./..."`: "go vet",
 	}
 	for cmd, want := range tests {
-		if got := commandKey(cmd); got != want {
-			t.Errorf("commandKey(%q) = %q, want %q", cmd, got, want)
+		if got := CommandKey(cmd); got != want {
+			t.Errorf("CommandKey(%q) = %q, want %q", cmd, got, want)
 		}
 	}
 }
@@ -54,7 +54,7 @@ func TestErrorHead(t *testing.T) {
 			t.Errorf("%s: errorHead = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got := errorHead("error: " + strings.Repeat("é", 1000)); len(got) > maxErrorBytes || !utf8.ValidString(got) {
+	if got := errorHead("error: " + strings.Repeat("é", 1000)); len(got) > MaxErrorBytes || !utf8.ValidString(got) {
 		t.Errorf("long head: %d bytes, valid %v", len(got), utf8.ValidString(got))
 	}
 }
@@ -99,13 +99,13 @@ func TestIsCorrection(t *testing.T) {
 		strings.Repeat("use X instead of Y in every module. ", 40),
 	}
 	for _, s := range yes {
-		if !isCorrection(s) {
-			t.Errorf("isCorrection(%q) = false", s)
+		if !IsCorrection(s) {
+			t.Errorf("IsCorrection(%q) = false", s)
 		}
 	}
 	for _, s := range no {
-		if isCorrection(s) {
-			t.Errorf("isCorrection(%q) = true", s)
+		if IsCorrection(s) {
+			t.Errorf("IsCorrection(%q) = true", s)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package drain
+package writer
 
 import (
 	"os"
@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/reflectkb/reflect/internal/config"
 )
 
 // onPath is a fake exec.LookPath that finds only the named programs.
@@ -24,7 +22,7 @@ func onPath(names ...string) func(string) (string, error) {
 }
 
 func TestSelectAuto(t *testing.T) {
-	cfg := &config.Config{StateDir: "/state"}
+	cfg := Choice{StateDir: "/state"}
 	tests := []struct {
 		path     []string
 		want     Writer
@@ -36,7 +34,7 @@ func TestSelectAuto(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, setting := range []string{"", "auto", " Auto "} {
-			cfg.Drain.Writer = setting
+			cfg.Name = setting
 			w, why, err := Select(cfg, onPath(tt.path...))
 			if err != nil {
 				t.Fatalf("PATH %v, writer %q: %v", tt.path, setting, err)
@@ -74,7 +72,7 @@ func TestSelectConfigured(t *testing.T) {
 		{"gpt", "", all, nil, `unknown writer "gpt"`},
 	}
 	for _, tt := range tests {
-		cfg := &config.Config{StateDir: "/state", Drain: config.Drain{Writer: tt.writer, Command: tt.command}, Origin: map[string]string{"drain.writer": "env REFLECT_WRITER"}}
+		cfg := Choice{StateDir: "/state", Name: tt.writer, Command: tt.command, Origin: "env REFLECT_WRITER"}
 		w, why, err := Select(cfg, tt.lookPath)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -104,7 +102,7 @@ func TestSelectDefaultLookPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin) // codex, and no claude
-	w, _, err := Select(&config.Config{}, nil)
+	w, _, err := Select(Choice{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

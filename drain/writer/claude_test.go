@@ -1,8 +1,9 @@
-package drain
+package writer
 
 import (
 	"context"
 	"errors"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,7 +71,7 @@ func fakeArgs(t *testing.T, out string) []string {
 	return args
 }
 
-var writerCondensed = &Condensed{
+var writerCondensed = &transcript.Condensed{
 	Harness:   "claude",
 	SessionID: "s-1",
 	Cwd:       "/work/repo",

@@ -1,10 +1,11 @@
-package drain
+package writer
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ type Command struct {
 func (*Command) Name() string { return "command" }
 
 // Write implements Writer.
-func (w *Command) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, error) {
 	if len(w.Argv) == 0 {
 		return nil, errors.New("writer command is empty: set REFLECT_WRITER_COMMAND or drain.command")
 	}
@@ -42,7 +43,7 @@ func (w *Command) Write(ctx context.Context, c *Condensed) (*Output, error) {
 	}
 	defer os.RemoveAll(files)
 	full, err := json.Marshal(struct {
-		*Condensed
+		*transcript.Condensed
 		Text string `json:"text"`
 	}{c, c.Text})
 	if err != nil {

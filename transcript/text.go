@@ -1,4 +1,4 @@
-package drain
+package transcript
 
 import (
 	"encoding/json"
@@ -156,7 +156,7 @@ func errorHead(out string) string {
 				l += " | " + next
 			}
 		}
-		return text.ClipBytes(l, maxErrorBytes)
+		return text.ClipBytes(l, MaxErrorBytes)
 	}
 	if len(out) > headWindowBytes {
 		tail := redact.String(tailWindow(out, tailWindowBytes))
@@ -165,11 +165,11 @@ func errorHead(out string) string {
 			last = l
 		}
 		if last != "" {
-			return text.ClipBytes(last, maxErrorBytes)
+			return text.ClipBytes(last, MaxErrorBytes)
 		}
 	}
 	first, _ := nextMeaningfulLine(head)
-	return text.ClipBytes(first, maxErrorBytes)
+	return text.ClipBytes(first, MaxErrorBytes)
 }
 
 // nextErrorLine returns the first line of s that reads as an error, with
@@ -285,16 +285,27 @@ var (
 	reDuration   = lazyre.New(`^\d+(?:\.\d+)?[smhd]?$`)
 )
 
-// commandKey names the program (and subcommand) a shell command runs:
+// MultiTools lists the programs whose first argument names what they do
+// (go, git, npm…), for which CommandKey includes the subcommand. The
+// builtin writer tags learnings that name them.
+func MultiTools() []string {
+	out := make([]string, 0, len(multiTools))
+	for p := range multiTools {
+		out = append(out, p)
+	}
+	return out
+}
+
+// CommandKey names the program (and subcommand) a shell command runs:
 // "cd svc && FOO=1 go test ./..." gives "go test", "bash -lc 'make idp'"
 // gives "make idp". A later success with the same key is the fix of a
 // failure.
-func commandKey(cmd string) string {
+func CommandKey(cmd string) string {
 	return commandKeyDepth(cmd, 0)
 }
 
 func commandKeyDepth(cmd string, depth int) string {
-	args := mainCommand(cmd)
+	args := MainCommand(cmd)
 	if len(args) == 0 {
 		return ""
 	}
@@ -320,10 +331,10 @@ func commandKeyDepth(cmd string, depth int) string {
 	return name
 }
 
-// mainCommand returns the words of the first command of cmd that is not a
+// MainCommand returns the words of the first command of cmd that is not a
 // setup step, without wrappers and variable assignments; or the first
 // command at all when every one is setup.
-func mainCommand(cmd string) []string {
+func MainCommand(cmd string) []string {
 	var first []string
 	for _, seg := range shellwords.SplitN(window(cmd, keyCommandBytes), maxKeySegments) {
 		args := skipWrappers(seg)
@@ -371,9 +382,9 @@ func skipWrappers(args []string) []string {
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.
 const maxCorrectionBytes = 1000
 
-// isCorrection reports whether a prompt reads as a correction of what the
+// IsCorrection reports whether a prompt reads as a correction of what the
 // agent just did, judged by the same detector as the hooks' mini-learnings.
-func isCorrection(prompt string) bool {
+func IsCorrection(prompt string) bool {
 	return len(prompt) <= maxCorrectionBytes && correction.Is(prompt)
 }
 
