@@ -85,8 +85,12 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.retry(&e, now, fmt.Errorf("%s writer: %w", r.w.Name(), err))
 		return e
 	}
-	ids, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
-	e.Learnings = ids
+	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
+	e.Written = written
+	for _, w := range written {
+		e.Learnings = append(e.Learnings, w.ID)
+	}
+	ids := e.Learnings
 	if err != nil {
 		r.retry(&e, now, err)
 		return e

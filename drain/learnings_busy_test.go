@@ -37,10 +37,11 @@ func TestWriteLearningsWhileIndexBusy(t *testing.T) {
 	drafts := []writer.Draft{{Title: "Flyway migrations run out of order on a fresh clone",
 		KeyInsight: "Set outOfOrder=false and number migrations by timestamp", Confidence: "medium"}}
 	rec := queue.Record{Harness: queue.HarnessClaude, SessionID: "busy", Trigger: queue.TriggerStop}
-	ids, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now())
-	if err != nil || len(ids) != 1 {
-		t.Fatalf("writeLearnings while the index is busy: %q, %v", ids, err)
+	written, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now())
+	if err != nil || len(written) != 1 {
+		t.Fatalf("writeLearnings while the index is busy: %+v, %v", written, err)
 	}
+	ids := []string{written[0].ID}
 	if _, err := os.Stat(filepath.Join(c.DocumentsDir(), ids[0]+".md")); err != nil {
 		t.Errorf("learning not on disk: %v", err)
 	}

@@ -78,16 +78,19 @@ type Report struct {
 
 // Entry is what happened to one queue entry.
 type Entry struct {
-	ID         string   `json:"id"`
-	Transcript string   `json:"transcript"`
-	Harness    string   `json:"harness"`
-	Outcome    string   `json:"outcome"` // written, nothing, skipped, retry, poisoned, would-run
-	Learnings  []string `json:"learnings,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	RawBytes   int64    `json:"raw_bytes,omitempty"`
-	SentChars  int      `json:"sent_chars,omitempty"`
-	CostUSD    float64  `json:"cost_usd,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
+	ID         string `json:"id"`
+	Transcript string `json:"transcript"`
+	Harness    string `json:"harness"`
+	Outcome    string `json:"outcome"` // written, nothing, skipped, retry, poisoned, would-run
+	// Learnings are the ids of the learnings written, each once.
+	Learnings []string `json:"learnings,omitempty"`
+	// Written says, for each of Learnings, whether it was added or updated.
+	Written    []Written `json:"written,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	RawBytes   int64     `json:"raw_bytes,omitempty"`
+	SentChars  int       `json:"sent_chars,omitempty"`
+	CostUSD    float64   `json:"cost_usd,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
 }
 
 // Entry outcomes.

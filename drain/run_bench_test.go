@@ -269,12 +269,12 @@ func TestDrainNumbers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
+		var written []Written
 		stage(fmt.Sprintf("write+index %d learnings", len(out.Learnings)), func() {
-			ids, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now())
+			written, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now())
 		})
-		if err != nil || len(ids) == 0 {
-			t.Fatalf("writeLearnings: %q, %v", ids, err)
+		if err != nil || len(written) == 0 {
+			t.Fatalf("writeLearnings: %+v, %v", written, err)
 		}
 		stage("ack", func() {
 			err = q.Ack(rec.ID, queue.Processed{Path: rec.TranscriptPath, Size: size, SHA256: sum, Outcome: "written"})

@@ -982,6 +982,68 @@ func TestRunNearDuplicateUpdatesExisting(t *testing.T) {
 	}
 }
 
+// A writer that repeats itself lists each learning once, saying whether
+// the entry added or updated it: drain listed one id up to 7 times for an
+// entry ("→ 10 learning(s)") whose knowledge base got 3 documents.
+func TestRunListsEachLearningOnce(t *testing.T) {
+	e := newDrainEnv(t)
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-before")
+	before := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1]}})
+	if len(before.Entries) != 1 || len(before.Entries[0].Learnings) != 1 {
+		t.Fatalf("first drain: %+v", before.Entries)
+	}
+	existing := before.Entries[0].Learnings[0]
+	if w := before.Entries[0].Written; len(w) != 1 || w[0].ID != existing || w[0].Action != "added" {
+		t.Fatalf("first drain wrote %+v, want %s added", w, existing)
+	}
+
+	vite := fixedDrafts[1]
+	viteReworded := vite
+	viteReworded.Title = "Vite dev server must bind 0.0.0.0 inside Docker containers"
+	pgReworded := fixedDrafts[0]
+	pgReworded.Title = "Postgres pool exhaustion needs pgbouncer in front"
+	flyway := writer.Draft{Title: "Flyway migrations run out of order on a fresh clone",
+		KeyInsight: "Set outOfOrder=false and number migrations by timestamp.", Confidence: "medium"}
+	drafts := []writer.Draft{vite, vite, pgReworded, viteReworded, flyway, fixedDrafts[0], vite}
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-repeats")
+	rep := e.run(t, Options{Writer: &fixedWriter{drafts: drafts}})
+	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
+		t.Fatalf("entries: %+v", rep.Entries)
+	}
+	en := rep.Entries[0]
+	docs := e.documents(t)
+	if len(docs) != 3 {
+		t.Fatalf("documents %q, want pgbouncer, vite and flyway", docs)
+	}
+	if !equalSets(en.Learnings, docs) || len(en.Learnings) != len(docs) {
+		t.Fatalf("learnings %q, want each of %q once", en.Learnings, docs)
+	}
+	actions := map[string]string{}
+	for i, w := range en.Written {
+		if w.ID != en.Learnings[i] {
+			t.Errorf("written[%d] = %s, learnings[%d] = %s: want the same order", i, w.ID, i, en.Learnings[i])
+		}
+		actions[w.ID] = w.Action
+	}
+	if len(en.Written) != len(en.Learnings) {
+		t.Fatalf("written %+v does not match learnings %q", en.Written, en.Learnings)
+	}
+	if actions[existing] != "updated" {
+		t.Errorf("%s existed before the entry: action %q, want updated (%+v)", existing, actions[existing], en.Written)
+	}
+	for id, a := range actions {
+		if id != existing && a != "added" {
+			t.Errorf("%s is new in this entry (written again later in it): action %q, want added", id, a)
+		}
+	}
+	if costs := e.costLines(t); len(costs) != 2 || costs[1].Learnings != 3 {
+		t.Errorf("drain-cost.jsonl: %+v, want 3 learnings for the second entry", costs)
+	}
+	if log := e.lines(t, "drain.log"); len(log) != 2 || !strings.Contains(log[1], " learnings=3 ") {
+		t.Errorf("drain.log: %q, want learnings=3 for the second entry", log)
+	}
+}
+
 // --- 5. budgets ---
 
 func TestRunMaxPerRun(t *testing.T) {
