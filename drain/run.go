@@ -122,29 +122,16 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		// wait out its lease for nothing.
 		return nil, errors.New("drain: Options.OpenIndex is not set")
 	}
-	stateDir := o.StateDir
 	rep := &Report{Started: o.Now().UTC(), DryRun: o.DryRun, Entries: []Entry{}}
-	if err := fsutil.EnsurePrivateDir(stateDir); err != nil {
+	release, busy, err := takeLock(o.StateDir, o.DryRun)
+	if err != nil {
 		return nil, err
 	}
-	lock := flock.New(filepath.Join(stateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
-	locked, err := lock.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("drain lock: %w", err)
-	}
-	if !locked {
-		rep.Reason = ErrLocked.Error()
-		if pid := runningPID(stateDir); pid != "" {
-			rep.Reason += " (pid " + pid + ")"
-		}
+	if busy != "" {
+		rep.Reason = busy
 		return rep, nil
 	}
-	defer lock.Unlock()
-	pidPath := filepath.Join(stateDir, "drain.pid")
-	if !o.DryRun {
-		_ = fsutil.WriteAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), fsutil.FilePerm)
-		defer os.Remove(pidPath)
-	}
+	defer release()
 
 	w, why := o.Writer, o.WriterWhy
 	if w == nil {
@@ -154,48 +141,26 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.Writer, rep.WriterWhy = w.Name(), why
 
-	q, err := queue.Open(stateDir)
+	q, err := queue.Open(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	ledger := costLedger{path: filepath.Join(stateDir, "drain-cost.jsonl")}
+	ledger := costLedger{path: filepath.Join(o.StateDir, "drain-cost.jsonl")}
 	today, err := ledger.today(o.Now())
 	if err != nil {
 		return nil, err
 	}
-	budget := o.MaxPerRun
-	if o.Max > 0 {
-		budget = o.Max
-	}
-	if left := o.DailyMax - today.Entries; left < budget {
-		budget = left
-	}
 	rep.Today = today
-	switch {
-	case budget <= 0:
-		rep.Reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, o.DailyMax)
-	case o.DailyUSD > 0 && today.USD >= o.DailyUSD:
-		rep.Reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, o.DailyUSD)
-	}
-	if rep.Reason != "" {
+	budget, reason := budgetFor(o, today)
+	if reason != "" {
+		rep.Reason = reason
 		rep.Waiting = q.Depth()
 		return rep, nil
 	}
 	rep.Ran = true
 
 	if !o.DryRun {
-		if id := interruptedEntry(stateDir); id != "" {
-			// The last drain died inside this entry (we hold the lock, so
-			// it is gone): count it as an attempt, so an entry that kills
-			// every drain is poisoned instead of blocking the queue.
-			if _, err := q.Interrupted(id, o.Now(), o.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
-				return nil, err
-			}
-			clearCurrent(stateDir)
-		}
-		// Tidy first: merge duplicate entries, move malformed lines aside
-		// and prune the ledger, so hooks' Enqueue stays fast.
-		if _, err := q.Compact(); err != nil {
+		if err := tidy(q, o); err != nil {
 			return nil, err
 		}
 	}
@@ -215,9 +180,93 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		defer ix.Close()
 	}
+	if err := reflectEach(ctx, o, q, ix, w, ledger, recs, rep); err != nil {
+		return rep, err
+	}
+	rep.Finished = o.Now().UTC()
+	rep.Waiting = q.Depth()
+	if !o.DryRun {
+		if err := saveLast(o.StateDir, rep); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// takeLock takes drain.lock without waiting and, unless dryRun, writes
+// drain.pid. busy, when not empty, says that another drain holds the lock
+// (with its pid when known); release removes drain.pid and unlocks.
+func takeLock(stateDir string, dryRun bool) (release func(), busy string, err error) {
+	if err := fsutil.EnsurePrivateDir(stateDir); err != nil {
+		return nil, "", err
+	}
+	lock := flock.New(filepath.Join(stateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
+	locked, err := lock.TryLock()
+	if err != nil {
+		return nil, "", fmt.Errorf("drain lock: %w", err)
+	}
+	if !locked {
+		busy = ErrLocked.Error()
+		if pid := runningPID(stateDir); pid != "" {
+			busy += " (pid " + pid + ")"
+		}
+		return nil, busy, nil
+	}
+	if dryRun {
+		return func() { lock.Unlock() }, "", nil
+	}
+	pidPath := filepath.Join(stateDir, "drain.pid")
+	_ = fsutil.WriteAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), fsutil.FilePerm)
+	return func() {
+		os.Remove(pidPath)
+		lock.Unlock()
+	}, "", nil
+}
+
+// budgetFor is how many entries this run may claim, given what today has
+// spent; reason, when not empty, says which daily budget is reached.
+func budgetFor(o Options, today Spend) (n int, reason string) {
+	n = o.MaxPerRun
+	if o.Max > 0 {
+		n = o.Max
+	}
+	if left := o.DailyMax - today.Entries; left < n {
+		n = left
+	}
+	switch {
+	case n <= 0:
+		reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, o.DailyMax)
+	case o.DailyUSD > 0 && today.USD >= o.DailyUSD:
+		reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, o.DailyUSD)
+	}
+	return n, reason
+}
+
+// tidy prepares the queue before a claim: an entry the last drain died in
+// counts as an attempt, then duplicates are merged, malformed lines moved
+// aside and the ledger pruned.
+func tidy(q *queue.Queue, o Options) error {
+	if id := interruptedEntry(o.StateDir); id != "" {
+		// The last drain died inside this entry (we hold the lock, so
+		// it is gone): count it as an attempt, so an entry that kills
+		// every drain is poisoned instead of blocking the queue.
+		if _, err := q.Interrupted(id, o.Now(), o.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
+			return err
+		}
+		clearCurrent(o.StateDir)
+	}
+	// Merging and pruning here keeps hooks' Enqueue fast.
+	_, err := q.Compact()
+	return err
+}
+
+// reflectEach runs the claimed entries one by one, adding each to rep and
+// (unless skipped or a dry run) to today's spend and the cost ledger. It
+// stops early when ctx ends or today's USD budget is spent.
+func reflectEach(ctx context.Context, o Options, q *queue.Queue, ix *index.Index, w writer.Writer, ledger costLedger, recs []queue.Record, rep *Report) error {
 	for _, rec := range recs {
 		if err := ctx.Err(); err != nil {
-			return rep, err
+			return err
 		}
 		if o.DailyUSD > 0 && rep.Today.USD >= o.DailyUSD {
 			break
@@ -226,11 +275,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			o.Progress(rec)
 		}
 		if !o.DryRun {
-			markCurrent(stateDir, rec.ID)
+			markCurrent(o.StateDir, rec.ID)
 		}
 		e := (&entryRun{opts: o, q: q, ix: ix, w: w, rec: rec}).run(ctx)
 		if !o.DryRun {
-			clearCurrent(stateDir)
+			clearCurrent(o.StateDir)
 		}
 		rep.Entries = append(rep.Entries, e)
 		if e.Outcome != OutcomeSkipped && e.Outcome != OutcomeWouldRun {
@@ -238,21 +287,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Today.USD += e.CostUSD
 			if err := ledger.add(costLine{TS: o.Now().UTC(), Entry: e.ID, Writer: w.Name(), Outcome: e.Outcome,
 				Learnings: len(e.Learnings), CostUSD: e.CostUSD, DurationMS: e.DurationMS}); err != nil {
-				return rep, err
+				return err
 			}
 		}
 		if !o.DryRun {
-			logEntry(stateDir, o.Now(), w.Name(), e)
+			logEntry(o.StateDir, o.Now(), w.Name(), e)
 		}
 	}
-	rep.Finished = o.Now().UTC()
-	rep.Waiting = q.Depth()
-	if !o.DryRun {
-		if err := saveLast(stateDir, rep); err != nil {
-			return rep, err
-		}
-	}
-	return rep, nil
+	return nil
 }
 
 // runningPID is the pid in drain.pid, for messages only: the lock, not the

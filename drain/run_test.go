@@ -1455,3 +1455,28 @@ func TestRunRecordsEntryDuration(t *testing.T) {
 		t.Errorf("drain.log: %q", logLines)
 	}
 }
+
+// budgetFor is the plan a run claims by: the per-run budget (or --max),
+// capped by what today has left, and the reason when a daily budget is
+// spent.
+func TestBudgetFor(t *testing.T) {
+	o := Options{MaxPerRun: 3, DailyMax: 20, DailyUSD: 1}
+	for _, tt := range []struct {
+		max    int
+		today  Spend
+		n      int
+		reason string
+	}{
+		{0, Spend{}, 3, ""},
+		{10, Spend{}, 10, ""},
+		{10, Spend{Entries: 18}, 2, ""},
+		{0, Spend{Entries: 20}, 0, "daily budget reached: 20 of 20 entries reflected today"},
+		{0, Spend{Entries: 1, USD: 1}, 3, "daily budget reached: $1.00 of $1.00 spent today"},
+	} {
+		o.Max = tt.max
+		n, reason := budgetFor(o, tt.today)
+		if n != tt.n || reason != tt.reason {
+			t.Errorf("max %d, today %+v: %d %q, want %d %q", tt.max, tt.today, n, reason, tt.n, tt.reason)
+		}
+	}
+}
