@@ -1,7 +1,10 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"strings"
 )
 
@@ -242,4 +245,107 @@ func codexOutput(raw json.RawMessage, tool string) toolResult {
 			strings.HasPrefix(t, "failed to apply patch") || strings.HasPrefix(t, "error")
 	}
 	return res
+}
+
+// CommandCompletion is a shell command's end as a Codex rollout records
+// it: an event_msg whose payload is
+//
+//	{"type":"item_completed","item":{"type":"CommandExecution",
+//	  "id":"<call id>","status":"failed","exit_code":1,
+//	  "aggregated_output":"…"}}
+//
+// (Codex 0.169), or {"type":"exec_command_end","call_id":…,"exit_code":…}
+// in older versions; both are read. The hooks use it to learn the exit
+// code a Codex PostToolUse payload leaves out.
+type CommandCompletion struct {
+	ExitCode int
+	Output   string
+}
+
+// CodexTailBytes is how much of a rollout's end FindCodexCompletion
+// searches: the completion is among the last records, and a rollout can
+// be many megabytes that a hook must not read whole.
+const CodexTailBytes = 256 << 10
+
+// FindCodexCompletion searches the last CodexTailBytes of the Codex rollout
+// at path for the completion of the shell command with call id, the last
+// one when there are several. ok is false when the file cannot be read or
+// its tail holds no such completion (not yet written, or long before).
+func FindCodexCompletion(path, id string) (CommandCompletion, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return CommandCompletion{}, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return CommandCompletion{}, false
+	}
+	start := fi.Size() - CodexTailBytes
+	if start < 0 {
+		start = 0
+	}
+	buf := make([]byte, fi.Size()-start)
+	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return CommandCompletion{}, false
+	}
+	if start > 0 {
+		// The first line is cut; it is not a record.
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:]
+		}
+	}
+	needle := []byte(id)
+	lines := bytes.Split(buf, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !bytes.Contains(lines[i], needle) {
+			continue // cheap filter before decoding
+		}
+		if c, ok := codexCompletionOf(lines[i], id); ok {
+			return c, true
+		}
+	}
+	return CommandCompletion{}, false
+}
+
+// rolloutCompletion is the part of a rollout line codexCompletionOf reads.
+type rolloutCompletion struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Type string `json:"type"`
+		// item_completed (Codex 0.169)
+		Item *struct {
+			Type             string `json:"type"`
+			ID               string `json:"id"`
+			ExitCode         *int   `json:"exit_code"`
+			AggregatedOutput string `json:"aggregated_output"`
+		} `json:"item"`
+		// exec_command_end (older versions)
+		CallID           string `json:"call_id"`
+		ExitCode         *int   `json:"exit_code"`
+		AggregatedOutput string `json:"aggregated_output"`
+		Stderr           string `json:"stderr"`
+	} `json:"payload"`
+}
+
+func codexCompletionOf(line []byte, id string) (CommandCompletion, bool) {
+	var r rolloutCompletion
+	if json.Unmarshal(line, &r) != nil || r.Type != "event_msg" {
+		return CommandCompletion{}, false
+	}
+	p := r.Payload
+	switch {
+	case p.Type == "item_completed" && p.Item != nil && p.Item.ID == id && p.Item.Type == "CommandExecution":
+		if p.Item.ExitCode == nil {
+			return CommandCompletion{}, false
+		}
+		return CommandCompletion{ExitCode: *p.Item.ExitCode, Output: p.Item.AggregatedOutput}, true
+	case p.Type == "exec_command_end" && p.CallID == id && p.ExitCode != nil:
+		out := p.AggregatedOutput
+		if out == "" {
+			out = p.Stderr
+		}
+		return CommandCompletion{ExitCode: *p.ExitCode, Output: out}, true
+	}
+	return CommandCompletion{}, false
 }

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -145,5 +147,41 @@ func TestCodexMetadata(t *testing.T) {
 	c := condenseString(t, "", lines(xMeta, xUser("hello")), Limits{})
 	if c.Harness != "codex" || c.SessionID != "sid-1" || c.Cwd != "/repo" || c.Branch != "feat/x" {
 		t.Errorf("got harness %q session %q cwd %q branch %q", c.Harness, c.SessionID, c.Cwd, c.Branch)
+	}
+}
+
+// A shell command's completion is read from the rollout's tail in both
+// record shapes, the last one for the call winning; other calls, records
+// without an exit code and missing files give nothing.
+func TestFindCodexCompletion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rollout.jsonl")
+	rollout := lines(xMeta,
+		xEvent(`{"type":"exec_command_end","call_id":"old","exit_code":2,"aggregated_output":"","stderr":"make: *** No rule"}`),
+		xEvent(`{"type":"item_completed","item":{"type":"CommandExecution","id":"c1","status":"failed","exit_code":1,"aggregated_output":"first"}}`),
+		xEvent(`{"type":"item_completed","item":{"type":"CommandExecution","id":"c1","status":"failed","exit_code":3,"aggregated_output":"second"}}`),
+		xEvent(`{"type":"item_completed","item":{"type":"CommandExecution","id":"running"}}`),
+		xEvent(`{"type":"item_completed","item":{"type":"AgentMessage","id":"m1","exit_code":0}}`),
+	)
+	if err := os.WriteFile(path, []byte(rollout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id   string
+		want CommandCompletion
+		ok   bool
+	}{
+		{"c1", CommandCompletion{ExitCode: 3, Output: "second"}, true},
+		{"old", CommandCompletion{ExitCode: 2, Output: "make: *** No rule"}, true},
+		{"running", CommandCompletion{}, false},
+		{"m1", CommandCompletion{}, false},
+		{"absent", CommandCompletion{}, false},
+	} {
+		got, ok := FindCodexCompletion(path, tt.id)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("%s: %+v %v, want %+v %v", tt.id, got, ok, tt.want, tt.ok)
+		}
+	}
+	if _, ok := FindCodexCompletion(filepath.Join(t.TempDir(), "missing.jsonl"), "c1"); ok {
+		t.Error("a missing rollout gave a completion")
 	}
 }

@@ -18,7 +18,8 @@
 //     and renders the text a writer reads.
 //   - text.go: redaction-safe windows, error heads, command keys.
 //   - claude.go: Claude Code session JSONL.
-//   - codex.go: Codex rollout JSONL.
+//   - codex.go: Codex rollout JSONL, and FindCodexCompletion, which the
+//     hooks use to read a shell command's exit code from a rollout's tail.
 //
 // # Adding a format
 //
