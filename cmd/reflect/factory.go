@@ -15,6 +15,7 @@ import (
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/safetext"
 	textutil "github.com/reflectkb/reflect/internal/text" // main_test.go declares text
+	"github.com/reflectkb/reflect/kbsync"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -182,7 +183,7 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
-	if errors.Is(err, index.ErrBusy) || errors.Is(err, queue.ErrLocked) {
+	if errors.Is(err, index.ErrBusy) || errors.Is(err, queue.ErrLocked) || errors.Is(err, kbsync.ErrBusy) {
 		return exitBusy
 	}
 	return 1
