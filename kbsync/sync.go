@@ -79,6 +79,11 @@ type Result struct {
 	Created bool `json:"created,omitempty"`
 }
 
+// newResult has empty lists rather than nil ones, so --json prints [].
+func newResult() *Result {
+	return &Result{Committed: []string{}, Held: []Step{}, Pulled: []string{}}
+}
+
 // SecretError is ErrSecretHeld with the files held back.
 type SecretError struct{ Held []Step }
 
@@ -112,7 +117,7 @@ func Init(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	g := &gitCmd{dir: opts.Dir}
-	res := &Result{}
+	res := newResult()
 	if _, err := os.Stat(filepath.Join(opts.Dir, ".git")); errors.Is(err, os.ErrNotExist) {
 		if _, err := g.run(ctx, 0, "init", "-q", "-b", opts.Branch); err != nil {
 			return nil, err
@@ -299,7 +304,7 @@ func Sync(ctx context.Context, opts Options) (*Result, error) {
 	if err := configure(ctx, g, opts); err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := newResult()
 	err = syncLocked(ctx, g, opts, res, fmt.Sprintf("reflect sync from %s", opts.Host))
 	return res, err
 }
@@ -383,7 +388,7 @@ func head(ctx context.Context, g *gitCmd) string {
 }
 
 func splitZ(s string) []string {
-	var out []string
+	out := []string{}
 	for _, p := range strings.Split(s, "\x00") {
 		if p != "" {
 			out = append(out, p)
