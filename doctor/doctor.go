@@ -18,6 +18,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/store"
 )
 
 // Status of one check.
@@ -45,7 +46,10 @@ type Report struct {
 	Counts       index.Counts   `json:"counts"`
 	Writer       string         `json:"writer"`
 	Malformed    []Malformed    `json:"malformed"`
-	Checks       []Check        `json:"checks"`
+	// NeedsReview lists the ids of learnings a sync merge marked
+	// needs_review.
+	NeedsReview []string `json:"needs_review"`
+	Checks      []Check  `json:"checks"`
 	// ANN is how vectors are searched, as the last reindex decided; null
 	// when none recorded it.
 	ANN *index.ANNStatus `json:"ann"`
@@ -83,7 +87,8 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 			"disabled":     c.Disabled,
 			"origin":       c.Origin,
 		},
-		Malformed: []Malformed{},
+		Malformed:   []Malformed{},
+		NeedsReview: []string{},
 	}
 	r.checkDir("state directory", c.StateDir, "it is created by the first hook or drain")
 	r.checkStateDirs(c.StateDir)
@@ -98,9 +103,29 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
 	}
 	r.checkIndex(ctx, c, opts)
+	r.checkReview(c)
 	r.checkWriter(c)
 	r.checkHooks()
 	return r
+}
+
+// checkReview lists the learnings a sync merge marked needs_review: two
+// machines changed the same lines of the body, and both versions were kept
+// under headings for a person to settle.
+func (r *Report) checkReview(c *config.Config) {
+	ids, err := store.Open(c.DocumentsDir()).NeedingReview()
+	if err != nil {
+		r.add(Check{Name: "needs review", Status: Warn, Detail: err.Error()})
+		return
+	}
+	r.NeedsReview = append(r.NeedsReview, ids...)
+	if len(ids) == 0 {
+		r.add(Check{Name: "needs review", Status: OK, Detail: "none"})
+		return
+	}
+	r.add(Check{Name: "needs review", Status: Warn,
+		Detail: fmt.Sprintf("%d learning(s) merged by sync with both bodies kept: %s", len(ids), strings.Join(ids, ", ")),
+		Fix:    "edit each to one body and remove 'needs_review: true' ('reflect show ID' shows both)"})
 }
 
 // installBinary is the reflect binary the hooks check compares installed
