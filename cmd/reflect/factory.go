@@ -49,6 +49,9 @@ type Factory struct {
 	// commands agents run (hook, statusline), whose stderr users never see.
 	QuietConfig bool
 	cfg         *config.Config
+	// lastSyncResult is what the last sync in this process did, for the
+	// background sync's record.
+	lastSyncResult *kbsync.Result
 }
 
 // Color says whether stdout gets colour (see useColor).

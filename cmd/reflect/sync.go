@@ -1,15 +1,20 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/kbsync"
 )
 
@@ -22,7 +27,7 @@ type syncOutput struct {
 
 // NewCmdSync builds `reflect sync` and `reflect sync init`.
 func NewCmdSync(f *Factory) *cobra.Command {
-	var asJSON bool
+	var asJSON, background bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "sync",
@@ -48,10 +53,17 @@ first. See docs/sync.md.`,
   reflect sync --json | jq '.pulled | length'`,
 		Args: exactArgs(0, "no arguments (did you mean 'reflect sync init'?)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if background {
+				return runBackgroundSync(f, cmd, timeout)
+			}
 			return runSync(f, cmd, false, "", timeout, asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	// --background is what sync.auto starts (detached, from the drainer
+	// and SessionStart): bounded, silent, and recorded in last-sync.json.
+	cmd.Flags().BoolVar(&background, "background", false, "run as the automatic sync: silent, outcome in last-sync.json")
+	_ = cmd.Flags().MarkHidden("background")
 	cmd.Flags().DurationVar(&timeout, "timeout", kbsync.DefaultTimeout, "bound on each network operation")
 	var branch string
 	initCmd := &cobra.Command{
@@ -110,6 +122,7 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 	if res == nil {
 		return syncError(err)
 	}
+	f.lastSyncResult = res
 	out := syncOutput{Result: res}
 	if len(res.Pulled) > 0 {
 		// The index update is incremental: unchanged documents cost a
@@ -147,6 +160,55 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 	}
 	printSync(f, res, out.Indexed, isInit)
 	return syncError(err)
+}
+
+// backgroundDeadline bounds a whole automatic sync: fetch, merge, push
+// (each also bounded by --timeout, and the pushes retried) and the index
+// refresh.
+const backgroundDeadline = 5 * time.Minute
+
+// lastSync is $REFLECT_STATE_DIR/last-sync.json: the outcome of the last
+// automatic sync, for 'reflect doctor' and for people wondering.
+type lastSync struct {
+	At        time.Time `json:"at"`
+	OK        bool      `json:"ok"`
+	Error     string    `json:"error,omitempty"`
+	Committed int       `json:"committed"`
+	Pulled    int       `json:"pulled"`
+	Pushed    bool      `json:"pushed"`
+}
+
+// runBackgroundSync is the automatic sync: nothing to do before 'reflect
+// sync init', nothing to do while another sync runs, and otherwise a sync
+// whose outcome goes to last-sync.json instead of a terminal nobody sees.
+func runBackgroundSync(f *Factory, cmd *cobra.Command, timeout time.Duration) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), backgroundDeadline)
+	defer cancel()
+	cmd.SetContext(ctx)
+	f.IO.Out, f.IO.Err = io.Discard, io.Discard
+	err = runSync(f, cmd, false, "", timeout, false)
+	if errors.Is(err, kbsync.ErrNotInitialized) || errors.Is(err, kbsync.ErrBusy) {
+		return nil
+	}
+	rec := lastSync{At: time.Now().UTC(), OK: err == nil}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	if res := f.lastSyncResult; res != nil {
+		rec.Committed, rec.Pulled, rec.Pushed = len(res.Committed), len(res.Pulled), res.Pushed
+	}
+	data, merr := json.MarshalIndent(rec, "", "  ")
+	if merr != nil {
+		return merr
+	}
+	if werr := fsutil.EnsurePrivateDir(c.StateDir); werr != nil {
+		return werr
+	}
+	return fsutil.WriteAtomic(filepath.Join(c.StateDir, "last-sync.json"), append(data, '\n'), fsutil.FilePerm)
 }
 
 // printSync says what a sync did in a few lines.
