@@ -79,7 +79,7 @@ func (g *gitCmd) run(ctx context.Context, timeout time.Duration, args ...string)
 	cmd.Dir = g.dir
 	// No prompt can be answered in a background sync; C messages are the
 	// ones classify understands.
-	cmd.Env = append(append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no"), g.env...)
+	cmd.Env = append(append(gitEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no"), g.env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
@@ -93,6 +93,21 @@ func (g *gitCmd) run(ctx context.Context, timeout time.Duration, args ...string)
 		return out.String(), &gitError{args: args, stdout: out.String(), stderr: errb.String(), err: err}
 	}
 	return out.String(), nil
+}
+
+// gitEnv drops the variables that point git at another repository (set
+// when reflect runs inside a git hook or an alias): sync works on the
+// learnings directory, whatever repository the caller is in.
+func gitEnv(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		switch k, _, _ := strings.Cut(kv, "="); k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
 
 // ok runs git and reports whether it exited 0 (for the commands whose

@@ -557,3 +557,27 @@ func TestThousandLearningsArriveInOnePull(t *testing.T) {
 		t.Fatalf("pulled %d files, want 1000", len(res.Pulled))
 	}
 }
+
+// A sync started from inside another repository's git hook (GIT_DIR and
+// GIT_WORK_TREE set) still works on the learnings directory.
+func TestSyncIgnoresCallersGitDir(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	other := filepath.Join(root, "other")
+	gitT(t, root, "init", "-q", other)
+	t.Setenv("GIT_DIR", filepath.Join(other, ".git"))
+	t.Setenv("GIT_WORK_TREE", other)
+	a := machine(root, "a", remote)
+	l := write(t, a, newLearning("Hooked lesson", "x"))
+	mustInit(t, a)
+	t.Setenv("GIT_DIR", "")
+	t.Setenv("GIT_WORK_TREE", "")
+	os.Unsetenv("GIT_DIR")
+	os.Unsetenv("GIT_WORK_TREE")
+	if !strings.Contains(remoteFiles(t, remote), l.ID) {
+		t.Error("the learning did not reach the remote")
+	}
+	if out := gitT(t, other, "status", "--porcelain"); out != "" {
+		t.Errorf("the caller's repository changed:\n%s", out)
+	}
+}
