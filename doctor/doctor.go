@@ -5,6 +5,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/drain"
@@ -104,6 +106,7 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 	}
 	r.checkIndex(ctx, c, opts)
 	r.checkReview(c)
+	r.checkSync(c)
 	r.checkWriter(c)
 	r.checkHooks()
 	return r
@@ -126,6 +129,41 @@ func (r *Report) checkReview(c *config.Config) {
 	r.add(Check{Name: "needs review", Status: Warn,
 		Detail: fmt.Sprintf("%d learning(s) merged by sync with both bodies kept: %s", len(ids), strings.Join(ids, ", ")),
 		Fix:    "edit each to one body and remove 'needs_review: true' ('reflect show ID' shows both)"})
+}
+
+// checkSync reports, once 'reflect sync init' made the learnings directory
+// a git repository, how the last background sync (sync.auto) ended: it
+// runs detached, so a failure is otherwise seen by no one.
+func (r *Report) checkSync(c *config.Config) {
+	if _, err := os.Stat(filepath.Join(c.LearningsDir, ".git")); err != nil {
+		return
+	}
+	mode := "manual ('reflect sync')"
+	if c.Sync.Auto {
+		mode = "automatic (sync.auto, every " + c.Sync.PullInterval.String() + " at session start and after drains)"
+	}
+	data, err := os.ReadFile(filepath.Join(c.StateDir, "last-sync.json"))
+	if err != nil {
+		r.add(Check{Name: "sync", Status: OK, Detail: mode + "; no background sync has run"})
+		return
+	}
+	var last struct {
+		At    time.Time `json:"at"`
+		OK    bool      `json:"ok"`
+		Error string    `json:"error"`
+	}
+	if err := json.Unmarshal(data, &last); err != nil {
+		r.add(Check{Name: "sync", Status: Warn, Detail: "last-sync.json: " + err.Error(), Fix: "run 'reflect sync'"})
+		return
+	}
+	when := last.At.UTC().Format(time.RFC3339)
+	if !last.OK {
+		msg, _, _ := strings.Cut(last.Error, "\n")
+		r.add(Check{Name: "sync", Status: Warn, Detail: fmt.Sprintf("%s; the background sync at %s failed: %s", mode, when, msg),
+			Fix: "run 'reflect sync' to see what to do"})
+		return
+	}
+	r.add(Check{Name: "sync", Status: OK, Detail: fmt.Sprintf("%s; last background sync at %s", mode, when)})
 }
 
 // installBinary is the reflect binary the hooks check compares installed
