@@ -20,6 +20,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/kbsync"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -48,6 +49,9 @@ type Report struct {
 	Counts       index.Counts   `json:"counts"`
 	Writer       string         `json:"writer"`
 	Malformed    []Malformed    `json:"malformed"`
+	// Duplicates lists learnings recent syncs brought in that nearly
+	// repeat another learning.
+	Duplicates []Duplicate `json:"pulled_duplicates,omitempty"`
 	// NeedsReview lists the ids of learnings a sync merge marked
 	// needs_review.
 	NeedsReview []string `json:"needs_review"`
@@ -55,6 +59,13 @@ type Report struct {
 	// ANN is how vectors are searched, as the last reindex decided; null
 	// when none recorded it.
 	ANN *index.ANNStatus `json:"ann"`
+}
+
+// Duplicate is a pulled learning and the one it nearly repeats.
+type Duplicate struct {
+	ID    string  `json:"id"`
+	Of    string  `json:"of"`
+	Share float64 `json:"share"`
 }
 
 // Malformed is a document the index had to skip.
@@ -129,6 +140,42 @@ func (r *Report) checkReview(c *config.Config) {
 	r.add(Check{Name: "needs review", Status: Warn,
 		Detail: fmt.Sprintf("%d learning(s) merged by sync with both bodies kept: %s", len(ids), strings.Join(ids, ", ")),
 		Fix:    "edit each to one body and remove 'needs_review: true' ('reflect show ID' shows both)"})
+}
+
+// checkPulledDuplicates looks for near-duplicates (index.NearDuplicate)
+// of the learnings recent syncs brought in: two machines that learned the
+// same lesson each wrote it, under different ids.
+func (r *Report) checkPulledDuplicates(ctx context.Context, c *config.Config, ix *index.Index) {
+	ids := kbsync.RecentlyPulled(c.StateDir)
+	if len(ids) == 0 {
+		return
+	}
+	seen := map[[2]string]bool{}
+	var pairs []string
+	for _, id := range ids {
+		l, err := ix.Store().Read(id)
+		if err != nil {
+			continue // forgotten since, or malformed (reported above)
+		}
+		dup, ok, err := ix.NearDuplicate(ctx, l)
+		if err != nil || !ok {
+			continue
+		}
+		key := [2]string{min(id, dup.ID), max(id, dup.ID)}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r.Duplicates = append(r.Duplicates, Duplicate{ID: id, Of: dup.ID, Share: dup.Share})
+		pairs = append(pairs, id+" ≈ "+dup.ID)
+	}
+	if len(pairs) == 0 {
+		r.add(Check{Name: "pulled duplicates", Status: OK, Detail: fmt.Sprintf("none among the %d learnings recent syncs brought in", len(ids))})
+		return
+	}
+	r.add(Check{Name: "pulled duplicates", Status: Warn,
+		Detail: fmt.Sprintf("%d near-duplicate pair(s) arrived by sync: %s", len(pairs), strings.Join(pairs, "; ")),
+		Fix:    "keep one of each pair: 'reflect show ID' to compare, 'reflect forget ID' for the other"})
 }
 
 // checkSync reports, once 'reflect sync init' made the learnings directory
@@ -384,6 +431,7 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
 	}
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
+	r.checkPulledDuplicates(ctx, c, ix)
 	r.checkVectors(ctx, c, ix, vecBefore)
 }
 

@@ -142,6 +142,11 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 			if uerr == nil {
 				out.Indexed = &st
 			}
+			// For 'reflect doctor', which looks for near-duplicates among
+			// what arrived (one search each: too slow for every sync).
+			if rerr := kbsync.RecordPulled(c.StateDir, kbsync.PulledIDs(res.Pulled)); rerr != nil {
+				fmt.Fprintf(f.IO.Err, "reflect: record pulled learnings: %v\n", rerr)
+			}
 		} else if err == nil {
 			err = ierr
 		}
