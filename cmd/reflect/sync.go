@@ -158,6 +158,9 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 		if perr := printJSON(f.IO.Out, out); perr != nil {
 			return perr
 		}
+		if errors.Is(err, kbsync.ErrBusy) {
+			return err // exit 75, which quietError would hide
+		}
 		if err != nil {
 			return quietError{syncError(err)}
 		}
