@@ -205,10 +205,12 @@ func inProgress(ctx context.Context, g *gitCmd) error {
 		return err
 	}
 	gitDir = strings.TrimSpace(gitDir)
-	for _, f := range []string{"MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD"} {
-		if _, err := os.Stat(filepath.Join(gitDir, f)); err == nil {
+	for _, op := range []struct{ file, name string }{
+		{"MERGE_HEAD", "merge"}, {"rebase-merge", "rebase"}, {"rebase-apply", "rebase"}, {"CHERRY_PICK_HEAD", "cherry-pick"},
+	} {
+		if _, err := os.Stat(filepath.Join(gitDir, op.file)); err == nil {
 			return fmt.Errorf("%w: a git %s is in progress in %s; finish or abort it first (git -C %s status)",
-				ErrDirty, strings.ToLower(strings.TrimSuffix(strings.Split(f, "_")[0], "-merge")), g.dir, g.dir)
+				ErrDirty, op.name, g.dir, g.dir)
 		}
 	}
 	return nil

@@ -581,3 +581,23 @@ func TestSyncIgnoresCallersGitDir(t *testing.T) {
 		t.Errorf("the caller's repository changed:\n%s", out)
 	}
 }
+
+// A merge left half-done by hand is not built upon: sync says so and
+// changes nothing.
+func TestSyncRefusesMergeInProgress(t *testing.T) {
+	root := isolate(t)
+	a := machine(root, "a", "")
+	mustInit(t, a)
+	head := strings.TrimSpace(gitT(t, a.Dir, "rev-parse", "HEAD"))
+	if err := os.WriteFile(filepath.Join(a.Dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, newLearning("During a merge", "x"))
+	_, err := Sync(context.Background(), a)
+	if !errors.Is(err, ErrDirty) || !strings.Contains(err.Error(), "a git merge is in progress") {
+		t.Fatalf("err = %v, want ErrDirty naming the merge", err)
+	}
+	if got := strings.TrimSpace(gitT(t, a.Dir, "rev-parse", "HEAD")); got != head {
+		t.Error("sync committed during a merge")
+	}
+}
