@@ -5,6 +5,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,12 +13,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/kbsync"
+	"github.com/reflectkb/reflect/store"
 )
 
 // Status of one check.
@@ -45,10 +49,23 @@ type Report struct {
 	Counts       index.Counts   `json:"counts"`
 	Writer       string         `json:"writer"`
 	Malformed    []Malformed    `json:"malformed"`
-	Checks       []Check        `json:"checks"`
+	// Duplicates lists learnings recent syncs brought in that nearly
+	// repeat another learning.
+	Duplicates []Duplicate `json:"pulled_duplicates,omitempty"`
+	// NeedsReview lists the ids of learnings a sync merge marked
+	// needs_review.
+	NeedsReview []string `json:"needs_review"`
+	Checks      []Check  `json:"checks"`
 	// ANN is how vectors are searched, as the last reindex decided; null
 	// when none recorded it.
 	ANN *index.ANNStatus `json:"ann"`
+}
+
+// Duplicate is a pulled learning and the one it nearly repeats.
+type Duplicate struct {
+	ID    string  `json:"id"`
+	Of    string  `json:"of"`
+	Share float64 `json:"share"`
 }
 
 // Malformed is a document the index had to skip.
@@ -83,7 +100,8 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 			"disabled":     c.Disabled,
 			"origin":       c.Origin,
 		},
-		Malformed: []Malformed{},
+		Malformed:   []Malformed{},
+		NeedsReview: []string{},
 	}
 	r.checkDir("state directory", c.StateDir, "it is created by the first hook or drain")
 	r.checkStateDirs(c.StateDir)
@@ -98,9 +116,101 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 		r.add(Check{Name: "hooks", Status: Warn, Detail: "REFLECT_DISABLE=1: every hook is a no-op", Fix: "unset REFLECT_DISABLE"})
 	}
 	r.checkIndex(ctx, c, opts)
+	r.checkReview(c)
+	r.checkSync(c)
 	r.checkWriter(c)
 	r.checkHooks()
 	return r
+}
+
+// checkReview lists the learnings a sync merge marked needs_review: two
+// machines changed the same lines of the body, and both versions were kept
+// under headings for a person to settle.
+func (r *Report) checkReview(c *config.Config) {
+	ids, err := store.Open(c.DocumentsDir()).NeedingReview()
+	if err != nil {
+		r.add(Check{Name: "needs review", Status: Warn, Detail: err.Error()})
+		return
+	}
+	r.NeedsReview = append(r.NeedsReview, ids...)
+	if len(ids) == 0 {
+		r.add(Check{Name: "needs review", Status: OK, Detail: "none"})
+		return
+	}
+	r.add(Check{Name: "needs review", Status: Warn,
+		Detail: fmt.Sprintf("%d learning(s) merged by sync with both bodies kept: %s", len(ids), strings.Join(ids, ", ")),
+		Fix:    "edit each to one body and remove 'needs_review: true' ('reflect show ID' shows both)"})
+}
+
+// checkPulledDuplicates looks for near-duplicates (index.NearDuplicate)
+// of the learnings recent syncs brought in: two machines that learned the
+// same lesson each wrote it, under different ids.
+func (r *Report) checkPulledDuplicates(ctx context.Context, c *config.Config, ix *index.Index) {
+	ids := kbsync.RecentlyPulled(c.StateDir)
+	if len(ids) == 0 {
+		return
+	}
+	seen := map[[2]string]bool{}
+	var pairs []string
+	for _, id := range ids {
+		l, err := ix.Store().Read(id)
+		if err != nil {
+			continue // forgotten since, or malformed (reported above)
+		}
+		dup, ok, err := ix.NearDuplicate(ctx, l)
+		if err != nil || !ok {
+			continue
+		}
+		key := [2]string{min(id, dup.ID), max(id, dup.ID)}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r.Duplicates = append(r.Duplicates, Duplicate{ID: id, Of: dup.ID, Share: dup.Share})
+		pairs = append(pairs, id+" ≈ "+dup.ID)
+	}
+	if len(pairs) == 0 {
+		r.add(Check{Name: "pulled duplicates", Status: OK, Detail: fmt.Sprintf("none among the %d learnings recent syncs brought in", len(ids))})
+		return
+	}
+	r.add(Check{Name: "pulled duplicates", Status: Warn,
+		Detail: fmt.Sprintf("%d near-duplicate pair(s) arrived by sync: %s", len(pairs), strings.Join(pairs, "; ")),
+		Fix:    "keep one of each pair: 'reflect show ID' to compare, 'reflect forget ID' for the other"})
+}
+
+// checkSync reports, once 'reflect sync init' made the learnings directory
+// a git repository, how the last background sync (sync.auto) ended: it
+// runs detached, so a failure is otherwise seen by no one.
+func (r *Report) checkSync(c *config.Config) {
+	if _, err := os.Stat(filepath.Join(c.LearningsDir, ".git")); err != nil {
+		return
+	}
+	mode := "manual ('reflect sync')"
+	if c.Sync.Auto {
+		mode = "automatic (sync.auto, every " + c.Sync.PullInterval.String() + " at session start and after drains)"
+	}
+	data, err := os.ReadFile(filepath.Join(c.StateDir, "last-sync.json"))
+	if err != nil {
+		r.add(Check{Name: "sync", Status: OK, Detail: mode + "; no background sync has run"})
+		return
+	}
+	var last struct {
+		At    time.Time `json:"at"`
+		OK    bool      `json:"ok"`
+		Error string    `json:"error"`
+	}
+	if err := json.Unmarshal(data, &last); err != nil {
+		r.add(Check{Name: "sync", Status: Warn, Detail: "last-sync.json: " + err.Error(), Fix: "run 'reflect sync'"})
+		return
+	}
+	when := last.At.UTC().Format(time.RFC3339)
+	if !last.OK {
+		msg, _, _ := strings.Cut(last.Error, "\n")
+		r.add(Check{Name: "sync", Status: Warn, Detail: fmt.Sprintf("%s; the background sync at %s failed: %s", mode, when, msg),
+			Fix: "run 'reflect sync' to see what to do"})
+		return
+	}
+	r.add(Check{Name: "sync", Status: OK, Detail: fmt.Sprintf("%s; last background sync at %s", mode, when)})
 }
 
 // installBinary is the reflect binary the hooks check compares installed
@@ -326,6 +436,7 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 		r.add(Check{Name: "malformed documents", Status: OK, Detail: "none"})
 	}
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
+	r.checkPulledDuplicates(ctx, c, ix)
 	r.checkVectors(ctx, c, ix, vecBefore)
 }
 

@@ -244,3 +244,48 @@ func TestIndexFixForMissingFTS5(t *testing.T) {
 		t.Errorf("fix for a damaged catalog = %q", fix)
 	}
 }
+
+// Once the learnings directory is synced, doctor says how the last
+// background sync ended (it runs detached: a failure is seen nowhere
+// else), and lists the learnings a merge marked needs_review.
+func TestSyncAndReviewChecks(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+	c.Drain.Writer = "builtin"
+	c.Index.Embedder = "hash"
+	if ch := checkNamed(Run(context.Background(), c), "sync"); ch != nil {
+		t.Errorf("not synced, yet a sync check: %+v", ch)
+	}
+	for _, d := range []string{filepath.Join(c.LearningsDir, ".git"), c.StateDir} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := `{"at":"2026-11-25T10:00:00Z","ok":false,"error":"cannot reach the remote: x\nyour changes are committed locally"}`
+	if err := os.WriteFile(filepath.Join(c.StateDir, "last-sync.json"), []byte(last), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Run(context.Background(), c)
+	if ch := checkNamed(r, "sync"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "cannot reach the remote: x") || ch.Fix == "" {
+		t.Errorf("failed background sync: %+v", ch)
+	}
+	doc := "---\nid: lrn-a-000001\ntitle: A\nconfidence: high\ncreated: 2026-11-01T00:00:00Z\nneeds_review: true\n---\nbody\n"
+	if err := os.MkdirAll(c.DocumentsDir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.DocumentsDir(), "lrn-a-000001.md"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "needs review"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "lrn-a-000001") {
+		t.Errorf("needs review: %+v", ch)
+	}
+	if len(r.NeedsReview) != 1 || r.NeedsReview[0] != "lrn-a-000001" {
+		t.Errorf("NeedsReview = %v", r.NeedsReview)
+	}
+}

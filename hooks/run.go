@@ -438,7 +438,35 @@ func sessionStart(ctx context.Context, r *invocation) (answer, error) {
 	if r.startDrain() {
 		a.detail += "; draining in the background"
 	}
+	if r.startSync() {
+		a.detail += "; syncing in the background"
+	}
 	return a, nil
+}
+
+// startSync starts `reflect sync --background` when sync.auto is set, the
+// learnings directory is a git repository ('reflect sync init' ran), and
+// no sync was started in the last sync.pull_interval. The sync runs
+// detached, never in the hook's own time; its lock lets one run at a time.
+func (r *invocation) startSync() bool {
+	if !r.Config.Sync.Auto {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(r.Config.LearningsDir, ".git")); err != nil {
+		return false
+	}
+	stamp := filepath.Join(r.Config.StateDir, "sync-started")
+	if fi, err := os.Stat(stamp); err == nil && r.now.Sub(fi.ModTime()) < r.Config.Sync.PullInterval {
+		return false
+	}
+	if err := r.Spawn("sync", "--background"); err != nil {
+		logf(r.Config.StateDir, r.now, "session-start: start sync: %v", err)
+		return false
+	}
+	if err := fsutil.WriteAtomicNoSync(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
+		logf(r.Config.StateDir, r.now, "session-start: %v", err)
+	}
+	return true
 }
 
 // drainEvery debounces the background drains SessionStart starts: agents

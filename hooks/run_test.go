@@ -1011,3 +1011,40 @@ func TestPromptWhileIndexUpdating(t *testing.T) {
 		t.Errorf("hooks.log:\n%s", log)
 	}
 }
+
+// With sync.auto, SessionStart starts `reflect sync --background` in a
+// synced learnings directory at most once per sync.pull_interval; without
+// it, or before 'reflect sync init', it starts nothing.
+func TestSessionStartStartsSync(t *testing.T) {
+	e := newHookEnv(t)
+	start := func(at time.Time) []string {
+		t.Helper()
+		var spawned []string
+		run(t, e.cfg, "session-start", "claude", e.fixture(t, "claude", "session-start", nil),
+			recordSpawns(&spawned, nil), func(o *hooks.Options) { o.Now = func() time.Time { return at } })
+		return spawned
+	}
+	now := time.Now()
+	if got := start(now); len(got) != 0 {
+		t.Errorf("sync.auto off: started %q", got)
+	}
+	e.cfg.Sync = config.Sync{Auto: true, PullInterval: 15 * time.Minute}
+	if got := start(now); len(got) != 0 {
+		t.Errorf("not a git repository: started %q", got)
+	}
+	if err := os.Mkdir(filepath.Join(e.kb, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if got := start(now); !slices.Equal(got, []string{"sync --background"}) {
+		t.Errorf("synced KB: started %q, want one background sync", got)
+	}
+	if !strings.Contains(lastEvent(t, e.state).Detail, "syncing in the background") {
+		t.Errorf("last event: %+v", lastEvent(t, e.state))
+	}
+	if got := start(now.Add(time.Minute)); len(got) != 0 {
+		t.Errorf("a minute later: started %q", got)
+	}
+	if got := start(now.Add(16 * time.Minute)); !slices.Equal(got, []string{"sync --background"}) {
+		t.Errorf("after the interval: started %q", got)
+	}
+}

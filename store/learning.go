@@ -25,7 +25,9 @@ const MaxDocumentSize = 1 << 20
 var (
 	Types       = []string{"learning", "mini"}
 	Confidences = []string{"high", "medium", "low"}
-	Scopes      = []string{"project", "global"}
+	// Scopes: personal learnings are recalled on this machine only and
+	// never leave it (`reflect sync` keeps them out of every commit).
+	Scopes = []string{"project", "global", "personal"}
 )
 
 // Source records where a learning came from.
@@ -59,6 +61,12 @@ type Learning struct {
 	Source       *Source   `yaml:"source,omitempty,flow" json:"source,omitempty"`
 	Cites        []Cite    `yaml:"cites,omitempty,flow" json:"cites,omitempty"`
 	SupersededBy string    `yaml:"superseded_by,omitempty" json:"superseded_by,omitempty"`
+	// Private keeps the learning on this machine, whatever its scope.
+	Private bool `yaml:"private,omitempty" json:"private,omitempty"`
+	// NeedsReview marks a learning whose body a sync merge could not
+	// reconcile: both versions are kept under headings for a person to
+	// settle (doctor and list show it).
+	NeedsReview bool `yaml:"needs_review,omitempty" json:"needs_review,omitempty"`
 
 	// Body is the markdown after the frontmatter.
 	Body string `yaml:"-" json:"body"`
@@ -75,6 +83,7 @@ var knownKeys = map[string]bool{
 	"id": true, "title": true, "type": true, "confidence": true, "category": true,
 	"tags": true, "symptoms": true, "key_insight": true, "scope": true, "project": true,
 	"created": true, "updated": true, "source": true, "cites": true, "superseded_by": true,
+	"private": true, "needs_review": true,
 }
 
 // DocError says why one document could not be used. Indexing and search
@@ -354,7 +363,7 @@ func (l *Learning) validate(requireID bool) error {
 		problems = append(problems, fmt.Sprintf("type %q is not one of learning, mini", l.Type))
 	}
 	if l.Scope != "" && !oneOf(l.Scope, Scopes) {
-		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global", l.Scope))
+		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global, personal", l.Scope))
 	}
 	if len(problems) > 0 {
 		return &DocError{Reason: strings.Join(problems, "; ")}
@@ -467,6 +476,10 @@ func isTemplateHeading(s string) bool {
 
 // ErrNotFound is returned when no document has the requested id.
 var ErrNotFound = errors.New("no such learning")
+
+// LocalOnly reports whether the learning must never leave this machine:
+// scope personal or private: true (ARCHITECTURE §7).
+func (l *Learning) LocalOnly() bool { return l.Scope == "personal" || l.Private }
 
 // KeepExtra copies the unknown frontmatter fields of old that l does not
 // already have, so replacing a document does not lose what other tools added.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -277,4 +278,32 @@ func (s *Store) Resolve(ref string) (string, error) {
 		return "", fmt.Errorf("%s: %w", ref, ErrNotFound)
 	}
 	return id, err
+}
+
+// NeedsReview reports whether the learning at path is marked
+// needs_review: true (a sync merge kept two bodies for a person to
+// settle). The bytes are looked at before anything is parsed, so checking
+// the learnings a listing shows costs a read each.
+func NeedsReview(path string) bool {
+	data, err := readBounded(path)
+	if err != nil || !bytes.Contains(data, []byte("needs_review:")) {
+		return false
+	}
+	l, err := Parse(data)
+	return err == nil && l.NeedsReview
+}
+
+// NeedingReview lists the ids of the learnings marked needs_review.
+func (s *Store) NeedingReview() ([]string, error) {
+	files, err := s.Scan()
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, f := range files {
+		if NeedsReview(f.Path) {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids, nil
 }

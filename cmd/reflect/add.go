@@ -119,7 +119,7 @@ without --scope implies --scope project.`,
 	fl.StringVar(&opts.Confidence, "confidence", "", "high, medium or low (default medium)")
 	fl.StringVar(&opts.Category, "category", "", "category, e.g. debugging")
 	fl.StringVar(&opts.Project, "project", "", "project the learning belongs to")
-	fl.StringVar(&opts.Scope, "scope", "", "project or global (project: the current git repository's)")
+	fl.StringVar(&opts.Scope, "scope", "", "project, global or personal (project: the current git repository's; personal: never synced)")
 	fl.StringVar(&opts.Type, "type", "", "learning or mini")
 	fl.StringVar(&opts.Entities, "entities", "", "entity sidecar YAML file")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")

@@ -21,12 +21,13 @@ const (
 var commandGroups = map[string]string{
 	"search": groupEveryday, "add": groupEveryday, "list": groupEveryday,
 	"show": groupEveryday, "forget": groupEveryday, "graph": groupEveryday,
-	"status":  groupEveryday,
+	"status": groupEveryday, "sync": groupEveryday,
 	"install": groupSetup, "uninstall": groupSetup, "doctor": groupSetup,
 	"reindex": groupSetup, "config": groupSetup, "version": groupSetup,
 	"completion": groupSetup, "help": groupSetup, "docs": groupSetup, "mcp": groupSetup,
 	"hook": groupPlumbing, "recall": groupPlumbing, "drain": groupPlumbing,
 	"queue": groupPlumbing, "statusline": groupPlumbing, "bench": groupPlumbing,
+	"merge-learning": groupPlumbing,
 }
 
 // applyConventions gives the command tree what gh, git and rg users

@@ -74,10 +74,26 @@ background drain when the queue is not empty.`,
 			if err != nil {
 				return err
 			}
+			syncing := false
+			if c.Sync.Auto && !dryRun && wroteLearnings(rep) {
+				// Detached: the drain (and any hook that started it) never
+				// waits on the network; sync's own lock keeps syncs apart.
+				if serr := proc.SpawnDetached("sync", "--background"); serr != nil {
+					fmt.Fprintf(f.IO.Err, "reflect: start a background sync: %v\n", serr)
+				} else {
+					syncing = true
+				}
+			}
 			if asJSON {
-				return printJSON(f.IO.Out, rep)
+				return printJSON(f.IO.Out, struct {
+					*drain.Report
+					Syncing bool `json:"syncing,omitempty"`
+				}{rep, syncing})
 			}
 			printDrain(f, rep)
+			if syncing {
+				fmt.Fprintln(f.IO.Out, "Syncing the new learnings in the background (sync.auto).")
+			}
 			return nil
 		},
 	}
@@ -88,6 +104,16 @@ background drain when the queue is not empty.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("writer", completeValues("claude", "codex", "builtin", "command"))
 	return cmd
+}
+
+// wroteLearnings reports whether a drain wrote any learning.
+func wroteLearnings(rep *drain.Report) bool {
+	for _, e := range rep.Entries {
+		if len(e.Learnings) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func printDrain(f *Factory, rep *drain.Report) {

@@ -15,6 +15,7 @@ import (
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/safetext"
 	textutil "github.com/reflectkb/reflect/internal/text" // main_test.go declares text
+	"github.com/reflectkb/reflect/kbsync"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -48,6 +49,9 @@ type Factory struct {
 	// commands agents run (hook, statusline), whose stderr users never see.
 	QuietConfig bool
 	cfg         *config.Config
+	// lastSyncResult is what the last sync in this process did, for the
+	// background sync's record.
+	lastSyncResult *kbsync.Result
 }
 
 // Color says whether stdout gets colour (see useColor).
@@ -182,7 +186,7 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return 2
 	}
-	if errors.Is(err, index.ErrBusy) || errors.Is(err, queue.ErrLocked) {
+	if errors.Is(err, index.ErrBusy) || errors.Is(err, queue.ErrLocked) || errors.Is(err, kbsync.ErrBusy) {
 		return exitBusy
 	}
 	return 1

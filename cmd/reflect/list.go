@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/store"
 )
 
 // listItem is one learning as `list --json` prints it: what the catalog
@@ -27,6 +28,8 @@ type listItem struct {
 	KeyInsight string   `json:"key_insight,omitempty"`
 	Path       string   `json:"path"`
 	Updated    string   `json:"updated"`
+	// NeedsReview: a sync merge kept two bodies for a person to settle.
+	NeedsReview bool `json:"needs_review,omitempty"`
 }
 
 // NewCmdList builds `reflect list`.
@@ -40,7 +43,8 @@ func NewCmdList(f *Factory) *cobra.Command {
 tail of the id, or the whole id where the tail would be ambiguous; every
 command taking an ID accepts it), the day it was last updated, its
 confidence and its title. On a terminal, titles are cut to the width of the
-window; --json prints every field in full.`,
+window; --json prints every field in full. A learning that 'reflect sync'
+merged with both bodies kept shows "[needs review]" before its title.`,
 		Example: `  reflect list
   reflect list -n 5 --project auth-service
   reflect list --json | jq -r '.learnings[].id'`,
@@ -64,7 +68,7 @@ window; --json prints every field in full.`,
 				for i, r := range items {
 					out[i] = listItem{ID: r.ID, ShortID: short(r.ID), Title: r.Title, Confidence: r.Confidence,
 						Type: r.Type, Scope: r.Scope, Project: r.Project, Tags: r.Tags,
-						KeyInsight: r.KeyInsight, Path: r.Path, Updated: r.Updated}
+						KeyInsight: r.KeyInsight, Path: r.Path, Updated: r.Updated, NeedsReview: store.NeedsReview(r.Path)}
 				}
 				return printJSON(f.IO.Out, map[string]any{"learnings": out})
 			}
@@ -103,6 +107,10 @@ func printList(s *Streams, items []index.Result, short func(string) string) {
 			day = day[:10]
 		}
 		title := oneLine(r.Title)
+		if store.NeedsReview(r.Path) {
+			// Flagged before the cut, so a narrow window still shows it.
+			title = "[needs review] " + title
+		}
 		if s.OutTTY {
 			title = truncateWidth(title, max(termWidth(s)-titleAt, 20))
 		}

@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"diskfull":   cmdDiskfull,
 			"fill":       cmdFill,
 			"mkfifo":     cmdMkfifo,
+			"waitfile":   cmdWaitfile,
 		},
 	})
 }
@@ -377,6 +378,30 @@ func cmdHoldlock(ts *testscript.TestScript, neg bool, args []string) {
 		d, err := time.ParseDuration(args[1])
 		ts.Check(err)
 		time.AfterFunc(d, func() { _ = f.Close() })
+	}
+}
+
+// waitfile FILE [LIMIT] waits for a detached background process (one this
+// script cannot wait on) to write FILE; LIMIT (default 2m) only keeps a
+// broken run from hanging the suite, it is no speed budget.
+func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [LIMIT]")
+	}
+	limit := 2 * time.Minute
+	if len(args) == 2 {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		limit = d
+	}
+	path := ts.MkAbs(args[0])
+	for deadline := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfile: %s did not appear within %s", args[0], limit)
+		}
 	}
 }
 

@@ -79,6 +79,8 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdDocs(f),
 		environmentTopic(),
 		NewCmdMCP(f),
+		NewCmdSync(f),
+		NewCmdMergeLearning(f),
 	)
 	applyConventions(root, f)
 	return root

@@ -27,6 +27,7 @@ type Config struct {
 	Drain  Drain
 	Index  Index
 	Recall Recall
+	Sync   Sync
 
 	// Origin says where each non-default setting came from ("env REFLECT_X",
 	// "config.toml"), for `reflect doctor`.
@@ -69,6 +70,17 @@ type Index struct {
 	VectorWeight float64 `toml:"vector_weight"`
 }
 
+// Sync holds `reflect sync`'s automatic mode.
+type Sync struct {
+	// Auto makes the drainer sync after it writes learnings, and
+	// SessionStart sync at most every PullInterval; both in a detached
+	// background process.
+	Auto bool `toml:"auto"`
+	// PullInterval is how often SessionStart may start a background sync.
+	PullInterval     time.Duration `toml:"-"`
+	PullIntervalText string        `toml:"pull_interval"`
+}
+
 // Recall holds the budgets of injected context.
 type Recall struct {
 	Max   int `toml:"max"`
@@ -82,6 +94,7 @@ type fileConfig struct {
 	Drain  Drain  `toml:"drain"`
 	Index  Index  `toml:"index"`
 	Recall Recall `toml:"recall"`
+	Sync   Sync   `toml:"sync"`
 }
 
 // Load resolves the configuration. A config.toml that cannot be parsed is an
@@ -91,6 +104,7 @@ func Load() (*Config, error) {
 		Drain:  Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
 		Index:  Index{Embedder: "hash"},
 		Recall: Recall{Max: 3, Chars: 1500},
+		Sync:   Sync{PullInterval: 15 * time.Minute},
 		Origin: map[string]string{},
 	}
 	home, _ := os.UserHomeDir()
@@ -168,6 +182,14 @@ func (c *Config) applyFile(fc *fileConfig) {
 	}
 	setInt("recall.max", &c.Recall.Max, fc.Recall.Max)
 	setInt("recall.chars", &c.Recall.Chars, fc.Recall.Chars)
+	if fc.Sync.Auto {
+		c.Sync.Auto = true
+		c.Origin["sync.auto"] = src
+	}
+	if d, err := parseDuration(fc.Sync.PullIntervalText); err == nil && d > 0 {
+		c.Sync.PullInterval = d
+		c.Origin["sync.pull_interval"] = src
+	}
 }
 
 func (c *Config) applyEnv(home string) error {

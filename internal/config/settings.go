@@ -33,6 +33,7 @@ const (
 	kindInt
 	kindFloat
 	kindDuration
+	kindBool
 )
 
 // keys are the settable keys, in the order `reflect config list` shows
@@ -59,6 +60,8 @@ var keys = []struct {
 	{"index.vector_weight", kindFloat},
 	{"recall.max", kindInt},
 	{"recall.chars", kindInt},
+	{"sync.auto", kindBool},
+	{"sync.pull_interval", kindDuration},
 }
 
 // Keys lists the keys `reflect config get` and `set` accept.
@@ -109,6 +112,10 @@ func (c *Config) value(key string) string {
 		return strconv.Itoa(c.Recall.Max)
 	case "recall.chars":
 		return strconv.Itoa(c.Recall.Chars)
+	case "sync.auto":
+		return strconv.FormatBool(c.Sync.Auto)
+	case "sync.pull_interval":
+		return c.Sync.PullInterval.String()
 	}
 	return ""
 }
@@ -246,6 +253,12 @@ func tomlLiteral(kind keyKind, key, value string) (string, error) {
 		if d, err := parseDuration(value); err != nil || d <= 0 {
 			return "", fmt.Errorf("%s: %q is not a duration such as 300s or 5m", key, value)
 		}
+	case kindBool:
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return "", fmt.Errorf("%s: %q is not true or false", key, value)
+		}
+		return strconv.FormatBool(b), nil
 	}
 	if strings.IndexFunc(value, unicode.IsControl) >= 0 {
 		return "", fmt.Errorf("%s: the value may not hold control characters", key)

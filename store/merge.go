@@ -1,0 +1,151 @@
+package store
+
+import (
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// BodyMerger merges three versions of a body (base, ours, theirs) and
+// reports whether it could do so without a conflict. `reflect sync` passes
+// one that runs `git merge-file`.
+type BodyMerger func(base, ours, theirs string) (merged string, clean bool)
+
+// Merge combines two versions of the same learning edited on two machines,
+// field by field, against their common ancestor base (nil when both sides
+// added the file): tags, symptoms and cites are the union of both sides;
+// a scalar field changed on one side only takes that change, and one
+// changed on both takes the version with the later `updated`; bodies go
+// to mergeBody, and when that conflicts both are kept under headings and
+// the result is marked needs_review. Unknown fields of both are kept.
+func Merge(base, ours, theirs *Learning, mergeBody BodyMerger) *Learning {
+	if base == nil {
+		base = &Learning{}
+	}
+	later, earlier := ours, theirs
+	if theirs.Updated.After(ours.Updated) {
+		later, earlier = theirs, ours
+	}
+	out := *later
+	out.extra = append(out.extra[:0:0], later.extra...)
+	out.KeepExtra(earlier)
+	pick := func(b, o, t any) any {
+		switch {
+		case reflect.DeepEqual(o, t), reflect.DeepEqual(b, t):
+			return o
+		case reflect.DeepEqual(b, o):
+			return t
+		}
+		if later == ours {
+			return o
+		}
+		return t
+	}
+	out.Title = pick(base.Title, ours.Title, theirs.Title).(string)
+	out.Type = pick(base.Type, ours.Type, theirs.Type).(string)
+	out.Confidence = pick(base.Confidence, ours.Confidence, theirs.Confidence).(string)
+	out.Category = pick(base.Category, ours.Category, theirs.Category).(string)
+	out.KeyInsight = pick(base.KeyInsight, ours.KeyInsight, theirs.KeyInsight).(string)
+	out.Scope = pick(base.Scope, ours.Scope, theirs.Scope).(string)
+	out.Project = pick(base.Project, ours.Project, theirs.Project).(string)
+	out.SupersededBy = pick(base.SupersededBy, ours.SupersededBy, theirs.SupersededBy).(string)
+	out.Source = pick(base.Source, ours.Source, theirs.Source).(*Source)
+	out.Private = ours.Private || theirs.Private
+	out.Tags = union(ours.Tags, theirs.Tags)
+	out.Symptoms = union(ours.Symptoms, theirs.Symptoms)
+	out.Cites = unionCites(ours.Cites, theirs.Cites)
+	out.Created = earliest(ours.Created, theirs.Created)
+	out.Updated = later.Updated
+	out.NeedsReview = ours.NeedsReview || theirs.NeedsReview
+	switch {
+	case ours.Body == theirs.Body, theirs.Body == base.Body:
+		out.Body = ours.Body
+	case ours.Body == base.Body:
+		out.Body = theirs.Body
+	default:
+		if body, clean := mergeBody(base.Body, ours.Body, theirs.Body); clean {
+			out.Body = body
+		} else {
+			out.Body = bothBodies(ours, theirs)
+			out.NeedsReview = true
+		}
+	}
+	return &out
+}
+
+// bothBodies keeps two bodies that could not be merged, each under a
+// heading that says where it came from, so nothing is lost and a person
+// can settle it.
+func bothBodies(ours, theirs *Learning) string {
+	stamp := func(l *Learning) string {
+		if l.Updated.IsZero() {
+			return ""
+		}
+		return " (updated " + l.Updated.UTC().Format(time.RFC3339) + ")"
+	}
+	return fmt.Sprintf("## Version kept on this machine%s\n\n%s\n## Version from the other machine%s\n\n%s",
+		stamp(ours), withNewline(ours.Body), stamp(theirs), withNewline(theirs.Body))
+}
+
+func withNewline(s string) string {
+	if s != "" && s[len(s)-1] != '\n' {
+		return s + "\n"
+	}
+	return s
+}
+
+// union is a then the values of b that a lacks, in order.
+func union(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, v := range append(append([]string(nil), a...), b...) {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// unionCites is union by path; a path cited on both sides keeps our hash.
+func unionCites(a, b []Cite) []Cite {
+	seen := map[string]bool{}
+	var out []Cite
+	for _, c := range append(append([]Cite(nil), a...), b...) {
+		if !seen[c.Path] {
+			seen[c.Path] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// MergeSidecars combines two entity sidecars of one learning: the union
+// of their entities (by name) and relationships (by source, target and
+// type), ours first.
+func MergeSidecars(ours, theirs *Sidecar) *Sidecar {
+	out := &Sidecar{DocumentID: ours.DocumentID}
+	seen := map[string]bool{}
+	for _, e := range append(append([]Entity(nil), ours.Entities...), theirs.Entities...) {
+		if !seen[e.Name] {
+			seen[e.Name] = true
+			out.Entities = append(out.Entities, e)
+		}
+	}
+	seenRel := map[[3]string]bool{}
+	for _, r := range append(append([]Relationship(nil), ours.Relationships...), theirs.Relationships...) {
+		k := [3]string{r.Source, r.Target, r.Type}
+		if !seenRel[k] {
+			seenRel[k] = true
+			out.Relationships = append(out.Relationships, r)
+		}
+	}
+	return out
+}
