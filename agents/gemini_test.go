@@ -119,3 +119,25 @@ func TestInstallMCPGeminiRoundTrip(t *testing.T) {
 		t.Errorf("after uninstall:\n%s", readFile(t, path))
 	}
 }
+
+// Gemini reads hook timeouts in milliseconds; what install and uninstall
+// report stays in seconds, as for every agent.
+func TestGeminiTimeoutsInMilliseconds(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "settings.json")
+	opts := InstallOptions{Agent: "gemini", SettingsPath: path, Binary: testBinary}
+	res, err := Install(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added[0].Event != "SessionStart" || res.Added[0].Timeout != 10 {
+		t.Errorf("reported %+v, want SessionStart with 10 s", res.Added[0])
+	}
+	if got := string(readFile(t, path)); !strings.Contains(got, `"timeout": 10000`) {
+		t.Errorf("file does not hold 10000 ms:\n%s", got)
+	}
+	res, err = Uninstall(opts)
+	if err != nil || len(res.Removed) == 0 || res.Removed[0].Timeout != 10 {
+		t.Errorf("uninstall reported %+v, %v; want 10 s", res.Removed, err)
+	}
+}

@@ -41,7 +41,7 @@ type Entry struct {
 	Event         string `json:"event"` // agent event name, or "statusLine"
 	Matcher       string `json:"matcher,omitempty"`
 	Command       string `json:"command"`
-	Timeout       int    `json:"timeout,omitempty"` // in the agent's unit: seconds, milliseconds for Gemini
+	Timeout       int    `json:"timeout,omitempty"` // seconds, whatever unit the agent's file uses
 	StatusMessage string `json:"status_message,omitempty"`
 }
 
@@ -433,7 +433,7 @@ func (m *mutator) install(root *jsonobj.Object) error {
 		if err != nil {
 			return err
 		}
-		e := Entry{Event: h.Event, Matcher: h.Matcher, Command: want.Command, Timeout: want.Timeout, StatusMessage: want.StatusMessage}
+		e := Entry{Event: h.Event, Matcher: h.Matcher, Command: want.Command, Timeout: h.Timeout, StatusMessage: want.StatusMessage}
 		switch outcome {
 		case added:
 			m.res.Added = append(m.res.Added, e)
@@ -589,7 +589,7 @@ func removeOurs(groups []json.RawMessage, event, agent string) ([]json.RawMessag
 		n := 0
 		for _, e := range list {
 			if isOurHook(e, agent) {
-				removed = append(removed, entryOf(event, groupMatcher(obj), e))
+				removed = append(removed, entryOf(event, groupMatcher(obj), e, specs[agent].millis))
 				n++
 				continue
 			}
@@ -640,9 +640,14 @@ func groupMatcher(g *jsonobj.Object) string {
 	return s
 }
 
-func entryOf(event, matcher string, raw json.RawMessage) Entry {
+// entryOf reports a hook entry of the file; millis says its timeout is in
+// milliseconds (Gemini), which Entry gives in seconds like every other.
+func entryOf(event, matcher string, raw json.RawMessage, millis bool) Entry {
 	var h hookEntry
 	_ = json.Unmarshal(raw, &h)
+	if millis {
+		h.Timeout /= 1000
+	}
 	return Entry{Event: event, Matcher: matcher, Command: h.Command, Timeout: h.Timeout, StatusMessage: h.StatusMessage}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -62,6 +63,22 @@ func (p *Payload) bound() {
 	p.Prompt = recall.ClipPrompt(p.Prompt)
 	if len(p.Cwd) > gitrepo.MaxPath {
 		p.Cwd = ""
+	}
+}
+
+// geminiContext matches the block Gemini CLI wraps a hook's
+// additionalContext in when it adds it to the prompt. Gemini hands the
+// prompt, with SessionStart's block prepended in non-interactive mode, to
+// BeforeAgent: searching those words would recall the learnings already
+// injected, and a correction would be judged on them. An unclosed block
+// runs to the end of the text.
+var geminiContext = lazyre.New(`(?s)<hook_context>.*?(</hook_context>|\z)`)
+
+// normalize makes an agent's payload read like the others: Gemini's
+// prompt loses the hook context it carries.
+func (p *Payload) normalize(agent string) {
+	if agent == "gemini" && strings.Contains(p.Prompt, "<hook_context>") {
+		p.Prompt = strings.TrimSpace(geminiContext.ReplaceAllString(p.Prompt, " "))
 	}
 }
 

@@ -140,6 +140,7 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if r.payload, err = ParsePayload(data); err != nil {
 		return answer{}, err
 	}
+	r.payload.normalize(r.Agent)
 	r.payload.bound()
 	h := handlers[r.Event]
 	if h == nil {
