@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,5 +116,15 @@ func TestGeminiCapturedSession(t *testing.T) {
 	}
 	if strings.Contains(c.Text, "reflect-learnings") || strings.Contains(c.Text, "hook_context") {
 		t.Errorf("injected context reached the writer's text:\n%s", c.Text)
+	}
+
+	// The builtin writer reads run_shell_command as a shell tool: the
+	// corrected failure is a learning.
+	out, err := Builtin{}.Write(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Learnings) != 1 || !strings.Contains(out.Learnings[0].Title+out.Learnings[0].KeyInsight, "/var/cache/widget") {
+		t.Errorf("builtin learnings = %+v, want the corrected ls", out.Learnings)
 	}
 }
