@@ -22,7 +22,7 @@ const BackupSuffix = ".reflect-backup"
 
 // InstallOptions says which agent to (un)install for and where.
 type InstallOptions struct {
-	// Agent is "claude" or "codex".
+	// Agent is one of Names: "claude", "codex" or "gemini".
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string

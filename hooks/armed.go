@@ -41,7 +41,7 @@ const WatchTTL = 10 * time.Minute
 // Failure is a failed shell command the next prompt may correct. It is what
 // an armed file holds. Every text field is redacted before it is stored.
 type Failure struct {
-	Agent     string `json:"agent,omitempty"` // claude | codex
+	Agent     string `json:"agent,omitempty"` // claude | codex | gemini
 	SessionID string `json:"session_id,omitempty"`
 	Tool      string `json:"tool"`
 	Command   string `json:"command"`
