@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/transcript"
 )
 
 // geminiParts returns the parts of the first candidate of one
@@ -81,7 +81,7 @@ func TestGeminiSideCallsAndWriter(t *testing.T) {
 	if text, _ := geminiParts(t, post(t, base+":generateContent", router))[0]["text"].(string); text != "{}" {
 		t.Errorf("JSON-mode side call answered %q, want {}", text)
 	}
-	prompt := drain.WriterPromptMarker + "\n<transcript>\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>"
+	prompt := transcript.WriterPromptMarker + "\n<transcript>\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>"
 	msg, _ := json.Marshal(map[string]any{
 		"contents":         []any{map[string]any{"role": "user", "parts": []any{map[string]any{"text": prompt}}}},
 		"generationConfig": map[string]any{"responseMimeType": "application/json"},
