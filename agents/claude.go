@@ -108,6 +108,14 @@ type claudeServer struct {
 }
 
 func editClaudeMCP(orig []byte, bin string, install bool, res *Result) ([]byte, error) {
+	return editMCPServers(orig, install, res, bin, jsonobj.Marshal(claudeServer{Type: "stdio", Command: bin, Args: mcpArgs, Env: map[string]string{}}))
+}
+
+// editMCPServers adds want, reflect's server entry for the binary bin, to
+// a JSON file's top-level mcpServers (or, to uninstall, removes ours).
+// Claude Code and Gemini CLI keep their servers this way, each entry with
+// a command and args.
+func editMCPServers(orig []byte, install bool, res *Result, bin string, want json.RawMessage) ([]byte, error) {
 	root, err := jsonobj.ParseDocument(orig)
 	if err != nil {
 		return nil, err
@@ -139,7 +147,6 @@ func editClaudeMCP(orig []byte, bin string, install bool, res *Result) ([]byte, 
 		}
 		return root.Render()
 	}
-	want := jsonobj.Marshal(claudeServer{Type: "stdio", Command: bin, Args: mcpArgs, Env: map[string]string{}})
 	if have && jsonobj.Equal(raw, want) {
 		return orig, nil
 	}

@@ -1,9 +1,10 @@
 // Package agents installs reflect into the coding agents: it merges
 // reflect's hooks (and Claude Code's status line) into
-// ~/.claude/settings.json and ~/.codex/hooks.json, registers the MCP server
-// in ~/.claude.json and ~/.codex/config.toml, and reads whether Codex
-// trusts the hooks it wrote. Each agent's specifics live in one file
-// (claude.go, codex.go); install.go is what they share: backup once, dry
+// ~/.claude/settings.json, ~/.codex/hooks.json and ~/.gemini/settings.json,
+// registers the MCP server in ~/.claude.json, ~/.codex/config.toml and
+// ~/.gemini/settings.json, and reads whether Codex trusts, and Gemini CLI
+// has enabled, the hooks it wrote. Each agent's specifics live in one file
+// (claude.go, codex.go, gemini.go); install.go is what they share: backup once, dry
 // run with a diff, atomic write.
 //
 // Installers never touch a file they cannot parse, never remove or reorder

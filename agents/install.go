@@ -22,7 +22,7 @@ const BackupSuffix = ".reflect-backup"
 
 // InstallOptions says which agent to (un)install for and where.
 type InstallOptions struct {
-	// Agent is "claude" or "codex".
+	// Agent is one of Names: "claude", "codex" or "gemini".
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string
@@ -41,7 +41,7 @@ type Entry struct {
 	Event         string `json:"event"` // agent event name, or "statusLine"
 	Matcher       string `json:"matcher,omitempty"`
 	Command       string `json:"command"`
-	Timeout       int    `json:"timeout,omitempty"` // seconds
+	Timeout       int    `json:"timeout,omitempty"` // seconds, whatever unit the agent's file uses
 	StatusMessage string `json:"status_message,omitempty"`
 }
 
@@ -89,11 +89,21 @@ type hookSpec struct {
 // registers there and where its MCP servers are registered. claude.go and
 // codex.go each fill one.
 type agentSpec struct {
-	name       string
-	envDir     string // env var that relocates the agent's config directory
-	homeDir    string // default directory under $HOME
-	file       string
-	hooks      []hookSpec
+	name    string
+	envDir  string // env var that relocates the agent's config directory
+	homeDir string // default directory under $HOME
+	// envIsHome says envDir names a replacement for $HOME, under which
+	// homeDir still applies (Gemini's GEMINI_CLI_HOME), rather than the
+	// config directory itself.
+	envIsHome bool
+	file      string
+	hooks     []hookSpec
+	// millis says the agent reads hook timeouts in milliseconds (Gemini
+	// CLI); hookSpec.Timeout is in seconds for every agent.
+	millis bool
+	// named gives each hook a "name" ("reflect-SUB"), which the agent
+	// shows in its hook list and uses to enable or disable it.
+	named      bool
 	statusLine bool // the file also takes a top-level statusLine
 	// installNotes are the steps left to the user after an install of the
 	// hooks into the file at path.
@@ -115,38 +125,62 @@ type agentSpec struct {
 var specs = map[string]agentSpec{
 	"claude": claudeAgent,
 	"codex":  codexAgent,
+	"gemini": geminiAgent,
 }
 
 // Names are the agents reflect installs into.
-var Names = []string{"claude", "codex"}
+var Names = []string{"claude", "codex", "gemini"}
 
 func lookupAgent(name string) (agentSpec, error) {
 	a, ok := specs[name]
 	if !ok {
-		return agentSpec{}, fmt.Errorf("unknown agent %q: choose claude or codex", name)
+		return agentSpec{}, fmt.Errorf("unknown agent %q: choose %s", name, strings.Join(Names, ", "))
 	}
 	return a, nil
 }
 
+// configDir is the agent's configuration directory: $envDir when set (or
+// $envDir/homeDir when envIsHome), else homeDir under $HOME.
+func configDir(a agentSpec) (string, error) {
+	if dir := os.Getenv(a.envDir); dir != "" {
+		if a.envIsHome {
+			return filepath.Join(dir, a.homeDir), nil
+		}
+		return dir, nil
+	}
+	home, err := homeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, a.homeDir), nil
+}
+
+func homeDir() (string, error) {
+	home := os.Getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil || home == "" {
+			return "", errors.New("cannot find your home directory: set HOME or pass --settings PATH")
+		}
+	}
+	return home, nil
+}
+
 // DefaultSettingsPath returns the file the installer edits for agent:
-// $HOME/.claude/settings.json for claude and $HOME/.codex/hooks.json for
-// codex. CLAUDE_CONFIG_DIR and CODEX_HOME, which move the agents' own
+// $HOME/.claude/settings.json for claude, $HOME/.codex/hooks.json for
+// codex and $HOME/.gemini/settings.json for gemini. CLAUDE_CONFIG_DIR,
+// CODEX_HOME and GEMINI_CLI_HOME, which move the agents' own
 // configuration, move it too: hooks written anywhere else would never load.
 func DefaultSettingsPath(agent string) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	if dir := os.Getenv(a.envDir); dir != "" {
-		return filepath.Join(dir, a.file), nil
+	dir, err := configDir(a)
+	if err != nil {
+		return "", err
 	}
-	home := os.Getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil || home == "" {
-			return "", fmt.Errorf("cannot find your home directory: set HOME or pass --settings PATH")
-		}
-	}
-	return filepath.Join(home, a.homeDir, a.file), nil
+	return filepath.Join(dir, a.file), nil
 }
 
 // Install merges reflect's hooks into the agent's settings file. It keeps
@@ -348,6 +382,22 @@ type mutator struct {
 // threads; runtime.GOMAXPROCS(1) in main comes too late to help.
 const oneProc = "GOMAXPROCS=1 "
 
+// timeout is h's timeout in the agent's unit.
+func (m *mutator) timeout(h hookSpec) int {
+	if m.agent.millis {
+		return h.Timeout * 1000
+	}
+	return h.Timeout
+}
+
+// hookName is the name a hook is listed under in agents that name hooks.
+func (m *mutator) hookName(h hookSpec) string {
+	if m.agent.named {
+		return "reflect-" + h.Sub
+	}
+	return ""
+}
+
 func (m *mutator) command(sub string) string {
 	return oneProc + shellQuote(m.binary) + " hook " + sub + " --agent " + m.agent.name
 }
@@ -355,6 +405,7 @@ func (m *mutator) command(sub string) string {
 // hookEntry is the handler object both agents read. Field order is the order
 // written to disk.
 type hookEntry struct {
+	Name          string `json:"name,omitempty"` // Gemini CLI only
 	Type          string `json:"type"`
 	Command       string `json:"command"`
 	Timeout       int    `json:"timeout,omitempty"`
@@ -373,7 +424,7 @@ func (m *mutator) install(root *jsonobj.Object) error {
 	}
 	changed := false
 	for _, h := range m.agent.hooks {
-		want := hookEntry{Type: "command", Command: m.command(h.Sub), Timeout: h.Timeout, StatusMessage: h.Status}
+		want := hookEntry{Name: m.hookName(h), Type: "command", Command: m.command(h.Sub), Timeout: m.timeout(h), StatusMessage: h.Status}
 		groups, err := hooks.Array(h.Event)
 		if err != nil {
 			return fmt.Errorf("hooks.%s must be a JSON array", h.Event)
@@ -382,7 +433,7 @@ func (m *mutator) install(root *jsonobj.Object) error {
 		if err != nil {
 			return err
 		}
-		e := Entry{Event: h.Event, Matcher: h.Matcher, Command: want.Command, Timeout: want.Timeout, StatusMessage: want.StatusMessage}
+		e := Entry{Event: h.Event, Matcher: h.Matcher, Command: want.Command, Timeout: h.Timeout, StatusMessage: want.StatusMessage}
 		switch outcome {
 		case added:
 			m.res.Added = append(m.res.Added, e)
@@ -538,7 +589,7 @@ func removeOurs(groups []json.RawMessage, event, agent string) ([]json.RawMessag
 		n := 0
 		for _, e := range list {
 			if isOurHook(e, agent) {
-				removed = append(removed, entryOf(event, groupMatcher(obj), e))
+				removed = append(removed, entryOf(event, groupMatcher(obj), e, specs[agent].millis))
 				n++
 				continue
 			}
@@ -589,9 +640,14 @@ func groupMatcher(g *jsonobj.Object) string {
 	return s
 }
 
-func entryOf(event, matcher string, raw json.RawMessage) Entry {
+// entryOf reports a hook entry of the file; millis says its timeout is in
+// milliseconds (Gemini), which Entry gives in seconds like every other.
+func entryOf(event, matcher string, raw json.RawMessage, millis bool) Entry {
 	var h hookEntry
 	_ = json.Unmarshal(raw, &h)
+	if millis {
+		h.Timeout /= 1000
+	}
 	return Entry{Event: event, Matcher: matcher, Command: h.Command, Timeout: h.Timeout, StatusMessage: h.StatusMessage}
 }
 

@@ -26,6 +26,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
+	t.Setenv("GEMINI_CLI_HOME", "")
 	return home
 }
 
@@ -99,7 +100,7 @@ func topKeys(t *testing.T, data []byte) []string {
 }
 
 func TestInstallMissingFile(t *testing.T) {
-	for _, agent := range []string{"claude", "codex"} {
+	for _, agent := range Names {
 		t.Run(agent, func(t *testing.T) {
 			isolate(t)
 			path, err := DefaultSettingsPath(agent)
@@ -217,6 +218,7 @@ func TestInstallTwiceIsNoop(t *testing.T) {
 		{"claude", "claude/user-settings.json"},
 		{"claude", "claude/compact.json"},
 		{"codex", "codex/user-hooks.json"},
+		{"gemini", "gemini/user-settings.json"},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			isolate(t)
@@ -253,6 +255,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 		{"claude", "claude/user-settings.json", true},
 		{"claude", "claude/compact.json", false},
 		{"codex", "codex/user-hooks.json", true},
+		{"gemini", "gemini/user-settings.json", false},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			isolate(t)
@@ -290,7 +293,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 		})
 	}
 	t.Run("missing file", func(t *testing.T) {
-		for _, agent := range []string{"claude", "codex"} {
+		for _, agent := range Names {
 			isolate(t)
 			opts := InstallOptions{Agent: agent, Binary: testBinary}
 			res, err := Uninstall(opts)
@@ -542,6 +545,7 @@ func TestDefaultSettingsPath(t *testing.T) {
 	for _, tt := range []struct{ agent, want string }{
 		{"claude", filepath.Join(home, ".claude", "settings.json")},
 		{"codex", filepath.Join(home, ".codex", "hooks.json")},
+		{"gemini", filepath.Join(home, ".gemini", "settings.json")},
 	} {
 		got, err := DefaultSettingsPath(tt.agent)
 		if err != nil || got != tt.want {
@@ -555,6 +559,11 @@ func TestDefaultSettingsPath(t *testing.T) {
 	}
 	if got, _ := DefaultSettingsPath("claude"); got != "/srv/claude/settings.json" {
 		t.Errorf("with CLAUDE_CONFIG_DIR: %q", got)
+	}
+	// GEMINI_CLI_HOME stands for $HOME: Gemini still uses .gemini in it.
+	t.Setenv("GEMINI_CLI_HOME", "/srv/gemini")
+	if got, _ := DefaultSettingsPath("gemini"); got != "/srv/gemini/.gemini/settings.json" {
+		t.Errorf("with GEMINI_CLI_HOME: %q", got)
 	}
 	_, err := DefaultSettingsPath("cursor")
 	if err == nil || !strings.Contains(err.Error(), "claude") || !strings.Contains(err.Error(), "codex") {

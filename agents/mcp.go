@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,25 +17,25 @@ var mcpArgs = []string{"mcp"}
 // DefaultMCPConfigPath returns the file that registers MCP servers for
 // agent at user scope: Claude Code's ~/.claude.json (what `claude mcp add
 // --scope user` writes; $CLAUDE_CONFIG_DIR/.claude.json when that is set)
-// and Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml).
+// Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml) and Gemini CLI's
+// ~/.gemini/settings.json, which holds its hooks too.
 func DefaultMCPConfigPath(agent string) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	if dir := os.Getenv(a.envDir); dir != "" {
-		return filepath.Join(dir, a.mcpFile), nil
-	}
-	home := os.Getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil || home == "" {
-			return "", errors.New("cannot find your home directory: set HOME or pass --settings PATH")
+	if a.mcpAtHome && os.Getenv(a.envDir) == "" {
+		home, err := homeDir()
+		if err != nil {
+			return "", err
 		}
-	}
-	if a.mcpAtHome {
 		return filepath.Join(home, a.mcpFile), nil
 	}
-	return filepath.Join(home, a.homeDir, a.mcpFile), nil
+	dir, err := configDir(a)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, a.mcpFile), nil
 }
 
 // InstallMCP registers `reflect mcp` as an MCP server of the agent, at user

@@ -236,18 +236,45 @@ func (r *Report) checkHooks() {
 			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
-				if agent == "codex" {
-					r.checkCodexTrust(res.Path)
-				}
+				r.checkWillRun(agent, res.Path)
 				continue
 			}
 			r.add(Check{Name: name, Status: OK, Detail: detail})
-			if agent == "codex" {
-				r.checkCodexTrust(res.Path)
-			}
+			r.checkWillRun(agent, res.Path)
 		default:
 			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)"})
 		}
+	}
+}
+
+// checkWillRun adds, for agents that can skip an installed hook, whether
+// each of reflect's will run.
+func (r *Report) checkWillRun(agent, path string) {
+	switch agent {
+	case "codex":
+		r.checkCodexTrust(path)
+	case "gemini":
+		r.checkGeminiHooks(path)
+	}
+}
+
+// checkGeminiHooks says, per reflect entry, whether Gemini CLI will run
+// it: hooksConfig.enabled = false turns every hook off, and /hooks disable
+// lists a hook's name in hooksConfig.disabled; either is silent in a
+// session.
+func (r *Report) checkGeminiHooks(settingsPath string) {
+	hooks, err := agents.GeminiHooks(settingsPath)
+	if err != nil {
+		r.add(Check{Name: "gemini hooks run", Status: Warn, Detail: err.Error(),
+			Fix: "fix Gemini's settings.json; Gemini CLI will not read it either"})
+		return
+	}
+	for _, h := range hooks {
+		c := Check{Name: "gemini " + h.Hook, Status: OK, Detail: h.Event + " runs"}
+		if !h.Runs {
+			c.Status, c.Detail, c.Fix = Warn, h.Event+" will not run: "+h.Why, agents.GeminiHookFix
+		}
+		r.add(c)
 	}
 }
 

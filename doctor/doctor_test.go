@@ -289,3 +289,54 @@ func TestSyncAndReviewChecks(t *testing.T) {
 		t.Errorf("NeedsReview = %v", r.NeedsReview)
 	}
 }
+
+func TestGeminiHooksCheck(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("GEMINI_CLI_HOME", "")
+	t.Setenv("PATH", t.TempDir())
+	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+	c.Drain.Writer = "builtin"
+	prev := installBinary
+	installBinary = "/opt/reflect/bin/reflect"
+	defer func() { installBinary = prev }()
+
+	r := Run(context.Background(), c)
+	if ch := checkNamed(r, "gemini hooks"); ch == nil || !strings.Contains(ch.Detail, "not installed") {
+		t.Errorf("gemini hooks before install = %+v", ch)
+	}
+	if checkNamed(r, "gemini prompt") != nil {
+		t.Error("a run check for hooks that are not installed")
+	}
+	res, err := agents.Install(agents.InstallOptions{Agent: "gemini", Binary: installBinary})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = Run(context.Background(), c)
+	for _, ev := range []string{"session-start", "prompt", "post-tool", "stop", "session-end"} {
+		if ch := checkNamed(r, "gemini "+ev); ch == nil || ch.Status != OK || !strings.HasSuffix(ch.Detail, " runs") {
+			t.Errorf("installed %s: %+v", ev, ch)
+		}
+	}
+
+	data, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := strings.Replace(string(data), "{\n", "{\n  \"hooksConfig\": {\"disabled\": [\"reflect-prompt\"]},\n", 1)
+	if err := os.WriteFile(res.Path, []byte(off), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "gemini prompt"); ch == nil || ch.Status != Warn ||
+		!strings.Contains(ch.Detail, "BeforeAgent will not run") || !strings.Contains(ch.Fix, "/hooks enable") {
+		t.Errorf("disabled prompt hook: %+v", ch)
+	}
+	if ch := checkNamed(r, "gemini stop"); ch == nil || ch.Status != OK {
+		t.Errorf("stop hook next to a disabled one: %+v", ch)
+	}
+	if !r.Healthy() {
+		t.Error("a disabled hook made the report unhealthy; it is a warning")
+	}
+}

@@ -1,4 +1,4 @@
-// Package e2e drives the real Claude Code and Codex CLIs, installed from
+// Package e2e drives the real Claude Code, Codex and Gemini CLIs, installed from
 // npm at pinned versions, offline against the project's fake model server
 // (e2e/fakemodel), with reflect's hooks installed in a temporary HOME. It
 // is run by `make e2e`; see docs/e2e.md.
@@ -20,9 +20,10 @@ import (
 )
 
 // Versions are the client versions the suite runs: versions.env, unless
-// E2E_CLAUDE_VERSION or E2E_CODEX_VERSION say otherwise.
+// E2E_CLAUDE_VERSION, E2E_CODEX_VERSION or E2E_GEMINI_VERSION say
+// otherwise.
 type Versions struct {
-	Claude, Codex string
+	Claude, Codex, Gemini string
 	// Inspector is @modelcontextprotocol/inspector's version
 	// (E2E_INSPECTOR_VERSION), for TestInspector; "" skips that test.
 	Inspector string
@@ -59,12 +60,16 @@ func LoadVersions(path string) (Versions, error) {
 	if s := os.Getenv("E2E_CODEX_VERSION"); s != "" {
 		v.Codex = s
 	}
+	v.Gemini = vals["E2E_GEMINI_VERSION"]
+	if s := os.Getenv("E2E_GEMINI_VERSION"); s != "" {
+		v.Gemini = s
+	}
 	v.Inspector = vals["E2E_INSPECTOR_VERSION"]
 	if s := os.Getenv("E2E_INSPECTOR_VERSION"); s != "" {
 		v.Inspector = s
 	}
-	if v.Claude == "" || v.Codex == "" {
-		return v, fmt.Errorf("%s must set E2E_CLAUDE_VERSION and E2E_CODEX_VERSION", path)
+	if v.Claude == "" || v.Codex == "" || v.Gemini == "" {
+		return v, fmt.Errorf("%s must set E2E_CLAUDE_VERSION, E2E_CODEX_VERSION and E2E_GEMINI_VERSION", path)
 	}
 	return v, nil
 }
@@ -123,6 +128,48 @@ func Install(ctx context.Context, cacheDir string, v Versions) (bin string, reus
 		if got := installedVersion(prefix, pkg); got != want {
 			return "", false, fmt.Errorf("npm installed %s %q, want %q", pkg, got, want)
 		}
+	}
+	return bin, false, nil
+}
+
+// geminiNode is the oldest node Gemini CLI runs on (its package.json's
+// engines).
+const geminiNode = 20
+
+// MissingGeminiTools says why Gemini CLI cannot run here ("" when it can):
+// it needs a newer node than the other clients.
+func MissingGeminiTools(ctx context.Context) string {
+	major, err := nodeMajor(ctx)
+	if err != nil {
+		return "node is not usable: " + err.Error()
+	}
+	if major < geminiNode {
+		return fmt.Sprintf("node %d is too old; Gemini CLI needs node >= %d", major, geminiNode)
+	}
+	return ""
+}
+
+// InstallGemini makes the pinned Gemini CLI available under cacheDir, in a
+// prefix of its own so that bumping it reinstalls nothing else, and
+// returns the directory holding its gemini executable.
+func InstallGemini(ctx context.Context, cacheDir, version string) (bin string, reused bool, err error) {
+	const pkg = "@google/gemini-cli"
+	prefix := filepath.Join(cacheDir, "clients", "gemini-"+version)
+	bin = filepath.Join(prefix, "node_modules", ".bin")
+	if installedVersion(prefix, pkg) == version {
+		return bin, true, nil
+	}
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", false, err
+	}
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", prefix,
+		"--no-audit", "--no-fund", "--no-save", "--loglevel=error",
+		"--cache", filepath.Join(cacheDir, "npm-cache"), pkg+"@"+version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", false, fmt.Errorf("npm install: %w\n%s", err, out)
+	}
+	if got := installedVersion(prefix, pkg); got != version {
+		return "", false, fmt.Errorf("npm installed %s %q, want %q", pkg, got, version)
 	}
 	return bin, false, nil
 }

@@ -22,6 +22,10 @@ var suite struct {
 	once      sync.Once
 	err       string // why the suite cannot run
 	clientBin string
+	// geminiBin holds the gemini executable; geminiErr says why Gemini
+	// CLI cannot run when it cannot (an older node).
+	geminiBin string
+	geminiErr string
 	reflect   string
 	versions  Versions
 	reused    bool
@@ -70,6 +74,11 @@ func setup(t *testing.T) {
 			suite.err = err.Error()
 			return
 		}
+		if why := MissingGeminiTools(ctx); why != "" {
+			suite.geminiErr = why
+		} else if suite.geminiBin, _, err = InstallGemini(ictx, cache, v.Gemini); err != nil {
+			suite.geminiErr = err.Error()
+		}
 		suite.reflect = os.Getenv("E2E_REFLECT_BIN")
 		if suite.reflect == "" {
 			// The binary must be named reflect: install refuses others.
@@ -94,6 +103,20 @@ func setup(t *testing.T) {
 		t.Skipf("end-to-end suite skipped: %s", suite.err)
 	}
 	t.Logf("clients: Claude Code %s, Codex %s (npm cache reused: %v)", suite.versions.Claude, suite.versions.Codex, suite.reused)
+}
+
+// setupGemini is setup for the tests that drive Gemini CLI, which also
+// needs node >= 20.
+func setupGemini(t *testing.T) {
+	t.Helper()
+	setup(t)
+	if suite.geminiErr != "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("Gemini CLI cannot run in CI: %s", suite.geminiErr)
+		}
+		t.Skipf("Gemini CLI skipped: %s", suite.geminiErr)
+	}
+	t.Logf("Gemini CLI %s", suite.versions.Gemini)
 }
 
 // check records one assertion's outcome in the suite's report as well as

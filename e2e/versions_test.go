@@ -11,8 +11,9 @@ import (
 func TestLoadVersions(t *testing.T) {
 	t.Setenv("E2E_CLAUDE_VERSION", "")
 	t.Setenv("E2E_CODEX_VERSION", "")
+	t.Setenv("E2E_GEMINI_VERSION", "")
 	v, err := LoadVersions("versions.env")
-	if err != nil || v.Claude == "" || v.Codex == "" {
+	if err != nil || v.Claude == "" || v.Codex == "" || v.Gemini == "" {
 		t.Fatalf("versions.env: %+v, %v", v, err)
 	}
 	t.Setenv("E2E_CODEX_VERSION", "0.200.0")
@@ -20,6 +21,10 @@ func TestLoadVersions(t *testing.T) {
 		t.Errorf("override: %+v, %v", v, err)
 	}
 	bad := filepath.Join(t.TempDir(), "versions.env")
+	t.Setenv("E2E_GEMINI_VERSION", "0.99.0")
+	if v, err := LoadVersions("versions.env"); err != nil || v.Gemini != "0.99.0" {
+		t.Errorf("Gemini override: %+v, %v", v, err)
+	}
 	if err := os.WriteFile(bad, []byte("E2E_CLAUDE_VERSION ?= 1.0.0\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

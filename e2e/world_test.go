@@ -26,7 +26,7 @@ const (
 // repository with seeded learnings, and the fake model server.
 type world struct {
 	t       *testing.T
-	agent   string // claude | codex
+	agent   string // claude | codex | gemini
 	root    string
 	home    string
 	state   string
@@ -109,7 +109,7 @@ func newWorld(t *testing.T, agent string) *world {
 // parent's, minus anything that could reach a real configuration or
 // account, plus the world's directories and the fake server.
 func (w *world) environ(parent []string) []string {
-	drop := []string{"HOME=", "REFLECT_", "CLAUDE_", "CODEX_", "ANTHROPIC_", "OPENAI_", "XDG_", "PATH="}
+	drop := []string{"HOME=", "REFLECT_", "CLAUDE_", "CODEX_", "ANTHROPIC_", "OPENAI_", "GEMINI_", "GOOGLE_", "XDG_", "PATH="}
 	var env []string
 	for _, kv := range parent {
 		keep := true
@@ -122,7 +122,7 @@ func (w *world) environ(parent []string) []string {
 	}
 	return append(env,
 		"HOME="+w.home,
-		"PATH="+suite.clientBin+string(os.PathListSeparator)+filepath.Dir(w.reflect)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PATH="+strings.Join(append(clientDirs(), filepath.Dir(w.reflect), os.Getenv("PATH")), string(os.PathListSeparator)),
 		"REFLECT_STATE_DIR="+w.state,
 		"REFLECT_LEARNINGS_DIR="+w.kb,
 		"REFLECT_EMBEDDER=hash",
@@ -131,6 +131,12 @@ func (w *world) environ(parent []string) []string {
 		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"E2E_FAKE_MODEL_KEY=e2e-fake-key",
+		// Gemini CLI: the Gemini API at the fake server with an API key,
+		// and the repository trusted (headless runs refuse an untrusted
+		// folder).
+		"GEMINI_API_KEY=e2e-fake-key",
+		"GOOGLE_GEMINI_BASE_URL="+w.server.URL(),
+		"GEMINI_CLI_TRUST_WORKSPACE=true",
 		"NO_COLOR=1",
 	)
 }
@@ -166,14 +172,34 @@ func (w *world) reflectTry(args ...string) ([]byte, error) {
 	return run(context.Background(), reflectTimout, w.repo, w.env, w.reflect, args...)
 }
 
+// clientDirs are the directories holding the installed clients.
+func clientDirs() []string {
+	dirs := []string{suite.clientBin}
+	if suite.geminiBin != "" {
+		dirs = append(dirs, suite.geminiBin)
+	}
+	return dirs
+}
+
 // client runs the world's client binary in the repository.
 func (w *world) client(args ...string) []byte {
+	w.t.Helper()
+	return w.clientAs(w.agent, args...)
+}
+
+// clientAs runs another agent's client in the world (the cross-agent
+// test runs two in one HOME).
+func (w *world) clientAs(agent string, args ...string) []byte {
 	w.t.Helper()
 	// A SessionStart hook starts a background drain when the queue is not
 	// empty, at most every ten minutes: a fresh stamp keeps drains where
 	// the test runs them.
 	w.write(filepath.Join(w.state, "drain-started"), time.Now().UTC().Format(time.RFC3339)+"\n")
-	out, err := run(context.Background(), clientTimeout, w.repo, w.env, filepath.Join(suite.clientBin, w.agent), args...)
+	bin := suite.clientBin
+	if agent == "gemini" {
+		bin = suite.geminiBin
+	}
+	out, err := run(context.Background(), clientTimeout, w.repo, w.env, filepath.Join(bin, agent), args...)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -194,10 +220,14 @@ func (w *world) addCaptureHooks(settings string, events []string) {
 		w.t.Fatal(err)
 	}
 	hooks := doc["hooks"].(map[string]any)
+	timeout := 5
+	if w.agent == "gemini" {
+		timeout = 5000 // milliseconds
+	}
 	for _, ev := range events {
 		groups, _ := hooks[ev].([]any)
 		cmd := "cat > " + shellQuote(w.capture) + "/$(date +%s%N)-" + ev + ".json"
-		groups = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": 5}}})
+		groups = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": timeout}}})
 		hooks[ev] = groups
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")

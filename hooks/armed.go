@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/geminishell"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/text"
@@ -40,7 +41,7 @@ const WatchTTL = 10 * time.Minute
 // Failure is a failed shell command the next prompt may correct. It is what
 // an armed file holds. Every text field is redacted before it is stored.
 type Failure struct {
-	Agent     string `json:"agent,omitempty"` // claude | codex
+	Agent     string `json:"agent,omitempty"` // claude | codex | gemini
 	SessionID string `json:"session_id,omitempty"`
 	Tool      string `json:"tool"`
 	Command   string `json:"command"`
@@ -70,10 +71,12 @@ type toolPayload struct {
 }
 
 // shellTools are the tool names under which the agents run shell commands:
-// Claude's Bash, and the names Codex has used across versions.
+// Claude's Bash, the names Codex has used across versions, and Gemini
+// CLI's run_shell_command.
 var shellTools = map[string]bool{
 	"bash": true, "shell": true, "exec_command": true, "local_shell": true,
 	"shell_command": true, "container.exec": true, "unified_exec": true,
+	"run_shell_command": true,
 }
 
 // FailedBash reports whether a post-tool payload is a shell command that
@@ -82,7 +85,9 @@ var shellTools = map[string]bool{
 // PostToolUse whose tool_response is the text "Exit code: N …Output:…" or,
 // in some versions, an object with exit_code and output. Codex 0.169 sends
 // the output text alone; CodexRolloutFailure reads the exit code from the
-// rollout for that case. A successful call,
+// rollout for that case. Gemini CLI reports a non-zero exit as AfterTool
+// whose tool_response.llmContent ends with "Exit Code: N" (see
+// internal/geminishell). A successful call,
 // an interrupted one (the user pressed Esc: nothing to learn), or a failure
 // without an exit code (a denied permission, a timeout) is not a Failure.
 //
@@ -174,6 +179,18 @@ func parseResponse(raw json.RawMessage) (code int, output string, ok bool) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
 		return 0, "", false
+	}
+	if content, gemini := obj["llmContent"]; gemini {
+		r, ok := geminishell.Parse(jsonString(content))
+		if !ok {
+			return 0, "", false
+		}
+		if r.ExitCode == 0 && r.Signal != "" {
+			// Killed by a signal: the shell's convention, 128+n, is
+			// unknown here; -1 still marks it failed.
+			return -1, r.Output, true
+		}
+		return r.ExitCode, r.Output, true
 	}
 	code, ok = exitCodeOf(obj)
 	var parts []string

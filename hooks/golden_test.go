@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -43,7 +44,7 @@ var (
 func loadRules() (map[string]outputRules, error) {
 	rulesOnce.Do(func() {
 		rules = map[string]outputRules{}
-		for _, agent := range []string{"claude", "codex"} {
+		for _, agent := range hooks.Agents {
 			data, err := os.ReadFile(filepath.Join("testdata", "schemas", agent+".json"))
 			if err != nil {
 				rulesErr = err
@@ -190,6 +191,10 @@ func TestValidateOutput(t *testing.T) {
 		{"codex", "session-end", `{}` + "\n", false},
 		{"claude", "post-tool", ok("PostToolUse", block), false},
 		{"claude", "prompt", "\xff\n", false},
+		{"gemini", "prompt", ok("BeforeAgent", block), true},
+		{"gemini", "prompt", ok("UserPromptSubmit", block), false}, // Claude's name
+		{"gemini", "stop", `{}` + "\n", false},                     // AfterAgent: nothing at all
+		{"gemini", "post-tool", ok("AfterTool", block), false},
 		{"claude", "bogus", "{}\n", false},
 		{"", "prompt", "{}\n", false},
 	} {
@@ -289,6 +294,14 @@ func TestGolden(t *testing.T) {
 		{"codex", "post-tool-use", "post-tool", codexSID, nil, "watching: go exited 1", ""},
 		{"codex", "pre-compact", "pre-compact", codexSID, nil, "queued session", queue.TriggerPreCompactAuto},
 		{"codex", "stop", "stop", codexSID, nil, "queued session", queue.TriggerStop},
+		{"gemini", "session-start", "session-start", geminiSID, []string{"samesite"}, "recalled 1", ""},
+		{"gemini", "before-agent", "prompt", geminiSID, []string{"samesite"}, "recalled 1", ""},
+		{"gemini", "before-agent-correction", "prompt", geminiSID, []string{"insecure"}, "recalled 1", ""},
+		{"gemini", "after-tool", "post-tool", geminiSID, nil, "tool call ok", ""},
+		{"gemini", "after-tool-failure", "post-tool", geminiSID, nil, "watching: curl exited 60", ""},
+		{"gemini", "pre-compress", "pre-compact", geminiSID, nil, "queued session", queue.TriggerPreCompactAuto},
+		{"gemini", "after-agent", "stop", geminiSID, nil, "queued session", queue.TriggerStop},
+		{"gemini", "session-end", "session-end", geminiSID, nil, "queued session", queue.TriggerSessionEnd},
 	} {
 		t.Run(tc.agent+"/"+tc.fixture, func(t *testing.T) {
 			cfg := e.withState(t)

@@ -6,9 +6,11 @@ import (
 )
 
 // contextOutput is the answer that injects text into the agent's context.
-// Both agents accept exactly this shape for SessionStart and
-// UserPromptSubmit; Codex rejects any other field (its output schemas have
-// additionalProperties: false), so nothing else is ever added here.
+// Every agent accepts exactly this shape for its session-start and prompt
+// events (Gemini CLI for SessionStart and BeforeAgent, where it appends
+// the text to the prompt); Codex rejects any other field (its output
+// schemas have additionalProperties: false), so nothing else is ever added
+// here.
 type contextOutput struct {
 	HookSpecificOutput struct {
 		HookEventName     string `json:"hookEventName"`
@@ -18,12 +20,12 @@ type contextOutput struct {
 
 // writeContext prints the additionalContext answer for event. Empty text
 // prints nothing at all: silence is the answer when there is nothing to add.
-func writeContext(w io.Writer, event, text string) error {
+func writeContext(w io.Writer, agent, event, text string) error {
 	if text == "" {
 		return nil
 	}
 	var out contextOutput
-	out.HookSpecificOutput.HookEventName = agentEventName(event)
+	out.HookSpecificOutput.HookEventName = agentEventName(agent, event)
 	out.HookSpecificOutput.AdditionalContext = text
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -14,19 +15,19 @@ import (
 var Events = []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"}
 
 // Agents are the harnesses reflect answers.
-var Agents = []string{"claude", "codex"}
+var Agents = []string{"claude", "codex", "gemini"}
 
-// Payload is the part of an agent's hook JSON reflect reads. Both agents
-// send the same names for these fields; everything else is ignored, so new
-// fields in either agent never break a hook.
+// Payload is the part of an agent's hook JSON reflect reads. Every agent
+// sends the same names for these fields; everything else is ignored, so new
+// fields in any agent never break a hook.
 type Payload struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"` // Codex may send null
 	Cwd            string `json:"cwd"`
 	HookEventName  string `json:"hook_event_name"`
 	Source         string `json:"source"`  // SessionStart: startup, resume, clear, compact
-	Prompt         string `json:"prompt"`  // UserPromptSubmit
-	Trigger        string `json:"trigger"` // PreCompact: auto, manual
+	Prompt         string `json:"prompt"`  // UserPromptSubmit, Gemini's BeforeAgent
+	Trigger        string `json:"trigger"` // PreCompact, Gemini's PreCompress: auto, manual
 	ToolName       string `json:"tool_name"`
 
 	// Raw is the whole payload, for handlers that need agent-specific fields.
@@ -65,8 +66,29 @@ func (p *Payload) bound() {
 	}
 }
 
+// geminiContext matches the block Gemini CLI wraps a hook's
+// additionalContext in when it adds it to the prompt. Gemini hands the
+// prompt, with SessionStart's block prepended in non-interactive mode, to
+// BeforeAgent: searching those words would recall the learnings already
+// injected, and a correction would be judged on them. An unclosed block
+// runs to the end of the text.
+var geminiContext = lazyre.New(`(?s)<hook_context>.*?(</hook_context>|\z)`)
+
+// normalize makes an agent's payload read like the others: Gemini's
+// prompt loses the hook context it carries.
+func (p *Payload) normalize(agent string) {
+	if agent == "gemini" && strings.Contains(p.Prompt, "<hook_context>") {
+		p.Prompt = strings.TrimSpace(geminiContext.ReplaceAllString(p.Prompt, " "))
+	}
+}
+
 // agentEventName is the agent's own name for an event, used in output.
-func agentEventName(event string) string {
+// Claude and Codex share Claude's names; Gemini CLI has its own
+// (agents/gemini.go registers the hooks under them).
+func agentEventName(agent, event string) string {
+	if agent == "gemini" {
+		return geminiEvents[event]
+	}
 	switch event {
 	case "session-start":
 		return "SessionStart"
@@ -82,6 +104,19 @@ func agentEventName(event string) string {
 		return "SessionEnd"
 	}
 	return ""
+}
+
+// geminiEvents are Gemini CLI's names for reflect's events: BeforeAgent
+// fires after the user submits a prompt, AfterAgent when the agent loop
+// of a turn ends (Claude's Stop), PreCompress before history is
+// summarised.
+var geminiEvents = map[string]string{
+	"session-start": "SessionStart",
+	"prompt":        "BeforeAgent",
+	"post-tool":     "AfterTool",
+	"pre-compact":   "PreCompress",
+	"stop":          "AfterAgent",
+	"session-end":   "SessionEnd",
 }
 
 func known(v string, list []string) bool {
@@ -100,7 +135,7 @@ func ValidEvent(event, agent string) error {
 		return fmt.Errorf("unknown hook event %q; use one of %s", event, strings.Join(Events, ", "))
 	}
 	if !known(agent, Agents) {
-		return fmt.Errorf("unknown agent %q; use --agent claude or --agent codex", agent)
+		return fmt.Errorf("unknown agent %q; use --agent %s", agent, strings.Join(Agents, ", --agent "))
 	}
 	return nil
 }

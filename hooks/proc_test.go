@@ -115,7 +115,7 @@ func TestProcessBadInput(t *testing.T) {
 		{"no event", []string{"hook", "--agent", "codex"}},
 		{"missing --agent", []string{"hook", "prompt"}},
 		{"empty --agent", []string{"hook", "prompt", "--agent="}},
-		{"unknown agent", []string{"hook", "prompt", "--agent", "gemini"}},
+		{"unknown agent", []string{"hook", "prompt", "--agent", "cursor"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runProc(t, e, valid, nil, tc.args...)

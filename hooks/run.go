@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) {
 		ev.Error = true
 		ev.Detail = err.Error()
 		logf(o.Config.StateDir, r.now, "%s --agent %s: %v", o.Event, o.Agent, err)
-	} else if werr := writeContext(o.Out, o.Event, res.context); werr != nil {
+	} else if werr := writeContext(o.Out, o.Agent, o.Event, res.context); werr != nil {
 		logf(o.Config.StateDir, r.now, "%s --agent %s: write answer: %v", o.Event, o.Agent, werr)
 	}
 	// Every event shows the session's running count, not only the events
@@ -140,6 +140,7 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if r.payload, err = ParsePayload(data); err != nil {
 		return answer{}, err
 	}
+	r.payload.normalize(r.Agent)
 	r.payload.bound()
 	h := handlers[r.Event]
 	if h == nil {

@@ -44,6 +44,7 @@ const testDeadline = 30 * time.Second
 const (
 	claudeSID = "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01"
 	codexSID  = "019aad50-a7e6-7422-b7a8-0b384290624f"
+	geminiSID = "6cfe662c-a310-4e59-86a3-b1225a758524"
 )
 
 // Environment of the re-executed test binary (TestMain).
@@ -444,6 +445,14 @@ var fixtureRuns = []struct{ agent, fixture, event string }{
 	{"codex", "post-tool-use", "post-tool"},
 	{"codex", "pre-compact", "pre-compact"},
 	{"codex", "stop", "stop"},
+	{"gemini", "session-start", "session-start"},
+	{"gemini", "before-agent", "prompt"},
+	{"gemini", "before-agent-correction", "prompt"},
+	{"gemini", "after-tool", "post-tool"},
+	{"gemini", "after-tool-failure", "post-tool"},
+	{"gemini", "pre-compress", "pre-compact"},
+	{"gemini", "after-agent", "stop"},
+	{"gemini", "session-end", "session-end"},
 }
 
 // REFLECT_DISABLE=1 (the drainer's guard against feedback loops) turns
@@ -506,7 +515,7 @@ func TestRunFailsOpen(t *testing.T) {
 		{"unknown event", "bogus", "claude", valid, `unknown hook event "bogus"`},
 		{"empty event", "", "codex", valid, `unknown hook event ""`},
 		{"missing agent", "prompt", "", valid, `unknown agent ""`},
-		{"unknown agent", "prompt", "gemini", valid, `unknown agent "gemini"`},
+		{"unknown agent", "prompt", "cursor", valid, `unknown agent "cursor"`},
 		{"empty stdin", "prompt", "claude", nil, "hook payload is not a JSON object"},
 		{"garbage", "session-start", "codex", []byte("\x00\xffnot json"), "hook payload is not a JSON object"},
 		{"array", "stop", "codex", []byte(`[{"session_id":"x"}]`), "hook payload is not a JSON object"},

@@ -30,6 +30,7 @@ type Harness string
 const (
 	HarnessClaude Harness = "claude"
 	HarnessCodex  Harness = "codex"
+	HarnessGemini Harness = "gemini"
 )
 
 // Record is one line of pending_reflections.jsonl (ARCHITECTURE §3, "Queue record").
@@ -65,7 +66,7 @@ func (r *Record) validate() error {
 		return fmt.Errorf("queue record: unknown trigger %q", r.Trigger)
 	}
 	switch r.Harness {
-	case HarnessClaude, HarnessCodex:
+	case HarnessClaude, HarnessCodex, HarnessGemini:
 	default:
 		return fmt.Errorf("queue record: unknown harness %q", r.Harness)
 	}

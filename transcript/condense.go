@@ -81,7 +81,8 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Condense reads the transcript at path (a Claude Code session JSONL when
-// harness is "claude", a Codex rollout JSONL when "codex", detected from
+// harness is "claude", a Codex rollout JSONL when "codex", a Gemini CLI
+// chat file when "gemini", detected from
 // the first records when empty) and reduces it to the events a writer
 // needs, redacted and bounded by limits.
 //
@@ -119,13 +120,17 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 	}
 	b := newBuilder(c, limits)
 	var parse func([]byte)
+	end := func() {}
 	switch harness {
 	case "claude":
 		parse = newClaudeParser(b).line
 	case "codex":
 		parse = newCodexParser(b).line
+	case "gemini":
+		g := newGeminiParser(b)
+		parse, end = g.line, g.end
 	default:
-		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude or codex)", path, harness)
+		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex or gemini)", path, harness)
 	}
 	lr := newLineReader(f)
 	for b.c.Skip == "" {
@@ -139,6 +144,9 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 		if err != nil {
 			return nil, fmt.Errorf("condense %s: %w", path, err)
 		}
+	}
+	if b.c.Skip == "" {
+		end()
 	}
 	b.finish()
 	return c, nil
@@ -214,13 +222,19 @@ func detectHarness(r io.Reader) (string, error) {
 
 func harnessOf(line []byte) string {
 	var probe struct {
-		Type      json.RawMessage `json:"type"`
-		Payload   json.RawMessage `json:"payload"`
-		SessionID json.RawMessage `json:"sessionId"`
-		Message   json.RawMessage `json:"message"`
+		Type        json.RawMessage `json:"type"`
+		Payload     json.RawMessage `json:"payload"`
+		SessionID   json.RawMessage `json:"sessionId"`
+		Message     json.RawMessage `json:"message"`
+		ProjectHash json.RawMessage `json:"projectHash"`
+		Set         json.RawMessage `json:"$set"`
 	}
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &probe) != nil {
 		return ""
+	}
+	// Before Claude's checks: Gemini's header has a sessionId too.
+	if probe.ProjectHash != nil || probe.Set != nil || str(probe.Type) == "gemini" {
+		return "gemini"
 	}
 	switch str(probe.Type) {
 	case "session_meta", "response_item", "event_msg", "turn_context", "compacted":

@@ -125,8 +125,8 @@ func TestWindowCutKeepsNoSecretPrefix(t *testing.T) {
 func TestUnknownHarnessIsAnError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	os.WriteFile(path, []byte(cUser(`"x"`)), 0o600)
-	if _, err := Condense(path, "gemini", Limits{}); err == nil {
-		t.Error("want an error for harness gemini")
+	if _, err := Condense(path, "cursor", Limits{}); err == nil {
+		t.Error("want an error for harness cursor")
 	}
 	if _, err := Condense(filepath.Join(t.TempDir(), "missing.jsonl"), "claude", Limits{}); err == nil {
 		t.Error("want an error for a missing file")

@@ -3,7 +3,7 @@ package transcript
 // Condensed is a transcript reduced to what a writer needs. Every string in
 // it has been redacted and bounded.
 type Condensed struct {
-	Harness   string `json:"harness"` // claude | codex
+	Harness   string `json:"harness"` // claude | codex | gemini
 	SessionID string `json:"session_id"`
 	Cwd       string `json:"cwd,omitempty"`
 	Branch    string `json:"branch,omitempty"`

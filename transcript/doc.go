@@ -20,6 +20,7 @@
 //   - claude.go: Claude Code session JSONL.
 //   - codex.go: Codex rollout JSONL, and FindCodexCompletion, which the
 //     hooks use to read a shell command's exit code from a rollout's tail.
+//   - gemini.go: Gemini CLI chat JSONL (~/.gemini/tmp/<project>/chats).
 //
 // # Adding a format
 //

@@ -43,7 +43,7 @@ no-op. 'reflect install' sets these up for you.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "claude or codex")
+	cmd.Flags().StringVar(&agent, "agent", "", "claude, codex or gemini")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
 	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +17,7 @@ import (
 func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
 	opts := agents.InstallOptions{}
 	var asJSON bool
-	verb, short := "install", "Add reflect's hooks to Claude Code or Codex"
+	verb, short := "install", "Add reflect's hooks to Claude Code, Codex or Gemini CLI"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the hooks reflect added"
 	}
@@ -47,8 +49,8 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 // into; cmdName is what the usage error calls the command.
 func agentArg(cmdName string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
-			return usagef("%s needs the agent: claude or codex", cmdName)
+		if len(args) != 1 || !slices.Contains(agents.Names, args[0]) {
+			return usagef("%s needs the agent: %s", cmdName, strings.Join(agents.Names, ", "))
 		}
 		return nil
 	}

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -44,8 +47,8 @@ or written. --agent prints the block as that agent's hook output.`,
 			switch {
 			case promptSet == cwdSet:
 				return usagef("recall needs exactly one of --prompt TEXT or --cwd DIR")
-			case opts.Agent != "" && opts.Agent != "claude" && opts.Agent != "codex":
-				return usagef("--agent must be claude or codex, not %q", opts.Agent)
+			case opts.Agent != "" && !slices.Contains(hooks.Agents, opts.Agent):
+				return usagef("--agent must be one of %s, not %q", strings.Join(hooks.Agents, ", "), opts.Agent)
 			case opts.Agent != "" && opts.JSON:
 				return usagef("--agent and --json are two output formats; choose one")
 			}
@@ -79,7 +82,7 @@ or written. --agent prints the block as that agent's hook output.`,
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "recall for this user prompt")
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "recall for a session starting in this directory")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "skip and record learnings injected in this session")
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude or codex")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude, codex or gemini")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents.Names...))
 	return cmd
@@ -97,8 +100,12 @@ func recallOutput(opts *RecallOptions, kind recall.Kind, res recall.Result) erro
 		fmt.Fprintf(opts.IO.Err, "reflect: nothing to recall: %s\n", res.Skipped)
 		return nil
 	case opts.Agent != "":
-		// Claude Code and Codex read the same shape for these two events.
+		// Every agent reads the same shape for these two events; Gemini
+		// CLI names the prompt's BeforeAgent.
 		event := "UserPromptSubmit"
+		if opts.Agent == "gemini" {
+			event = "BeforeAgent"
+		}
 		if kind == recall.SessionStart {
 			event = "SessionStart"
 		}

@@ -149,10 +149,11 @@ func (x *extractor) add(d Draft, rank int) {
 	x.found = append(x.found, ranked{d: d, rank: rank, pos: len(x.found)})
 }
 
-// isShellTool names the tools whose Command is a shell command line.
+// isShellTool names the tools whose Command is a shell command line:
+// Claude's, Codex's and Gemini CLI's (run_shell_command).
 func isShellTool(tool string) bool {
 	switch tool {
-	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec":
+	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec", "run_shell_command":
 		return true
 	}
 	return false

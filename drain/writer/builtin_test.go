@@ -106,6 +106,15 @@ func TestBuiltinCodexFixture(t *testing.T) {
 	}
 }
 
+// The builtin writer reads Gemini CLI's run_shell_command as a shell
+// tool: the captured session's corrected failure is a learning.
+func TestBuiltinGeminiFixture(t *testing.T) {
+	ds := fixtureLearnings(t, "../../transcript/testdata/gemini-session.jsonl")
+	if len(ds) != 1 || !strings.Contains(ds[0].Title+ds[0].KeyInsight, "/var/cache/widget") {
+		t.Errorf("want the corrected ls, got %q", titles(ds))
+	}
+}
+
 func TestBuiltinIsDeterministic(t *testing.T) {
 	a, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))
 	b, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))

@@ -1,9 +1,11 @@
 // Package fakemodel is a scripted model server for driving the real Claude
-// Code and Codex CLIs offline. It listens on 127.0.0.1 only and speaks
+// Code, Codex and Gemini CLIs offline. It listens on 127.0.0.1 only and speaks
 //
 //   - the Anthropic Messages API: POST /v1/messages (SSE when "stream" is
 //     true, one JSON message otherwise) and POST /v1/messages/count_tokens;
-//   - the OpenAI Responses API: POST /v1/responses (SSE) and GET /v1/models.
+//   - the OpenAI Responses API: POST /v1/responses (SSE) and GET /v1/models;
+//   - the Gemini API: POST /v1beta/models/{model}:generateContent,
+//     :streamGenerateContent (SSE) and :countTokens.
 //
 // Anything else gets 200 {}. Every request is recorded (see Requests) and,
 // when a log path is given, appended to it as one JSON line.
@@ -46,7 +48,8 @@ type Request struct {
 	Path   string          `json:"path"`
 	Body   json.RawMessage `json:"body,omitempty"`
 	// Reply says what the server answered: "text", "tool", "writer",
-	// "count_tokens", "models" or "{}".
+	// "count_tokens", "models", "json" (Gemini's structured side calls) or
+	// "{}".
 	Reply string    `json:"reply"`
 	At    time.Time `json:"at"`
 }
@@ -155,6 +158,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		rec.Reply = d.kind
 		s.record(rec)
 		s.responsesStream(w, req.Model, d)
+	case r.Method == http.MethodPost && geminiMethod(path) != "":
+		s.serveGemini(w, geminiMethod(path), body, rec)
 	default:
 		rec.Reply = "{}"
 		s.record(rec)

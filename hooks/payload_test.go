@@ -1,0 +1,25 @@
+package hooks
+
+import "testing"
+
+// Gemini CLI hands BeforeAgent the prompt with SessionStart's context
+// prepended in a <hook_context> block (as captured from Gemini CLI 0.61,
+// where < and > inside it are escaped). The recall query and the
+// correction judgement must see what the user typed, and only for Gemini:
+// another agent's prompt is the user's own text.
+func TestNormalizeGeminiPrompt(t *testing.T) {
+	const typed = "no, use ls /var/cache/widget instead"
+	withContext := "<hook_context>&lt;reflect-learnings&gt;\n- [high] Widget cache lives in /var/cache/widget (lrn-x)\n&lt;/reflect-learnings&gt;</hook_context>\n\n" + typed
+	for _, tc := range []struct{ agent, in, want string }{
+		{"gemini", withContext, typed},
+		{"gemini", typed + "\n\n<hook_context>unclosed", typed},
+		{"gemini", typed, typed},
+		{"claude", withContext, withContext},
+	} {
+		p := Payload{Prompt: tc.in}
+		p.normalize(tc.agent)
+		if p.Prompt != tc.want {
+			t.Errorf("%s: normalize(%q) = %q, want %q", tc.agent, tc.in, p.Prompt, tc.want)
+		}
+	}
+}
