@@ -79,6 +79,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdDocs(f),
 		environmentTopic(),
 		NewCmdMCP(f),
+		NewCmdUI(f),
 	)
 	applyConventions(root, f)
 	return root

@@ -1,0 +1,175 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// ViewNode is an entity drawn in a graph view.
+type ViewNode struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Community int    `json:"community"`
+	// Degree is the number of distinct entities it is related to in the
+	// whole graph, not only in the view, so its size means the same in
+	// every view.
+	Degree    int `json:"degree"`
+	Documents int `json:"documents"`
+}
+
+// ViewEdge joins two nodes of a view; relations between the same two
+// entities, in either direction, are summed into one edge.
+type ViewEdge struct {
+	Source   int64   `json:"source"`
+	Target   int64   `json:"target"`
+	Strength float64 `json:"strength"`
+}
+
+// ViewOptions chooses the part of the graph a view shows. A view is a
+// bounded subgraph: a browser stays responsive with a few hundred nodes,
+// not with the tens of thousands of entities of a large knowledge base.
+type ViewOptions struct {
+	// Focus, when non-zero, is an entity id: the view is that entity and
+	// its strongest neighbours. Otherwise the view is the most mentioned
+	// entities of the largest communities.
+	Focus int64
+	// Communities is how many of the largest communities an overview
+	// draws (communities are numbered from 1 by size); 0 means 8.
+	Communities int
+	// Type keeps only entities of this type (the focus is always kept).
+	Type string
+	// Nodes caps the nodes of the view; 0 means 200.
+	Nodes int
+}
+
+// View is a bounded subgraph of the entity graph: its nodes and the
+// relations among them.
+type View struct {
+	Nodes []ViewNode `json:"nodes"`
+	Edges []ViewEdge `json:"edges"`
+	// Total is the number of entities in the whole graph, so a view can
+	// say how much it leaves out.
+	Total int `json:"total"`
+}
+
+// BuildView selects the nodes opts asks for and the relations among them.
+func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
+	if opts.Nodes <= 0 {
+		opts.Nodes = 200
+	}
+	if opts.Communities <= 0 {
+		opts.Communities = 8
+	}
+	v := &View{Nodes: []ViewNode{}, Edges: []ViewEdge{}}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM entities`).Scan(&v.Total); err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	var ids []int64
+	var err error
+	if opts.Focus != 0 {
+		ids, err = neighbourhood(ctx, db, opts)
+	} else {
+		ids, err = overview(ctx, db, opts)
+	}
+	if err != nil || len(ids) == 0 {
+		return v, err
+	}
+	in := placeholders(len(ids))
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.QueryContext(ctx, `SELECT e.id, e.name, e.type, e.df,
+		coalesce((SELECT community FROM communities c WHERE c.entity = e.id), 0),
+		(SELECT count(*) FROM (SELECT dst FROM relations WHERE src = e.id UNION SELECT src FROM relations WHERE dst = e.id))
+		FROM entities e WHERE e.id IN (`+in+`) ORDER BY e.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	for rows.Next() {
+		var n ViewNode
+		if err := rows.Scan(&n.ID, &n.Name, &n.Type, &n.Documents, &n.Community, &n.Degree); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		v.Nodes = append(v.Nodes, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	// min/max fold both directions of a relation into one undirected edge.
+	rows, err = db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
+		WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst
+		GROUP BY min(src, dst), max(src, dst) ORDER BY 1, 2`, append(args, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e ViewEdge
+		if err := rows.Scan(&e.Source, &e.Target, &e.Strength); err != nil {
+			return nil, err
+		}
+		v.Edges = append(v.Edges, e)
+	}
+	return v, rows.Err()
+}
+
+// overview picks the most mentioned entities of the largest communities,
+// so the view shows the clusters that hold most of the knowledge base.
+func overview(ctx context.Context, db Conn, opts ViewOptions) ([]int64, error) {
+	return queryIDs(ctx, db, `SELECT e.id FROM entities e JOIN communities c ON c.entity = e.id
+		WHERE c.community BETWEEN 1 AND ?1 AND (?2 = '' OR e.type = ?2) AND e.df > 0
+		ORDER BY e.df DESC, e.id LIMIT ?3`, opts.Communities, opts.Type, opts.Nodes)
+}
+
+// neighbourhood is the focus entity and its neighbours, strongest
+// relation first.
+func neighbourhood(ctx context.Context, db Conn, opts ViewOptions) ([]int64, error) {
+	ids, err := queryIDs(ctx, db, `SELECT n FROM (
+			SELECT dst AS n, strength FROM relations WHERE src = ?1 AND dst <> ?1
+			UNION ALL SELECT src, strength FROM relations WHERE dst = ?1 AND src <> ?1) r
+		JOIN entities e ON e.id = r.n WHERE ?2 = '' OR e.type = ?2
+		GROUP BY n ORDER BY sum(strength) DESC, n LIMIT ?3`, opts.Focus, opts.Type, opts.Nodes-1)
+	if err != nil {
+		return nil, err
+	}
+	var exists int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM entities WHERE id = ?`, opts.Focus).Scan(&exists); err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	if exists == 0 {
+		return nil, nil
+	}
+	return append([]int64{opts.Focus}, ids...), nil
+}
+
+// Mentioning returns the docs rows of up to limit learnings that mention
+// entity id, most recently indexed first.
+func Mentioning(ctx context.Context, db Conn, id int64, limit int) ([]int64, error) {
+	return queryIDs(ctx, db, `SELECT doc FROM mentions WHERE entity = ? ORDER BY doc DESC LIMIT ?`, id, limit)
+}
+
+func queryIDs(ctx context.Context, db Conn, query string, args ...any) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
