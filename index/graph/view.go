@@ -120,9 +120,11 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 
 // overview picks the most mentioned entities of the largest communities,
 // so the view shows the clusters that hold most of the knowledge base.
+// Entities not grouped yet (added since the last reindex) are drawn too,
+// uncoloured: a new knowledge base has no communities at all.
 func overview(ctx context.Context, db Conn, opts ViewOptions) ([]int64, error) {
-	return queryIDs(ctx, db, `SELECT e.id FROM entities e JOIN communities c ON c.entity = e.id
-		WHERE c.community BETWEEN 1 AND ?1 AND (?2 = '' OR e.type = ?2) AND e.df > 0
+	return queryIDs(ctx, db, `SELECT e.id FROM entities e LEFT JOIN communities c ON c.entity = e.id
+		WHERE coalesce(c.community, 0) <= ?1 AND (?2 = '' OR e.type = ?2) AND e.df > 0
 		ORDER BY e.df DESC, e.id LIMIT ?3`, opts.Communities, opts.Type, opts.Nodes)
 }
 
