@@ -46,7 +46,11 @@ type problems struct {
 
 func (p *problems) add(s string) { p.mu.Lock(); p.seen = append(p.seen, s); p.mu.Unlock() }
 
-func (p *problems) list() []string { p.mu.Lock(); defer p.mu.Unlock(); return append([]string(nil), p.seen...) }
+func (p *problems) list() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.seen...)
+}
 
 // browser starts headless Chromium for the test. Without Chromium the test
 // skips, except under CI=true.

@@ -112,9 +112,9 @@ func TestHostHeaderMustNameTheServer(t *testing.T) {
 	ts, _ := testServer(t, c)
 	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
 	for host, want := range map[string]int{
-		"evil.example:" + port:  http.StatusForbidden,
+		"evil.example:" + port:   http.StatusForbidden,
 		"localhost.evil:" + port: http.StatusForbidden,
-		"127.0.0.1:1":             http.StatusForbidden,
+		"127.0.0.1:1":            http.StatusForbidden,
 		"localhost:" + port:      http.StatusOK,
 		"127.0.0.1:" + port:      http.StatusOK,
 	} {
