@@ -12,10 +12,13 @@ import (
 
 // searchLimit is how many results a search shows; filters are applied to
 // up to filterPool ranked results first, so a filter narrows the ranking
-// instead of re-ranking.
+// instead of re-ranking. A search's cost grows with its limit (every result
+// is hydrated and checked for freshness): at 10,000 learnings 50 results
+// took about three times as long as 10 (docs/benchmarks.md), too slow for
+// search as you type.
 const (
-	searchLimit = 50
-	filterPool  = 500
+	searchLimit = 20
+	filterPool  = 100
 )
 
 // filters are the search page's filters; zero values filter nothing.

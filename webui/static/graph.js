@@ -13,6 +13,11 @@
   const cy = cytoscape({
     container: document.getElementById("cy"),
     wheelSensitivity: 0.3,
+    // While panning and zooming, draw a cached texture without edges: it
+    // keeps frames short on machines that render the canvas in software.
+    textureOnViewport: true,
+    hideEdgesOnViewport: true,
+    pixelRatio: 1,
     minZoom: 0.05,
     maxZoom: 4,
     style: [
@@ -58,10 +63,11 @@
     layout.one("layoutstop", () => {
       cy.fit(undefined, 20);
       document.body.dataset.graphReady = String(v.nodes.length);
+      performance.mark("reflect-graph-ready"); // for the benchmarks (docs/benchmarks.md)
     });
     layout.run();
     status.textContent = v.nodes.length
-      ? (focus ? "Neighbourhood: " : "Largest communities: ") + v.nodes.length + " of " + v.total + " entities, " + v.edges.length + " relations"
+      ? (focus ? "Neighbourhood: " : "Largest communities: ") + v.nodes.length + " of " + v.total + " entities, " + v.edges.length + (v.edges_cut ? " strongest relations" : " relations")
       : "No entities to draw" + (v.total ? " with this filter" : " yet: add learnings, then run 'reflect reindex'") + ".";
   }
 
