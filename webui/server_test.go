@@ -310,6 +310,17 @@ func TestGraphAPI(t *testing.T) {
 	if !strings.Contains(body, "OAuth state cookie") || !strings.Contains(body, "Session cookie lost") {
 		t.Errorf("entity learnings: %s", body)
 	}
+	// A neighbourhood: nginx and what it relates to, nothing else.
+	var nginx int64
+	for _, n := range v.Nodes {
+		nginx = n.ID
+	}
+	v.Nodes, v.Edges = nil, nil
+	_, body = get(t, cl, ts.URL+"/api/graph?focus="+jsonInt(nginx))
+	_ = json.Unmarshal([]byte(body), &v)
+	if len(v.Nodes) != 2 || len(v.Edges) != 1 {
+		t.Errorf("focus on nginx: %s, want nginx and SameSite joined by one edge", body)
+	}
 	if res, _ := get(t, cl, ts.URL+"/api/graph?type=bogus"); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("bogus type: %d", res.StatusCode)
 	}

@@ -12,9 +12,9 @@ type ViewNode struct {
 	Name      string `json:"name"`
 	Type      string `json:"type"`
 	Community int    `json:"community"`
-	// Degree is the number of distinct entities it is related to in the
-	// whole graph, not only in the view, so its size means the same in
-	// every view.
+	// Degree is the number of entities it is related to in the whole
+	// graph, not only in the view, so its size means the same in every
+	// view (see degrees for how it is counted).
 	Degree    int `json:"degree"`
 	Documents int `json:"documents"`
 }
@@ -93,15 +93,14 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 		args[i] = id
 	}
 	rows, err := db.QueryContext(ctx, `SELECT e.id, e.name, e.type, e.df,
-		coalesce((SELECT community FROM communities c WHERE c.entity = e.id), 0),
-		(SELECT count(*) FROM (SELECT dst FROM relations WHERE src = e.id UNION SELECT src FROM relations WHERE dst = e.id))
+		coalesce((SELECT community FROM communities c WHERE c.entity = e.id), 0)
 		FROM entities e WHERE e.id IN (`+in+`) ORDER BY e.id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
 	}
 	for rows.Next() {
 		var n ViewNode
-		if err := rows.Scan(&n.ID, &n.Name, &n.Type, &n.Documents, &n.Community, &n.Degree); err != nil {
+		if err := rows.Scan(&n.ID, &n.Name, &n.Type, &n.Documents, &n.Community); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -110,6 +109,9 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	if err := degrees(ctx, db, v.Nodes, in, args); err != nil {
+		return nil, err
 	}
 	// min/max fold both directions of a relation into one undirected edge.
 	rows, err = db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
@@ -128,6 +130,41 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	}
 	v.EdgesCut = len(v.Edges) == opts.Edges
 	return v, rows.Err()
+}
+
+// degrees fills in each node's degree: the distinct entities it relates
+// to plus those that relate to it, each direction counted on its covering
+// index. A neighbour related both ways counts twice, which a node's size
+// can afford; the exact count (List's, a union per entity) took 1.6 s for
+// the 120 hubs of a 10,000-learning graph with 274,000 relations.
+func degrees(ctx context.Context, db Conn, nodes []ViewNode, in string, args []any) error {
+	deg := map[int64]int{}
+	for _, q := range []string{
+		`SELECT src, count(DISTINCT dst) FROM relations WHERE src IN (` + in + `) GROUP BY src`,
+		`SELECT dst, count(DISTINCT src) FROM relations WHERE dst IN (` + in + `) GROUP BY dst`,
+	} {
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("graph: view: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var d int
+			if err := rows.Scan(&id, &d); err != nil {
+				rows.Close()
+				return err
+			}
+			deg[id] += d
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("graph: view: %w", err)
+		}
+	}
+	for i := range nodes {
+		nodes[i].Degree = deg[nodes[i].ID]
+	}
+	return nil
 }
 
 // overview picks the most mentioned entities of the largest communities,
