@@ -107,6 +107,7 @@ func TestScaleInBrowser(t *testing.T) {
 	if nodes == 0 || nodes > graphNodes {
 		t.Errorf("graph drew %d nodes at scale, want 1..%d", nodes, graphNodes)
 	}
+	screenshot(t, ctx, shots, "scale-graph")
 	frames := value(t, ctx, "pan/zoom", chromedp.Evaluate[[]float64](`(async () => {
 		const cy = reflectGraph, out = [];
 		let last = performance.now();
@@ -122,7 +123,6 @@ func TestScaleInBrowser(t *testing.T) {
 	})()`, chromedp.EvalAwaitPromise))
 	t.Logf("BENCH graph page: %d nodes, %d edges; load to laid out median %.0f ms (3 loads); pan/zoom frame time median %.1f ms, p95 %.1f ms, max %.1f ms (%d frames)",
 		nodes, value(t, ctx, "edges", chromedp.Evaluate[int](`reflectGraph.edges().length`)), median(load), median(frames), pct(frames, 0.95), slices.Max(frames), len(frames))
-	screenshot(t, ctx, shots, "scale-graph")
 }
 
 // generate writes and indexes 10,000 synthetic learnings, communities

@@ -42,7 +42,7 @@ type ViewOptions struct {
 	Type string
 	// Nodes caps the nodes of the view; 0 means 200.
 	Nodes int
-	// Edges caps the edges, strongest first; 0 means three per node drawn.
+	// Edges is how many of its strongest edges each node keeps; 0 means 3.
 	// Entities extracted from text co-occur densely: 120 entities of a
 	// 10,000-learning KB had 6,000 relations among them, which a
 	// force-directed layout needs seconds to settle and a canvas cannot
@@ -67,6 +67,9 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	if opts.Nodes <= 0 {
 		opts.Nodes = 200
 	}
+	if opts.Edges <= 0 {
+		opts.Edges = 3
+	}
 	if opts.Communities <= 0 {
 		opts.Communities = 8
 	}
@@ -83,9 +86,6 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	}
 	if err != nil || len(ids) == 0 {
 		return v, err
-	}
-	if opts.Edges <= 0 {
-		opts.Edges = 3 * len(ids)
 	}
 	in := placeholders(len(ids))
 	args := make([]any, len(ids))
@@ -113,22 +113,29 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	if err := degrees(ctx, db, v.Nodes, in, args); err != nil {
 		return nil, err
 	}
-	// min/max fold both directions of a relation into one undirected edge.
-	rows, err = db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
-		WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst
-		GROUP BY min(src, dst), max(src, dst) ORDER BY 3 DESC, 1, 2 LIMIT ?`, append(append(args, args...), opts.Edges)...)
+	// min/max fold both directions of a relation into one undirected
+	// edge; each node then keeps its opts.Edges strongest edges, so every
+	// node stays attached to its closest neighbours.
+	rows, err = db.QueryContext(ctx, `WITH e(a, b, w) AS (
+			SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
+			WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst GROUP BY 1, 2),
+		ends(n, a, b, w) AS (SELECT a, a, b, w FROM e UNION ALL SELECT b, a, b, w FROM e),
+		ranked AS (SELECT a, b, w, row_number() OVER (PARTITION BY n ORDER BY w DESC, a, b) AS k FROM ends)
+		SELECT a, b, max(w), (SELECT count(*) FROM e) FROM ranked WHERE k <= ? GROUP BY a, b ORDER BY a, b`,
+		append(append(args, args...), opts.Edges)...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
 	}
 	defer rows.Close()
+	all := 0
 	for rows.Next() {
 		var e ViewEdge
-		if err := rows.Scan(&e.Source, &e.Target, &e.Strength); err != nil {
+		if err := rows.Scan(&e.Source, &e.Target, &e.Strength, &all); err != nil {
 			return nil, err
 		}
 		v.Edges = append(v.Edges, e)
 	}
-	v.EdgesCut = len(v.Edges) == opts.Edges
+	v.EdgesCut = len(v.Edges) < all
 	return v, rows.Err()
 }
 

@@ -59,7 +59,7 @@
     }
     cy.elements().remove();
     cy.add(els);
-    const layout = cy.layout({ name: "cose", animate: false, randomize: true, nodeRepulsion: 6000, idealEdgeLength: 60, numIter: 1000 });
+    const layout = cy.layout({ name: "cose", animate: false, randomize: true, nodeRepulsion: 6000, idealEdgeLength: 60, numIter: 500 });
     layout.one("layoutstop", () => {
       cy.fit(undefined, 20);
       document.body.dataset.graphReady = String(v.nodes.length);
