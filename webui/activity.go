@@ -3,6 +3,7 @@ package webui
 import (
 	"errors"
 	"net/http"
+	"sort"
 	"time"
 
 	"github.com/reflectkb/reflect/drain"
@@ -74,9 +75,7 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	note(err)
 	d.Days = days(d.Runs, start, d.CapUSD, &d.CapBar)
 	// Newest run first in the table.
-	for i, j := 0, len(d.Runs)-1; i < j; i, j = i+1, j-1 {
-		d.Runs[i], d.Runs[j] = d.Runs[j], d.Runs[i]
-	}
+	sort.SliceStable(d.Runs, func(i, j int) bool { return d.Runs[i].TS.After(d.Runs[j].TS) })
 	s.renderPage(w, http.StatusOK, "activity", page{Title: "Activity", Nav: "activity", Data: d})
 }
 

@@ -234,7 +234,25 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, ctx, shots, "graph")
 
+	// Activity charts the drain runs of the ledger, day by day.
+	var ledger strings.Builder
+	for i, usd := range []string{"0.40", "0.15", "0.90"} {
+		when := time.Now().UTC().AddDate(0, 0, -2*i).Format(time.RFC3339)
+		ledger.WriteString(`{"ts":"` + when + `","entry":"q-run-` + usd + `","writer":"claude","outcome":"ok","learnings":2,"cost_usd":` + usd + `,"duration_ms":900}` + "\n")
+	}
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.StateDir, "drain-cost.jsonl"), []byte(ledger.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	do(t, ctx, "activity", chromedp.Navigate(ts.URL+"/activity"), visible(`svg.chart`))
+	if bars := value(t, ctx, "bars", chromedp.Evaluate[int](`[...document.querySelectorAll('svg.chart rect')].filter(r => r.getBoundingClientRect().height > 0).length`)); bars != 6 {
+		t.Errorf("activity charts show %d bars, want 3 days of spend and 3 of learnings", bars)
+	}
+	if first := text(t, ctx, `#runs tr:nth-child(2) td:nth-child(2)`); first != "q-run-0.40" {
+		t.Errorf("first drain run listed is %q, want today's q-run-0.40", first)
+	}
 	screenshot(t, ctx, shots, "activity")
 
 	if p := seen.list(); len(p) > 0 {
