@@ -215,6 +215,9 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("after confirming, the file is still there: %v", err)
 	}
+	if got := text(t, ctx, `#status`); !strings.HasPrefix(got, "Forgot "+sd.Cookie+".") {
+		t.Errorf("after forgetting the search page says %q", got)
+	}
 	if n := value(t, ctx, "listed", chromedp.Evaluate[int](`document.querySelectorAll('#results li[data-id="`+sd.Cookie+`"]').length`)); n != 0 {
 		t.Errorf("forgotten learning still listed")
 	}

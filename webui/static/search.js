@@ -8,7 +8,7 @@
   const status = document.getElementById("status");
   const list = document.getElementById("results");
   const explain = document.getElementById("f-explain");
-  let timer = 0, inflight = null, seq = 0;
+  let timer = 0, inflight = null, seq = 0, notice = "";
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
@@ -32,9 +32,10 @@
     if (my !== seq) return;
     list.replaceChildren();
     const n = data.results.length;
-    status.textContent = data.recent
+    status.textContent = notice + (data.recent
       ? (n ? "Most recently updated learnings" : "The knowledge base is empty.")
-      : (n ? n + (n === 1 ? " result" : " results") : "No learnings match. Try fewer or other words.");
+      : (n ? n + (n === 1 ? " result" : " results") : "No learnings match. Try fewer or other words."));
+    notice = "";
     for (const r of data.results) {
       const li = el("li", "result");
       li.dataset.id = r.id;
@@ -76,6 +77,6 @@
     if (start.get(name)) form.elements[name].value = start.get(name);
   }
   if (start.get("stale") === "1") form.elements.stale.checked = true;
-  if (start.get("forgot")) status.textContent = "Forgot " + start.get("forgot") + ".";
+  if (start.get("forgot")) notice = "Forgot " + start.get("forgot") + ". ";
   run();
 })();
