@@ -12,7 +12,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION) -linkmode external -extldflags -static
 QUIET   := ./scripts/quiet-static-link.sh
 # make install puts reflect (and reflect-mcp, the MCP server 'reflect mcp'
-# starts) in BINDIR: Go's own install directory unless you name another
+# starts, and reflect-ui, the web view 'reflect ui' starts) in BINDIR: Go's own install directory unless you name another
 # (make install BINDIR=~/.local/bin).
 GOBIN_  := $(shell $(GO) env GOBIN)
 BINDIR  ?= $(if $(GOBIN_),$(GOBIN_),$(firstword $(subst :, ,$(shell $(GO) env GOPATH)))/bin)
@@ -28,10 +28,11 @@ build:
 	@mkdir -p $(dir $(BIN))
 	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/reflect
 	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN)-mcp ./cmd/reflect-mcp
+	$(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN)-ui ./cmd/reflect-ui
 
 install:
 	@mkdir -p '$(abspath $(BINDIR))'
-	GOBIN='$(abspath $(BINDIR))' $(QUIET) $(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect ./cmd/reflect-mcp
+	GOBIN='$(abspath $(BINDIR))' $(QUIET) $(GO) install -tags $(TAGS) -ldflags '$(LDFLAGS)' ./cmd/reflect ./cmd/reflect-mcp ./cmd/reflect-ui
 	@bin='$(abspath $(BINDIR))/reflect'; \
 	case ":$$PATH:" in \
 	*':$(abspath $(BINDIR)):'*) \

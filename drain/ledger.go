@@ -124,3 +124,33 @@ func LastRun(stateDir string) (*Report, error) {
 	}
 	return &rep, nil
 }
+
+// WriterRun is one writer run as drain-cost.jsonl records it: when, which queue
+// entry, the writer, its outcome, the learnings written, cost and time.
+type WriterRun costLine
+
+// WriterRuns returns the writer runs recorded since since, oldest first
+// (`reflect ui`'s activity page). Unparseable lines are skipped, as the
+// budget check skips them.
+func WriterRuns(stateDir string, since time.Time) ([]WriterRun, error) {
+	path := filepath.Join(stateDir, "drain-cost.jsonl")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	var out []WriterRun
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var c costLine
+		if json.Unmarshal(sc.Bytes(), &c) != nil || c.TS.Before(since) {
+			continue
+		}
+		out = append(out, WriterRun(c))
+	}
+	return out, sc.Err()
+}

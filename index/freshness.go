@@ -128,3 +128,41 @@ func fileSHA256(path string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// CiteStatus is one cited file of a learning and whether it changed.
+type CiteStatus struct {
+	store.Cite
+	// State is "fresh" (same content), "changed" (other content: the
+	// learning may be stale), or "unknown" (no hash recorded, the file is
+	// not found, or a relative path of another project).
+	State string `json:"state"`
+}
+
+// Cites checks each file learning l cites, as a search does for its
+// results: relative paths are resolved under root, and only for learnings
+// of project or of no project.
+func Cites(l *store.Learning, root, project string) []CiteStatus {
+	out := make([]CiteStatus, 0, len(l.Cites))
+	for _, c := range l.Cites {
+		s := CiteStatus{Cite: c, State: "unknown"}
+		path := c.Path
+		if !filepath.IsAbs(path) {
+			if root == "" || (l.Project != "" && !strings.EqualFold(l.Project, project)) {
+				path = ""
+			} else {
+				path = filepath.Join(root, path)
+			}
+		}
+		if path != "" && c.SHA256 != "" {
+			switch h := fileSHA256(path); {
+			case h == "":
+			case strings.EqualFold(h, c.SHA256):
+				s.State = "fresh"
+			default:
+				s.State = "changed"
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}

@@ -57,3 +57,30 @@ func (ix *Index) Related(ctx context.Context, id string, limit int) ([]graph.Ent
 	}
 	return ents, out, nil
 }
+
+// GraphView is a bounded subgraph of the entity graph for drawing
+// ('reflect ui'): an overview of the largest communities or one entity's
+// neighbourhood (see graph.ViewOptions).
+func (ix *Index) GraphView(ctx context.Context, opts graph.ViewOptions) (*graph.View, error) {
+	return graph.BuildView(ctx, ix.db, opts)
+}
+
+// EntityLearnings lists up to limit learnings that mention the entity
+// with id entity (a graph.ViewNode's ID), most recently indexed first.
+func (ix *Index) EntityLearnings(ctx context.Context, entity int64, limit int) ([]Result, error) {
+	ns, err := graph.Mentioning(ctx, ix.db, entity, limit)
+	if err != nil {
+		return nil, err
+	}
+	metas, err := ix.loadMeta(ctx, ns, metaColumns, scanMeta)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, 0, len(ns))
+	for _, n := range ns {
+		if m, ok := metas[n]; ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

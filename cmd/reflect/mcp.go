@@ -47,25 +47,31 @@ const mcpBinary = "reflect-mcp"
 var errNoMCPBinary = errors.New("reflect mcp needs the " + mcpBinary + " binary next to reflect or on PATH; " +
 	"'make install' installs both, or: go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/...@latest")
 
-// runMCPServer hands the process over to reflect-mcp, found next to this
-// binary first (so an agent that starts /path/to/reflect mcp gets the
-// server of the same build), then on PATH. exec keeps the agent's stdio
-// and pid: nothing of reflect stays between the agent and the server.
+// runMCPServer hands the process over to reflect-mcp (see execSibling).
 func runMCPServer() error {
+	return execSibling(mcpBinary, nil, errNoMCPBinary)
+}
+
+// execSibling hands the process over to the binary name, found next to
+// this binary first (so an agent that starts /path/to/reflect mcp gets the
+// server of the same build), then on PATH; missing is the error when it is
+// in neither. exec keeps the caller's stdio and pid: nothing of reflect
+// stays between the caller and the server.
+func execSibling(name string, args []string, missing error) error {
 	path := ""
 	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), mcpBinary); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
 			path = p
 		}
 	}
 	if path == "" {
-		p, err := exec.LookPath(mcpBinary)
+		p, err := exec.LookPath(name)
 		if err != nil {
-			return errNoMCPBinary
+			return missing
 		}
 		path = p
 	}
-	if err := syscall.Exec(path, []string{mcpBinary}, os.Environ()); err != nil {
+	if err := syscall.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced the process

@@ -81,6 +81,7 @@ derived from them and can be rebuilt at any time.`,
 		NewCmdMCP(f),
 		NewCmdSync(f),
 		NewCmdMergeLearning(f),
+		NewCmdUI(f),
 	)
 	applyConventions(root, f)
 	return root

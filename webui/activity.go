@@ -1,0 +1,151 @@
+package webui
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/queue"
+	"github.com/reflectkb/reflect/statusline"
+)
+
+// activityDays is how many UTC days the activity charts cover.
+const activityDays = 14
+
+// chartHeight is the height in pixels of the tallest bar of a chart.
+const chartHeight = 120
+
+// Day is one UTC day of drain activity and its bars' heights.
+type Day struct {
+	Date      string
+	USD       float64
+	Entries   int
+	Learnings int
+	// SpendBar and LearningsBar are bar heights in pixels, computed here
+	// because the CSP allows no inline style to size a bar with.
+	SpendBar, LearningsBar int
+	// X, SpendY and LearningsY place the bars in the chart's viewBox.
+	X, SpendY, LearningsY int
+}
+
+type activityData struct {
+	Depth     int
+	Queue     []queue.Record
+	Poisoned  []queue.Poisoned
+	LastEvent *statusline.Event
+	Runs      []drain.WriterRun
+	Days      []Day
+	// CapUSD and CapEntries are drain.daily_usd and drain.daily_max (0:
+	// no cap); CapBar is the y of the spend cap's line in the chart.
+	CapUSD     float64
+	CapEntries int
+	CapBar     int
+	ChartH     int
+	ChartW     int
+	Errors     []string
+}
+
+func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
+	d := activityData{CapUSD: s.cfg.Drain.DailyUSD, CapEntries: s.cfg.Drain.DailyMax, ChartH: chartHeight, ChartW: activityDays * 10}
+	note := func(err error) {
+		if err != nil {
+			d.Errors = append(d.Errors, err.Error())
+		}
+	}
+	q, err := queue.Open(s.cfg.StateDir)
+	if err == nil {
+		d.Depth = q.Depth()
+		d.Queue, _, err = q.List()
+		note(err)
+		d.Poisoned, err = q.ListPoisoned()
+		note(err)
+	} else {
+		note(err)
+	}
+	if ev, err := statusline.Read(s.cfg.StateDir); err == nil && !ev.TS.IsZero() {
+		d.LastEvent = &ev
+	} else {
+		note(err)
+	}
+	now := s.opts.Now().UTC()
+	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1-activityDays)
+	d.Runs, err = drain.WriterRuns(s.cfg.StateDir, start)
+	note(err)
+	d.Days = days(d.Runs, start, d.CapUSD, &d.CapBar)
+	// Newest run first in the table.
+	sort.SliceStable(d.Runs, func(i, j int) bool { return d.Runs[i].TS.After(d.Runs[j].TS) })
+	s.renderPage(w, http.StatusOK, "activity", page{Title: "Activity", Nav: "activity", Data: d})
+}
+
+// days sums runs per UTC day from start and scales the bars: spend against
+// the larger of the cap and the most spent in a day, so the cap line is
+// always on the chart.
+func days(runs []drain.WriterRun, start time.Time, capUSD float64, capBar *int) []Day {
+	out := make([]Day, activityDays)
+	for i := range out {
+		out[i].Date = start.AddDate(0, 0, i).Format("01-02")
+	}
+	for _, r := range runs {
+		i := int(r.TS.UTC().Sub(start) / (24 * time.Hour))
+		if i < 0 || i >= activityDays {
+			continue
+		}
+		out[i].USD += r.CostUSD
+		out[i].Entries++
+		out[i].Learnings += r.Learnings
+	}
+	maxUSD, maxL := capUSD, 0
+	for _, d := range out {
+		maxUSD = max(maxUSD, d.USD)
+		maxL = max(maxL, d.Learnings)
+	}
+	scale := func(v, m float64) int {
+		if m <= 0 {
+			return 0
+		}
+		return int(v / m * chartHeight)
+	}
+	for i := range out {
+		out[i].SpendBar = scale(out[i].USD, maxUSD)
+		out[i].LearningsBar = scale(float64(out[i].Learnings), float64(maxL))
+		out[i].X = i*10 + 1
+		out[i].SpendY = chartHeight - out[i].SpendBar
+		out[i].LearningsY = chartHeight - out[i].LearningsBar
+	}
+	*capBar = chartHeight - scale(capUSD, maxUSD)
+	return out
+}
+
+// queueAction re-arms or drops a queue entry, as 'reflect queue retry'
+// and 'reflect queue drop' do, and returns to the activity page.
+func (s *Server) queueAction(w http.ResponseWriter, r *http.Request, act func(q *queue.Queue, id string) error) {
+	q, err := queue.Open(s.cfg.StateDir)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	id, err := q.Resolve(r.PathValue("id"))
+	if err == nil {
+		err = act(q, id)
+	}
+	switch {
+	case errors.Is(err, queue.ErrNotFound):
+		s.fail(w, http.StatusNotFound, "no queue entry "+r.PathValue("id")+"; it may have been drained or dropped")
+	case errors.Is(err, queue.ErrLocked):
+		s.fail(w, http.StatusServiceUnavailable, "the queue is busy (a drain or hook holds its lock); try again in a moment")
+	case err != nil:
+		s.fail(w, http.StatusInternalServerError, err.Error())
+	default:
+		http.Redirect(w, r, "/activity", http.StatusSeeOther)
+	}
+}
+
+func (s *Server) queueRetry(w http.ResponseWriter, r *http.Request) {
+	s.queueAction(w, r, (*queue.Queue).Requeue)
+}
+
+func (s *Server) queueDrop(w http.ResponseWriter, r *http.Request) {
+	s.queueAction(w, r, (*queue.Queue).Drop)
+}

@@ -1,0 +1,200 @@
+package webui
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/internal/shortid"
+	"github.com/reflectkb/reflect/store"
+)
+
+// relatedLimit is how many related learnings a learning page lists, as
+// 'reflect show' does.
+const relatedLimit = 5
+
+// historyLimit is how many commits of a learning's file the page lists.
+const historyLimit = 20
+
+// Commit is one commit that changed a learning's file.
+type Commit struct {
+	Hash, Date, Subject string
+}
+
+type learningData struct {
+	L           *store.Learning
+	ShortID     string
+	Body        template.HTML
+	Cites       []index.CiteStatus
+	Stale       bool
+	Entities    []graph.EntityInfo
+	Related     []index.RelatedLearning
+	Indexed     bool
+	History     []Commit
+	Confidences []string
+	Scopes      []string
+	Message     string
+}
+
+// readLearning resolves ref as the CLI does (full id, unique prefix, or
+// the 6-hex tail) and reads it, with a status for the error page.
+func (s *Server) readLearning(ref string) (*store.Learning, int, error) {
+	id, err := s.st.Resolve(ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, http.StatusNotFound, errors.New("no learning " + ref + "; it may have been forgotten")
+	}
+	if err != nil {
+		return nil, http.StatusBadRequest, err
+	}
+	l, err := s.st.Read(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, http.StatusNotFound, errors.New("no learning " + ref + "; it may have been forgotten")
+	}
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	return l, http.StatusOK, nil
+}
+
+func (s *Server) learningPage(w http.ResponseWriter, r *http.Request) {
+	l, status, err := s.readLearning(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, status, err.Error())
+		return
+	}
+	msg := ""
+	if r.URL.Query().Get("saved") == "1" {
+		msg = "Saved."
+	}
+	s.showLearning(w, r, l, http.StatusOK, msg)
+}
+
+func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.Learning, status int, msg string) {
+	d := learningData{L: l, Body: s.render(l.Body), Confidences: store.Confidences, Scopes: store.Scopes, Message: msg}
+	ids, _ := s.st.IDs()
+	d.ShortID = shortid.Short(l.ID, ids, store.IDKind)
+	d.Cites = index.Cites(l, s.opts.Root, s.opts.Project)
+	for _, c := range d.Cites {
+		d.Stale = d.Stale || c.State == "changed"
+	}
+	_ = s.lockedIndex(func(ix *index.Index) error {
+		ents, related, err := ix.Related(r.Context(), l.ID, relatedLimit)
+		d.Entities, d.Related, d.Indexed = ents, related, err == nil
+		return nil
+	})
+	if !d.Indexed {
+		// Not indexed yet: the sidecar is all there is to say.
+		if sc, err := s.st.ReadSidecar(l.ID); err == nil {
+			for _, e := range sc.Entities {
+				d.Entities = append(d.Entities, graph.EntityInfo{Name: e.Name, Type: e.Type})
+			}
+		}
+	}
+	d.History = gitHistory(r.Context(), l.Path)
+	s.renderPage(w, status, "learning", page{Title: l.Title, Scripts: []string{"learning.js"}, Data: d})
+}
+
+// gitHistory lists the commits that changed path when it is in a git
+// repository; nothing when it is not, or git is missing.
+func gitHistory(ctx context.Context, path string) []Commit {
+	dir := filepath.Dir(path)
+	if gitrepo.Root(dir) == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "log", "--follow", "-n", "20",
+		"--format=%h%x1f%as%x1f%s", "--", filepath.Base(path)).Output()
+	if err != nil {
+		return nil
+	}
+	var cs []Commit
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Split(line, "\x1f"); len(f) == 3 {
+			cs = append(cs, Commit{Hash: f[0], Date: f[1], Subject: f[2]})
+		}
+	}
+	if len(cs) > historyLimit {
+		cs = cs[:historyLimit]
+	}
+	return cs
+}
+
+// forget asks first: a form without confirm=yes gets a page that names
+// the learning and posts again with it. Only then are the file, its
+// sidecar and its index entries deleted, as 'reflect forget' deletes them.
+func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
+	l, status, err := s.readLearning(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, status, err.Error())
+		return
+	}
+	if r.PostFormValue("confirm") != "yes" {
+		s.renderPage(w, http.StatusOK, "forget", page{Title: "Forget " + l.Title, Data: l})
+		return
+	}
+	err = s.lockedIndex(func(ix *index.Index) error { return ix.Forget(r.Context(), l.ID) })
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		s.fail(w, http.StatusInternalServerError, "forget "+l.ID+": "+err.Error())
+		return
+	}
+	// ErrBusy: the file is deleted; the next search's refresh drops it
+	// from the index, as the CLI reports.
+	http.Redirect(w, r, "/?forgot="+url.QueryEscape(l.ID), http.StatusSeeOther)
+}
+
+// edit changes the frontmatter fields the learning page's form holds and
+// writes the learning through the index, as 'reflect add' does, so the
+// file and the index change together.
+func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
+	l, status, err := s.readLearning(r.PathValue("id"))
+	if err != nil {
+		s.fail(w, status, err.Error())
+		return
+	}
+	l.Title = trimField(r.PostFormValue("title"))
+	l.Confidence = r.PostFormValue("confidence")
+	l.Scope = r.PostFormValue("scope")
+	l.Project = trimField(r.PostFormValue("project"))
+	l.Category = trimField(r.PostFormValue("category"))
+	l.KeyInsight = strings.TrimSpace(r.PostFormValue("key_insight"))
+	l.Tags = nil
+	for _, t := range strings.Split(r.PostFormValue("tags"), ",") {
+		if t = trimField(t); t != "" {
+			l.Tags = append(l.Tags, t)
+		}
+	}
+	if err := l.Validate(); err != nil {
+		s.showLearning(w, r, l, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
+		return
+	}
+	sc, err := s.st.ReadSidecar(l.ID)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	now := s.opts.Now()
+	l.Updated = now
+	err = s.lockedIndex(func(ix *index.Index) error {
+		res, err := ix.Put(r.Context(), l, sc, now)
+		if err != nil && res.Path != "" && errors.Is(err, index.ErrBusy) {
+			return nil // saved; the next search's refresh indexes it
+		}
+		return err
+	})
+	if err != nil {
+		s.showLearning(w, r, l, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
+		return
+	}
+	http.Redirect(w, r, "/learning/"+url.PathEscape(l.ID)+"?saved=1", http.StatusSeeOther)
+}

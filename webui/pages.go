@@ -1,0 +1,80 @@
+package webui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// pageNames are the templates under templates/, each parsed with
+// layout.html.
+var pageNames = []string{"search", "learning", "forget", "graph", "activity", "error"}
+
+func parsePages(csrf string) (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"join": strings.Join,
+		"date": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		},
+		"usd":  func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+		"csrf": func() string { return csrf },
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("webui: template %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// page is what every page's layout needs besides its own data.
+type page struct {
+	Title string
+	Nav   string
+	CSRF  string
+	// Scripts are the page's scripts under /static/, loaded as files:
+	// the CSP allows no inline script.
+	Scripts []string
+	Data    any
+}
+
+// renderPage writes a page whole or, when its template fails, a 500
+// without half a page before it.
+func (s *Server) renderPage(w http.ResponseWriter, status int, name string, p page) {
+	p.CSRF = s.csrf
+	var buf bytes.Buffer
+	if err := s.pages[name].Execute(&buf, p); err != nil {
+		http.Error(w, "500 internal error: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = buf.WriteTo(w)
+}
+
+// fail shows an error page; JSON routes use failJSON instead.
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	s.renderPage(w, status, "error", page{Title: http.StatusText(status), Data: msg})
+}
+
+// writeJSON writes v with <, > and & escaped (encoding/json's default),
+// so a learning's text cannot close a script element it is pasted into.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func failJSON(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
