@@ -22,7 +22,7 @@ const BackupSuffix = ".reflect-backup"
 
 // InstallOptions says which agent to (un)install for and where.
 type InstallOptions struct {
-	// Agent is "claude" or "codex".
+	// Agent is one of Names.
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string
@@ -89,10 +89,20 @@ type hookSpec struct {
 // registers there and where its MCP servers are registered. claude.go and
 // codex.go each fill one.
 type agentSpec struct {
-	name       string
+	name    string
+	display string // the agent's own name, for people: "Claude Code"
+	// executable is the command the agent is started with; status and
+	// doctor run `executable --version`.
+	executable string
 	envDir     string // env var that relocates the agent's config directory
-	homeDir    string // default directory under $HOME
-	file       string
+	// envSub is the agent's directory under envDir ("" = envDir itself):
+	// XDG_CONFIG_HOME names the parent of OpenCode's.
+	envSub  string
+	homeDir string // default directory under $HOME
+	file    string
+	// run replaces the shared hooks edit for an agent whose file is not a
+	// hooks JSON (OpenCode's plugin); it gets the file's path.
+	run        func(a agentSpec, opts InstallOptions, path string, install bool) (Result, error)
 	hooks      []hookSpec
 	statusLine bool // the file also takes a top-level statusLine
 	// installNotes are the steps left to the user after an install of the
@@ -111,26 +121,41 @@ type agentSpec struct {
 	mcpNote string
 }
 
+// registry lists the agents reflect installs into, in the order status
+// and doctor show them. An agent is added here and in its own file.
+var registry = []agentSpec{claudeAgent, codexAgent, openCodeAgent, copilotAgent}
+
 // specs are the agents reflect installs into, by name.
-var specs = map[string]agentSpec{
-	"claude": claudeAgent,
-	"codex":  codexAgent,
-}
+var specs = func() map[string]agentSpec {
+	m := map[string]agentSpec{}
+	for _, a := range registry {
+		m[a.name] = a
+	}
+	return m
+}()
 
 // Names are the agents reflect installs into.
-var Names = []string{"claude", "codex"}
+var Names = func() []string {
+	var n []string
+	for _, a := range registry {
+		n = append(n, a.name)
+	}
+	return n
+}()
 
 func lookupAgent(name string) (agentSpec, error) {
 	a, ok := specs[name]
 	if !ok {
-		return agentSpec{}, fmt.Errorf("unknown agent %q: choose claude or codex", name)
+		return agentSpec{}, fmt.Errorf("unknown agent %q: choose one of %s", name, strings.Join(Names, ", "))
 	}
 	return a, nil
 }
 
 // DefaultSettingsPath returns the file the installer edits for agent:
-// $HOME/.claude/settings.json for claude and $HOME/.codex/hooks.json for
-// codex. CLAUDE_CONFIG_DIR and CODEX_HOME, which move the agents' own
+// $HOME/.claude/settings.json for claude, $HOME/.codex/hooks.json for
+// codex, $HOME/.config/opencode/plugins/reflect.js for opencode and
+// $HOME/.copilot/settings.json for copilot. CLAUDE_CONFIG_DIR, CODEX_HOME,
+// XDG_CONFIG_HOME and COPILOT_HOME, which move the agents' own
 // configuration, move it too: hooks written anywhere else would never load.
 func DefaultSettingsPath(agent string) (string, error) {
 	a, err := lookupAgent(agent)
@@ -138,7 +163,7 @@ func DefaultSettingsPath(agent string) (string, error) {
 		return "", err
 	}
 	if dir := os.Getenv(a.envDir); dir != "" {
-		return filepath.Join(dir, a.file), nil
+		return filepath.Join(dir, a.envSub, a.file), nil
 	}
 	home := os.Getenv("HOME")
 	if home == "" {
@@ -189,6 +214,9 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	a, path, err := target(opts, install, DefaultSettingsPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if a.run != nil {
+		return a.run(a, opts, path, install)
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "uninstall"}
 	if install {

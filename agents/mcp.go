@@ -2,6 +2,7 @@ package agents
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,9 @@ func runMCP(opts InstallOptions, install bool) (Result, error) {
 	a, path, err := target(opts, install, DefaultMCPConfigPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if a.editMCP == nil {
+		return Result{}, fmt.Errorf("reflect does not register its MCP server with %s yet; its hooks inject recall (reflect install %s)", a.display, a.name)
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "mcp uninstall"}
 	if install {

@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) {
 		ev.Error = true
 		ev.Detail = err.Error()
 		logf(o.Config.StateDir, r.now, "%s --agent %s: %v", o.Event, o.Agent, err)
-	} else if werr := writeContext(o.Out, o.Event, res.context); werr != nil {
+	} else if werr := writeContext(o.Out, o.Agent, o.Event, res.context); werr != nil {
 		logf(o.Config.StateDir, r.now, "%s --agent %s: write answer: %v", o.Event, o.Agent, werr)
 	}
 	// Every event shows the session's running count, not only the events
@@ -267,6 +267,11 @@ func readFileBy(f *os.File, deadline time.Time, limit int) ([]byte, error) {
 // SessionEnd). Stop fires after every turn: the queue skips a session
 // already waiting and a transcript already reflected at its current size.
 func enqueue(ctx context.Context, r *invocation) (answer, error) {
+	if r.Agent == "opencode" {
+		if err := r.saveOpenCodeSession(); err != nil {
+			return answer{}, err
+		}
+	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
 		return answer{}, err

@@ -28,8 +28,10 @@ type Harness string
 
 // The supported harnesses.
 const (
-	HarnessClaude Harness = "claude"
-	HarnessCodex  Harness = "codex"
+	HarnessClaude   Harness = "claude"
+	HarnessCodex    Harness = "codex"
+	HarnessOpenCode Harness = "opencode"
+	HarnessCopilot  Harness = "copilot"
 )
 
 // Record is one line of pending_reflections.jsonl (ARCHITECTURE §3, "Queue record").
@@ -65,7 +67,7 @@ func (r *Record) validate() error {
 		return fmt.Errorf("queue record: unknown trigger %q", r.Trigger)
 	}
 	switch r.Harness {
-	case HarnessClaude, HarnessCodex:
+	case HarnessClaude, HarnessCodex, HarnessOpenCode, HarnessCopilot:
 	default:
 		return fmt.Errorf("queue record: unknown harness %q", r.Harness)
 	}

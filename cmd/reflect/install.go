@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,17 +17,20 @@ import (
 func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
 	opts := agents.InstallOptions{}
 	var asJSON bool
-	verb, short := "install", "Add reflect's hooks to Claude Code or Codex"
+	verb, short := "install", "Add reflect's hooks to Claude Code, Codex, OpenCode or Copilot CLI"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the hooks reflect added"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|codex",
+		Use:   verb + " " + strings.Join(agents.Names, "|"),
 		Short: short,
 		Long: short + `.
 Claude: ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR). Codex: ~/.codex/hooks.json
-(or $CODEX_HOME). Other hooks and settings are kept; the original file is backed
-up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
+(or $CODEX_HOME). Copilot CLI: ~/.copilot/settings.json (or $COPILOT_HOME).
+Other hooks and settings are kept; the original file is backed up once as
+<file>.reflect-backup; invalid JSON is refused untouched. OpenCode has plugins,
+not hooks: reflect writes (and uninstall deletes) its own plugin file,
+~/.config/opencode/plugins/reflect.js (or under $XDG_CONFIG_HOME).`,
 		Example: "  reflect " + verb + " claude --dry-run\n  reflect " + verb + " codex",
 		Args:    agentArg(verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,8 +52,8 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 // into; cmdName is what the usage error calls the command.
 func agentArg(cmdName string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != 1 || (args[0] != "claude" && args[0] != "codex") {
-			return usagef("%s needs the agent: claude or codex", cmdName)
+		if len(args) != 1 || !slices.Contains(agents.Names, args[0]) {
+			return usagef("%s needs the agent: one of %s", cmdName, strings.Join(agents.Names, ", "))
 		}
 		return nil
 	}
