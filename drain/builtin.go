@@ -150,7 +150,7 @@ func (x *extractor) add(d Draft, rank int) {
 // isShellTool names the tools whose Command is a shell command line.
 func isShellTool(tool string) bool {
 	switch tool {
-	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec":
+	case "Bash", "bash", "shell", "powershell", "shell_command", "exec_command", "local_shell", "container.exec":
 		return true
 	}
 	return false

@@ -81,8 +81,9 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Condense reads the transcript at path (a Claude Code session JSONL when
-// harness is "claude", a Codex rollout JSONL when "codex", detected from
-// the first records when empty) and reduces it to the events a writer
+// harness is "claude", a Codex rollout JSONL when "codex", reflect's copy
+// of an OpenCode session when "opencode", a Copilot CLI events.jsonl when
+// "copilot", detected from the first records when empty) and reduces it to the events a writer
 // needs, redacted and bounded by limits.
 //
 // The file is streamed line by line and only bounded state is kept, so a
@@ -124,8 +125,12 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 		parse = newClaudeParser(b).line
 	case "codex":
 		parse = newCodexParser(b).line
+	case "opencode":
+		parse = newOpenCodeParser(b).line
+	case "copilot":
+		parse = newCopilotParser(b).line
 	default:
-		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude or codex)", path, harness)
+		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex, opencode or copilot)", path, harness)
 	}
 	lr := newLineReader(f)
 	for b.c.Skip == "" {
@@ -218,6 +223,9 @@ func harnessOf(line []byte) string {
 		Payload   json.RawMessage `json:"payload"`
 		SessionID json.RawMessage `json:"sessionId"`
 		Message   json.RawMessage `json:"message"`
+		Data      json.RawMessage `json:"data"`
+		Info      json.RawMessage `json:"info"`
+		Parts     json.RawMessage `json:"parts"`
 	}
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &probe) != nil {
 		return ""
@@ -229,6 +237,13 @@ func harnessOf(line []byte) string {
 		}
 	case "user", "assistant", "system", "summary", "file-history-snapshot":
 		return "claude"
+	case "session.start", "user.message", "assistant.message", "tool.execution_complete", "hook.start", "assistant.turn_start":
+		if probe.Data != nil {
+			return "copilot"
+		}
+	}
+	if probe.Info != nil && probe.Parts != nil {
+		return "opencode"
 	}
 	if probe.SessionID != nil || probe.Message != nil {
 		return "claude"
