@@ -132,10 +132,11 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 }
 
 // copilotExit is the line Copilot CLI (1.0.102) ends a shell result
-// with: "<shellId: 0 completed with exit code 2>". It reports a failed
+// with: "<shellId: 0 completed with exit code 2>" (only as the last line:
+// a command may print the like itself). It reports a failed
 // command as result_type "success" (the tool ran), so this line is the
 // only exit status in the payload.
-var copilotExit = lazyre.New(`(?m)^<shellId: [^>]*completed with exit code (-?\d+)>\s*$`)
+var copilotExit = lazyre.New(`(?:\A|\n)<shellId: [^>]*completed with exit code (-?\d+)>\s*\z`)
 
 // parseCopilotResult reads Copilot's tool_result.
 func parseCopilotResult(raw json.RawMessage) (code int, output string, ok bool) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -43,7 +44,7 @@ var (
 func loadRules() (map[string]outputRules, error) {
 	rulesOnce.Do(func() {
 		rules = map[string]outputRules{}
-		for _, agent := range []string{"claude", "codex"} {
+		for _, agent := range hooks.Agents {
 			data, err := os.ReadFile(filepath.Join("testdata", "schemas", agent+".json"))
 			if err != nil {
 				rulesErr = err
@@ -105,6 +106,11 @@ func validateOutput(agent, event string, out []byte) error {
 	}
 	if err := checkKeys(obj, r.Top, agent+" "+r.Name); err != nil {
 		return err
+	}
+	if ctx, ok := obj["additionalContext"]; ok {
+		if s := ctx.(string); !injected.MatchString(s) {
+			return fmt.Errorf("additionalContext is not a <reflect-learnings> block of lines: %q", s)
+		}
 	}
 	spec, ok := obj["hookSpecificOutput"]
 	if !ok {
@@ -248,9 +254,14 @@ func contextOf(t testing.TB, out string) string {
 		HookSpecificOutput struct {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
+		// Copilot CLI's answer has it at the top level.
+		AdditionalContext string `json:"additionalContext"`
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("answer %q: %v", out, err)
+	}
+	if v.AdditionalContext != "" {
+		return v.AdditionalContext
 	}
 	return v.HookSpecificOutput.AdditionalContext
 }
