@@ -26,6 +26,8 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("COPILOT_HOME", "")
 	return home
 }
 
