@@ -26,6 +26,10 @@ type Versions struct {
 	// Inspector is @modelcontextprotocol/inspector's version
 	// (E2E_INSPECTOR_VERSION), for TestInspector; "" skips that test.
 	Inspector string
+	// OpenCode (opencode-ai, E2E_OPENCODE_VERSION) and Copilot
+	// (@github/copilot, E2E_COPILOT_VERSION) are installed on their own,
+	// by TestOpenCode and TestCopilot; "" skips the test.
+	OpenCode, Copilot string
 }
 
 // LoadVersions reads KEY=VALUE lines from path (versions.env) and applies
@@ -62,6 +66,13 @@ func LoadVersions(path string) (Versions, error) {
 	v.Inspector = vals["E2E_INSPECTOR_VERSION"]
 	if s := os.Getenv("E2E_INSPECTOR_VERSION"); s != "" {
 		v.Inspector = s
+	}
+	v.OpenCode, v.Copilot = vals["E2E_OPENCODE_VERSION"], vals["E2E_COPILOT_VERSION"]
+	if s := os.Getenv("E2E_OPENCODE_VERSION"); s != "" {
+		v.OpenCode = s
+	}
+	if s := os.Getenv("E2E_COPILOT_VERSION"); s != "" {
+		v.Copilot = s
 	}
 	if v.Claude == "" || v.Codex == "" {
 		return v, fmt.Errorf("%s must set E2E_CLAUDE_VERSION and E2E_CODEX_VERSION", path)
@@ -123,6 +134,32 @@ func Install(ctx context.Context, cacheDir string, v Versions) (bin string, reus
 		if got := installedVersion(prefix, pkg); got != want {
 			return "", false, fmt.Errorf("npm installed %s %q, want %q", pkg, got, want)
 		}
+	}
+	return bin, false, nil
+}
+
+// InstallPackage makes one more npm client, pkg at version, available
+// under cacheDir in a prefix of its own (so a bump of one client never
+// reinstalls the others) and returns its node_modules/.bin. Both OpenCode
+// and Copilot CLI ship their native binary as an optional dependency for
+// the platform, which npm installs with the package.
+func InstallPackage(ctx context.Context, cacheDir, name, pkg, version string) (bin string, reused bool, err error) {
+	prefix := filepath.Join(cacheDir, "clients", name+"-"+version)
+	bin = filepath.Join(prefix, "node_modules", ".bin")
+	if installedVersion(prefix, pkg) == version {
+		return bin, true, nil
+	}
+	if err := os.MkdirAll(prefix, 0o755); err != nil {
+		return "", false, err
+	}
+	cmd := exec.CommandContext(ctx, "npm", "install", "--prefix", prefix,
+		"--no-audit", "--no-fund", "--no-save", "--loglevel=error",
+		"--cache", filepath.Join(cacheDir, "npm-cache"), pkg+"@"+version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", false, fmt.Errorf("npm install %s: %w\n%s", pkg, err, out)
+	}
+	if got := installedVersion(prefix, pkg); got != version {
+		return "", false, fmt.Errorf("npm installed %s %q, want %q", pkg, got, version)
 	}
 	return bin, false, nil
 }
