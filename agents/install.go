@@ -52,8 +52,11 @@ type Result struct {
 	Path    string `json:"path"`
 	DryRun  bool   `json:"dry_run"`
 	Changed bool   `json:"changed"`
-	// Created is true when the settings file did not exist before.
+	// Created is true when the settings file did not exist before;
+	// Deleted when uninstall removed a file that was wholly reflect's
+	// (OpenCode's plugin).
 	Created bool    `json:"created,omitempty"`
+	Deleted bool    `json:"deleted,omitempty"`
 	Added   []Entry `json:"added,omitempty"`
 	// Updated lists reflect entries that existed with another binary path,
 	// timeout or status message and were rewritten.

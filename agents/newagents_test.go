@@ -115,7 +115,7 @@ func TestOpenCodeInstall(t *testing.T) {
 		t.Fatalf("status: %+v", st)
 	}
 	un, err := Uninstall(InstallOptions{Agent: "opencode"})
-	if err != nil || len(un.Removed) != 1 || !strings.Contains(un.Removed[0].Command, "'/opt/my reflect/bin/reflect'") {
+	if err != nil || len(un.Removed) != 1 || !un.Deleted || !strings.Contains(un.Removed[0].Command, "'/opt/my reflect/bin/reflect'") {
 		t.Fatalf("uninstall: %+v, %v", un, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {

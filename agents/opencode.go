@@ -116,6 +116,7 @@ func runOpenCode(_ agentSpec, opts InstallOptions, path string, install bool) (R
 		if err := os.Remove(path); err != nil {
 			return res, fmt.Errorf("remove %s: %w", path, err)
 		}
+		res.Deleted = true
 		return res, nil
 	}
 	if err := fsutil.EnsureDir(filepath.Dir(path)); err != nil {

@@ -97,6 +97,8 @@ func writeInstallReport(w io.Writer, r agents.Result) {
 		fmt.Fprintf(w, "dry run: would update %s (nothing written)\n", r.Path)
 	case r.Created:
 		fmt.Fprintf(w, "created %s\n", r.Path)
+	case r.Deleted:
+		fmt.Fprintf(w, "removed %s\n", r.Path)
 	default:
 		fmt.Fprintf(w, "updated %s\n", r.Path)
 	}
