@@ -11,6 +11,10 @@ import (
 	"time"
 )
 
+// Copilot runs with --allow-all: --allow-all-tools alone still asks before
+// a command touches a path outside the repository, and in -p mode nobody
+// answers (the command is "Permission denied", no exit status, no watcher).
+//
 // OpenCode and Copilot CLI run offline against the fake model's Chat
 // Completions API: OpenCode through a custom OpenAI-compatible provider in
 // its config, Copilot through its BYOK mode with COPILOT_OFFLINE=true (no
@@ -139,10 +143,10 @@ func TestCopilot(t *testing.T) {
 	const session = "0e2e0e2e-0000-4000-8000-00000000c0de"
 	checkAgentRun(t, w, "copilot",
 		func() []byte {
-			return w.runAgent(bin, env, "-p", promptTopic+" FAILCMD:<"+claudeFailCmd+">", "--session-id", session, "--allow-all-tools")
+			return w.runAgent(bin, env, "-p", promptTopic+" FAILCMD:<"+claudeFailCmd+">", "--session-id", session, "--allow-all")
 		},
 		func() {
-			w.runAgent(bin, env, "-p", agentCorrection, "--resume", session, "--allow-all-tools")
+			w.runAgent(bin, env, "-p", agentCorrection, "--resume", session, "--allow-all")
 		})
 	check(t, "status/lists-copilot", statusAgent(t, w, "copilot").HooksRun, "status: %+v", statusAgent(t, w, "copilot"))
 }
