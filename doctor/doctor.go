@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/agents"
-	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
@@ -178,7 +178,12 @@ func (r *Report) checkCodexTrust(hooksPath string) {
 
 // checkWriter reports which writer the drainer will use and why.
 func (r *Report) checkWriter(c *config.Config) {
-	w, why, err := drain.Select(c, nil)
+	// The same translation as cmd/reflect's writerChoice: doctor reports
+	// the writer a drain started with this configuration would use.
+	w, why, err := writer.Select(writer.Choice{
+		Name: c.Drain.Writer, Command: c.Drain.Command, StateDir: c.StateDir,
+		Origin: c.Origin["drain.writer"], CommandOrigin: c.Origin["drain.command"], ConfigFile: c.File,
+	}, nil)
 	if err != nil {
 		r.add(Check{Name: "writer", Status: Fail, Detail: err.Error(),
 			Fix: "install it, or set drain.writer / REFLECT_WRITER to builtin"})

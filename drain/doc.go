@@ -1,9 +1,14 @@
-// Package drain turns queued transcripts into learnings: it condenses a
-// Claude Code or Codex transcript (redacted, bounded, without injected
-// <reflect-learnings> blocks), hands it to a Writer (claude, codex, builtin
-// or any command), validates the JSON that comes back, and writes the
-// learnings through store and index before the queue entry is acked. One
-// drainer runs at a time, within daily budgets.
+// Package drain turns queued transcripts into learnings: for each claimed
+// queue entry it condenses the transcript (package transcript), hands it to
+// a writer (package drain/writer), and writes the drafts through store and
+// index before the queue entry is acked. One drainer runs at a time,
+// within daily budgets.
+//
+// Files: run.go (Run: the lock, budgets, claiming), entry.go (one entry
+// from claim to ack, retry or poison), learnings.go (drafts to documents,
+// near-duplicates updated) and ledger.go (cost ledger, drain.log, the last
+// report). Its settings arrive as Options, filled by the command layer:
+// the package reads neither the configuration nor the environment.
 //
 // It must never lose a queue entry (an entry leaves the queue only after
 // its learnings are written and indexed), never write a secret to disk,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"io/fs"
 	"time"
 
@@ -16,7 +18,7 @@ type entryRun struct {
 	opts Options
 	q    *queue.Queue
 	ix   *index.Index
-	w    Writer
+	w    writer.Writer
 	rec  queue.Record
 }
 
@@ -62,7 +64,7 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.ack(&e, done, OutcomeSkipped)
 		return e
 	}
-	c, err := Condense(rec.TranscriptPath, string(rec.Harness), Limits{})
+	c, err := transcript.Condense(rec.TranscriptPath, string(rec.Harness), transcript.Limits{})
 	if err != nil {
 		r.retry(&e, now, err)
 		return e
@@ -73,7 +75,7 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.ack(&e, done, OutcomeSkipped)
 		return e
 	}
-	wctx, cancel := context.WithTimeout(withWriterTimeout(ctx, r.opts.Config.Drain.Timeout), r.opts.Config.Drain.Timeout)
+	wctx, cancel := context.WithTimeout(writer.WithTimeout(ctx, r.opts.Timeout), r.opts.Timeout)
 	out, err := r.w.Write(wctx, c)
 	cancel()
 	if out != nil {
@@ -83,8 +85,12 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.retry(&e, now, fmt.Errorf("%s writer: %w", r.w.Name(), err))
 		return e
 	}
-	ids, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
-	e.Learnings = ids
+	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
+	e.Written = written
+	for _, w := range written {
+		e.Learnings = append(e.Learnings, w.ID)
+	}
+	ids := e.Learnings
 	if err != nil {
 		r.retry(&e, now, err)
 		return e
@@ -108,7 +114,7 @@ func (r *entryRun) ack(e *Entry, p queue.Processed, outcome string) {
 func (r *entryRun) retry(e *Entry, now time.Time, cause error) {
 	e.Error = cause.Error()
 	e.Outcome = OutcomeRetry
-	poisoned, err := r.q.Retry(e.ID, now, r.opts.Config.Drain.MaxAttempts, cause.Error())
+	poisoned, err := r.q.Retry(e.ID, now, r.opts.MaxAttempts, cause.Error())
 	switch {
 	case err != nil:
 		e.Error += "; retry: " + err.Error()

@@ -16,8 +16,8 @@ import (
 func TestRunCountsInterruptedEntries(t *testing.T) {
 	e := newDrainEnv(t)
 	t.Setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "2")
-	bad := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-bad")
-	e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-good")
+	bad := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-bad")
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-good")
 	marker := filepath.Join(e.state, currentFile)
 
 	// First death inside the bad entry: the next drain counts it and,
@@ -36,7 +36,7 @@ func TestRunCountsInterruptedEntries(t *testing.T) {
 
 	// An entry interrupted as often as max_attempts allows is poisoned and
 	// the queue moves on to the next one.
-	again := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-bad-2")
+	again := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-bad-2")
 	q := e.queue(t)
 	if _, err := q.Interrupted(again.ID, rep.Started, 2, "test: first death"); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,16 +24,29 @@ import (
 // maxCiteSize bounds the files hashed for cites.
 const maxCiteSize = 16 << 20
 
+// Written is a learning an entry wrote, listed once however many of the
+// writer's drafts landed on it (a writer repeats itself, and near-
+// duplicates of one another update the same document).
+type Written struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Action is "added" when the entry created the learning, "updated"
+	// when it existed before the entry.
+	Action string `json:"action"`
+}
+
 // writeLearnings turns drafts into documents and sidecars, written and
 // indexed through ix. A draft that repeats an existing learning (same id,
-// or a near-duplicate) updates it instead of adding another.
-func writeLearnings(ctx context.Context, ix *index.Index, c *Condensed, drafts []Draft, rec queue.Record, now time.Time) ([]string, error) {
+// or a near-duplicate) updates it instead of adding another. It returns
+// each learning written once, in the order first written.
+func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time) ([]Written, error) {
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = rec.Cwd
 	}
 	project := gitrepo.Project(ctx, cwd)
-	var ids []string
+	var out []Written
+	seen := map[string]int{} // id → index in out
 	for _, d := range drafts {
 		l, sc := toLearning(d, c, rec, project, cwd, now)
 		if dup := findDuplicate(ctx, ix, l); dup != "" {
@@ -43,18 +58,30 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *Condensed, drafts [
 		// ErrBusy: the learning is on disk and another process's update
 		// outlasted the wait; the next refresh indexes it. Failing here
 		// would run the writer (and pay for it) again for nothing.
-		if _, err := ix.Put(ctx, l, sc, now); err != nil && !errors.Is(err, index.ErrBusy) {
-			return ids, fmt.Errorf("write learning %q: %w", l.Title, err)
+		res, err := ix.Put(ctx, l, sc, now)
+		if err != nil && !errors.Is(err, index.ErrBusy) {
+			return out, fmt.Errorf("write learning %q: %w", l.Title, err)
 		}
-		ids = append(ids, l.ID)
+		if i, ok := seen[l.ID]; ok {
+			// Written before in this entry: it keeps the action it had
+			// then (added stays added) and shows the latest title.
+			out[i].Title = l.Title
+			continue
+		}
+		action := res.Action
+		if action == "" {
+			action = "added"
+		}
+		seen[l.ID] = len(out)
+		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action})
 	}
-	return ids, nil
+	return out, nil
 }
 
 // toLearning builds the document for a draft. Every text is redacted again:
 // a writer may have echoed a secret the condenser's patterns missed in
 // another form, and nothing unredacted may reach the knowledge base.
-func toLearning(d Draft, c *Condensed, rec queue.Record, project, cwd string, now time.Time) (*store.Learning, *store.Sidecar) {
+func toLearning(d writer.Draft, c *transcript.Condensed, rec queue.Record, project, cwd string, now time.Time) (*store.Learning, *store.Sidecar) {
 	clean := redact.String
 	l := &store.Learning{
 		Title:      clean(d.Title),

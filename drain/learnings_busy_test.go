@@ -2,6 +2,8 @@ package drain
 
 import (
 	"context"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,13 +34,14 @@ func TestWriteLearningsWhileIndexBusy(t *testing.T) {
 	}
 	defer fl.Unlock()
 
-	drafts := []Draft{{Title: "Flyway migrations run out of order on a fresh clone",
+	drafts := []writer.Draft{{Title: "Flyway migrations run out of order on a fresh clone",
 		KeyInsight: "Set outOfOrder=false and number migrations by timestamp", Confidence: "medium"}}
 	rec := queue.Record{Harness: queue.HarnessClaude, SessionID: "busy", Trigger: queue.TriggerStop}
-	ids, err := writeLearnings(ctx, ix, &Condensed{}, drafts, rec, time.Now())
-	if err != nil || len(ids) != 1 {
-		t.Fatalf("writeLearnings while the index is busy: %q, %v", ids, err)
+	written, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now())
+	if err != nil || len(written) != 1 {
+		t.Fatalf("writeLearnings while the index is busy: %+v, %v", written, err)
 	}
+	ids := []string{written[0].ID}
 	if _, err := os.Stat(filepath.Join(c.DocumentsDir(), ids[0]+".md")); err != nil {
 		t.Errorf("learning not on disk: %v", err)
 	}

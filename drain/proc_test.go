@@ -61,7 +61,7 @@ func helperDrain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	rep, err := Run(context.Background(), Options{Config: c})
+	rep, err := Run(context.Background(), withConfig(c, Options{}))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -196,7 +196,7 @@ func setenvAll(t *testing.T, env []string) {
 // content differs from every other session's.
 func sessionTranscript(t *testing.T, session string) []byte {
 	t.Helper()
-	data, err := os.ReadFile("testdata/claude-session.jsonl")
+	data, err := os.ReadFile("../transcript/testdata/claude-session.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestProcKilledMidEntry(t *testing.T) {
 // puts it in its own process group and only kills it through the context,
 // which dies with the drainer. A hung `claude -p` would then run, and
 // possibly bill, forever. Suggested fix: SysProcAttr.Pdeathsig =
-// syscall.SIGKILL in writerProc.run (writer.go), so the kernel kills the
+// syscall.SIGKILL in writerProc.run (drain/writer/writer.go), so the kernel kills the
 // writer when the drainer dies.
 func TestProcKilledDrainerTakesItsWriter(t *testing.T) {
 	e := newDrainEnv(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,19 +14,41 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/reflectkb/reflect/index"
-	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/queue"
 )
 
-// Options are the inputs of one drain run.
+// Options are the inputs of one drain run. The command layer fills them
+// from the configuration (drain.* settings, the state and learnings
+// directories, the [index] settings): this package reads neither the
+// configuration nor the environment.
 type Options struct {
-	Config *config.Config
-	// Writer overrides the configured writer (tests, --writer).
-	Writer Writer
+	// StateDir holds drain.lock, the queue, the cost ledger and the logs.
+	StateDir string
+	// OpenIndex opens the knowledge base the learnings are written to. It
+	// is called only when there is an entry to reflect, so a drain with
+	// an empty queue never opens (or builds) the index.
+	OpenIndex func(context.Context) (*index.Index, error)
+	// MaxPerRun is how many entries one run reflects (drain.max_per_run).
+	MaxPerRun int
+	// DailyMax is how many entries are reflected per UTC day
+	// (drain.daily_max).
+	DailyMax int
+	// DailyUSD is the writers' spend per UTC day; 0 sets no limit
+	// (drain.daily_usd).
+	DailyUSD float64
+	// Timeout bounds each writer run (drain.timeout).
+	Timeout time.Duration
+	// MaxAttempts is how many failed runs poison an entry
+	// (drain.max_attempts).
+	MaxAttempts int
+	// Choice is the configured writer, selected when Writer is nil.
+	Choice writer.Choice
+	// Writer overrides the configured writer (tests).
+	Writer writer.Writer
 	// WriterWhy says why Writer was chosen, for the report.
 	WriterWhy string
-	// Max overrides Config.Drain.MaxPerRun when positive.
+	// Max overrides MaxPerRun when positive.
 	Max int
 	// DryRun lists what would run and changes nothing.
 	DryRun bool
@@ -55,16 +78,19 @@ type Report struct {
 
 // Entry is what happened to one queue entry.
 type Entry struct {
-	ID         string   `json:"id"`
-	Transcript string   `json:"transcript"`
-	Harness    string   `json:"harness"`
-	Outcome    string   `json:"outcome"` // written, nothing, skipped, retry, poisoned, would-run
-	Learnings  []string `json:"learnings,omitempty"`
-	Error      string   `json:"error,omitempty"`
-	RawBytes   int64    `json:"raw_bytes,omitempty"`
-	SentChars  int      `json:"sent_chars,omitempty"`
-	CostUSD    float64  `json:"cost_usd,omitempty"`
-	DurationMS int64    `json:"duration_ms"`
+	ID         string `json:"id"`
+	Transcript string `json:"transcript"`
+	Harness    string `json:"harness"`
+	Outcome    string `json:"outcome"` // written, nothing, skipped, retry, poisoned, would-run
+	// Learnings are the ids of the learnings written, each once.
+	Learnings []string `json:"learnings,omitempty"`
+	// Written says, for each of Learnings, whether it was added or updated.
+	Written    []Written `json:"written,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	RawBytes   int64     `json:"raw_bytes,omitempty"`
+	SentChars  int       `json:"sent_chars,omitempty"`
+	CostUSD    float64   `json:"cost_usd,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
 }
 
 // Entry outcomes.
@@ -91,80 +117,50 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	c := o.Config
+	if !o.DryRun && o.OpenIndex == nil {
+		// Checked before anything is claimed: a claimed entry would
+		// wait out its lease for nothing.
+		return nil, errors.New("drain: Options.OpenIndex is not set")
+	}
 	rep := &Report{Started: o.Now().UTC(), DryRun: o.DryRun, Entries: []Entry{}}
-	if err := fsutil.EnsurePrivateDir(c.StateDir); err != nil {
+	release, busy, err := takeLock(o.StateDir, o.DryRun)
+	if err != nil {
 		return nil, err
 	}
-	lock := flock.New(filepath.Join(c.StateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
-	locked, err := lock.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("drain lock: %w", err)
-	}
-	if !locked {
-		rep.Reason = ErrLocked.Error()
-		if pid := runningPID(c.StateDir); pid != "" {
-			rep.Reason += " (pid " + pid + ")"
-		}
+	if busy != "" {
+		rep.Reason = busy
 		return rep, nil
 	}
-	defer lock.Unlock()
-	pidPath := filepath.Join(c.StateDir, "drain.pid")
-	if !o.DryRun {
-		_ = fsutil.WriteAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), fsutil.FilePerm)
-		defer os.Remove(pidPath)
-	}
+	defer release()
 
 	w, why := o.Writer, o.WriterWhy
 	if w == nil {
-		if w, why, err = Select(c, nil); err != nil {
+		if w, why, err = writer.Select(o.Choice, nil); err != nil {
 			return nil, err
 		}
 	}
 	rep.Writer, rep.WriterWhy = w.Name(), why
 
-	q, err := queue.Open(c.StateDir)
+	q, err := queue.Open(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	ledger := costLedger{path: filepath.Join(c.StateDir, "drain-cost.jsonl")}
+	ledger := costLedger{path: filepath.Join(o.StateDir, "drain-cost.jsonl")}
 	today, err := ledger.today(o.Now())
 	if err != nil {
 		return nil, err
 	}
-	budget := c.Drain.MaxPerRun
-	if o.Max > 0 {
-		budget = o.Max
-	}
-	if left := c.Drain.DailyMax - today.Entries; left < budget {
-		budget = left
-	}
 	rep.Today = today
-	switch {
-	case budget <= 0:
-		rep.Reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, c.Drain.DailyMax)
-	case c.Drain.DailyUSD > 0 && today.USD >= c.Drain.DailyUSD:
-		rep.Reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, c.Drain.DailyUSD)
-	}
-	if rep.Reason != "" {
+	budget, reason := budgetFor(o, today)
+	if reason != "" {
+		rep.Reason = reason
 		rep.Waiting = q.Depth()
 		return rep, nil
 	}
 	rep.Ran = true
 
 	if !o.DryRun {
-		if id := interruptedEntry(c.StateDir); id != "" {
-			// The last drain died inside this entry (we hold the lock, so
-			// it is gone): count it as an attempt, so an entry that kills
-			// every drain is poisoned instead of blocking the queue.
-			if _, err := q.Interrupted(id, o.Now(), c.Drain.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
-				return nil, err
-			}
-			clearCurrent(c.StateDir)
-		}
-		// Tidy first: merge duplicate entries, move malformed lines aside
-		// and prune the ledger, so hooks' Enqueue stays fast.
-		if _, err := q.Compact(); err != nil {
+		if err := tidy(q, o); err != nil {
 			return nil, err
 		}
 	}
@@ -179,31 +175,111 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	var ix *index.Index
 	if !o.DryRun && len(recs) > 0 {
-		opts, err := index.ConfigOptions(c.Index, false)
-		if err != nil {
-			return nil, err
-		}
-		if ix, err = index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...); err != nil {
+		if ix, err = o.OpenIndex(ctx); err != nil {
 			return nil, err
 		}
 		defer ix.Close()
 	}
-	for _, rec := range recs {
-		if err := ctx.Err(); err != nil {
+	if err := reflectEach(ctx, o, q, ix, w, ledger, recs, rep); err != nil {
+		return rep, err
+	}
+	rep.Finished = o.Now().UTC()
+	rep.Waiting = q.Depth()
+	if !o.DryRun {
+		if err := saveLast(o.StateDir, rep); err != nil {
 			return rep, err
 		}
-		if c.Drain.DailyUSD > 0 && rep.Today.USD >= c.Drain.DailyUSD {
+	}
+	return rep, nil
+}
+
+// takeLock takes drain.lock without waiting and, unless dryRun, writes
+// drain.pid. busy, when not empty, says that another drain holds the lock
+// (with its pid when known); release removes drain.pid and unlocks.
+func takeLock(stateDir string, dryRun bool) (release func(), busy string, err error) {
+	if err := fsutil.EnsurePrivateDir(stateDir); err != nil {
+		return nil, "", err
+	}
+	lock := flock.New(filepath.Join(stateDir, "drain.lock"), flock.SetPermissions(fsutil.FilePerm))
+	locked, err := lock.TryLock()
+	if err != nil {
+		return nil, "", fmt.Errorf("drain lock: %w", err)
+	}
+	if !locked {
+		busy = ErrLocked.Error()
+		if pid := runningPID(stateDir); pid != "" {
+			busy += " (pid " + pid + ")"
+		}
+		return nil, busy, nil
+	}
+	if dryRun {
+		return func() { lock.Unlock() }, "", nil
+	}
+	pidPath := filepath.Join(stateDir, "drain.pid")
+	_ = fsutil.WriteAtomic(pidPath, []byte(strconv.Itoa(os.Getpid())+"\n"), fsutil.FilePerm)
+	return func() {
+		os.Remove(pidPath)
+		lock.Unlock()
+	}, "", nil
+}
+
+// budgetFor is how many entries this run may claim, given what today has
+// spent; reason, when not empty, says which daily budget is reached.
+func budgetFor(o Options, today Spend) (n int, reason string) {
+	n = o.MaxPerRun
+	if o.Max > 0 {
+		n = o.Max
+	}
+	if left := o.DailyMax - today.Entries; left < n {
+		n = left
+	}
+	switch {
+	case n <= 0:
+		reason = fmt.Sprintf("daily budget reached: %d of %d entries reflected today", today.Entries, o.DailyMax)
+	case o.DailyUSD > 0 && today.USD >= o.DailyUSD:
+		reason = fmt.Sprintf("daily budget reached: $%.2f of $%.2f spent today", today.USD, o.DailyUSD)
+	}
+	return n, reason
+}
+
+// tidy prepares the queue before a claim: an entry the last drain died in
+// counts as an attempt, then duplicates are merged, malformed lines moved
+// aside and the ledger pruned.
+func tidy(q *queue.Queue, o Options) error {
+	if id := interruptedEntry(o.StateDir); id != "" {
+		// The last drain died inside this entry (we hold the lock, so
+		// it is gone): count it as an attempt, so an entry that kills
+		// every drain is poisoned instead of blocking the queue.
+		if _, err := q.Interrupted(id, o.Now(), o.MaxAttempts, "the drainer stopped while reflecting this entry (killed or crashed)"); err != nil && !errors.Is(err, queue.ErrNotFound) {
+			return err
+		}
+		clearCurrent(o.StateDir)
+	}
+	// Merging and pruning here keeps hooks' Enqueue fast.
+	_, err := q.Compact()
+	return err
+}
+
+// reflectEach runs the claimed entries one by one, adding each to rep and
+// (unless skipped or a dry run) to today's spend and the cost ledger. It
+// stops early when ctx ends or today's USD budget is spent.
+func reflectEach(ctx context.Context, o Options, q *queue.Queue, ix *index.Index, w writer.Writer, ledger costLedger, recs []queue.Record, rep *Report) error {
+	for _, rec := range recs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if o.DailyUSD > 0 && rep.Today.USD >= o.DailyUSD {
 			break
 		}
 		if o.Progress != nil {
 			o.Progress(rec)
 		}
 		if !o.DryRun {
-			markCurrent(c.StateDir, rec.ID)
+			markCurrent(o.StateDir, rec.ID)
 		}
 		e := (&entryRun{opts: o, q: q, ix: ix, w: w, rec: rec}).run(ctx)
 		if !o.DryRun {
-			clearCurrent(c.StateDir)
+			clearCurrent(o.StateDir)
 		}
 		rep.Entries = append(rep.Entries, e)
 		if e.Outcome != OutcomeSkipped && e.Outcome != OutcomeWouldRun {
@@ -211,21 +287,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			rep.Today.USD += e.CostUSD
 			if err := ledger.add(costLine{TS: o.Now().UTC(), Entry: e.ID, Writer: w.Name(), Outcome: e.Outcome,
 				Learnings: len(e.Learnings), CostUSD: e.CostUSD, DurationMS: e.DurationMS}); err != nil {
-				return rep, err
+				return err
 			}
 		}
 		if !o.DryRun {
-			logEntry(c.StateDir, o.Now(), w.Name(), e)
+			logEntry(o.StateDir, o.Now(), w.Name(), e)
 		}
 	}
-	rep.Finished = o.Now().UTC()
-	rep.Waiting = q.Depth()
-	if !o.DryRun {
-		if err := saveLast(c.StateDir, rep); err != nil {
-			return rep, err
-		}
-	}
-	return rep, nil
+	return nil
 }
 
 // runningPID is the pid in drain.pid, for messages only: the lock, not the

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -139,13 +141,13 @@ func writeLongSession(tb testing.TB, dir string, size int) string {
 
 // timedWriter measures the time spent in the writer it wraps.
 type timedWriter struct {
-	w     Writer
+	w     writer.Writer
 	spent time.Duration
 }
 
 func (t *timedWriter) Name() string { return t.w.Name() }
 
-func (t *timedWriter) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (t *timedWriter) Write(ctx context.Context, c *transcript.Condensed) (*writer.Output, error) {
 	start := time.Now()
 	defer func() { t.spent += time.Since(start) }()
 	return t.w.Write(ctx, c)
@@ -165,9 +167,9 @@ func BenchmarkDrainEntry5MB(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name string
-		w    Writer
+		w    writer.Writer
 	}{
-		{"builtin", Builtin{}},
+		{"builtin", writer.Builtin{}},
 		{"fixed-drafts", &fixedWriter{drafts: fixedDrafts}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -190,7 +192,7 @@ func BenchmarkDrainEntry5MB(b *testing.B) {
 				os.Remove(filepath.Join(e.state, "processed.jsonl"))
 				rec := e.enqueuePath(b, transcript, queue.HarnessClaude, "long")
 				b.StartTimer()
-				en := (&entryRun{opts: Options{Config: c, Now: time.Now}, q: q, ix: ix, w: tw, rec: rec}).run(ctx)
+				en := (&entryRun{opts: withConfig(c, Options{Now: time.Now}), q: q, ix: ix, w: tw, rec: rec}).run(ctx)
 				if en.Outcome != OutcomeWritten {
 					b.Fatalf("entry: %+v", en)
 				}
@@ -214,18 +216,18 @@ func TestDrainNumbers(t *testing.T) {
 	long := writeLongSession(t, t.TempDir(), 5<<20)
 	tokens := func(n int64) int64 { return n / 4 }
 	for _, tc := range []struct{ name, path string }{
-		{"claude fixture", "testdata/claude-session.jsonl"},
-		{"codex fixture", "testdata/codex-rollout.jsonl"},
+		{"claude fixture", "../transcript/testdata/claude-session.jsonl"},
+		{"codex fixture", "../transcript/testdata/codex-rollout.jsonl"},
 		{"synthetic 5 MB claude", long},
 	} {
-		c, err := Condense(tc.path, "", Limits{})
+		c, err := transcript.Condense(tc.path, "", transcript.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, prompt := int64(len(c.Text)), int64(len(Prompt(c)))
+		text, prompt := int64(len(c.Text)), int64(len(writer.Prompt(c)))
 		t.Logf("%-22s raw %8d chars (~%7d tokens) → condensed %6d chars (~%5d tokens, %6.1f× fewer); full writer prompt %6d chars (~%5d tokens); %d events, %d dropped",
 			tc.name, c.RawBytes, tokens(c.RawBytes), text, tokens(text), float64(c.RawBytes)/float64(text), prompt, tokens(prompt), len(c.Events), c.Dropped)
-		if text == 0 || text > DefaultMaxChars {
+		if text == 0 || text > transcript.DefaultMaxChars {
 			t.Errorf("%s: condensed text is %d chars", tc.name, text)
 		}
 	}
@@ -257,22 +259,22 @@ func TestDrainNumbers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cd *Condensed
-		stage("condense", func() { cd, err = Condense(rec.TranscriptPath, "claude", Limits{}) })
+		var cd *transcript.Condensed
+		stage("condense", func() { cd, err = transcript.Condense(rec.TranscriptPath, "claude", transcript.Limits{}) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out *Output
-		stage("builtin writer", func() { out, err = Builtin{}.Write(ctx, cd) })
+		var out *writer.Output
+		stage("builtin writer", func() { out, err = writer.Builtin{}.Write(ctx, cd) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
+		var written []Written
 		stage(fmt.Sprintf("write+index %d learnings", len(out.Learnings)), func() {
-			ids, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now())
+			written, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now())
 		})
-		if err != nil || len(ids) == 0 {
-			t.Fatalf("writeLearnings: %q, %v", ids, err)
+		if err != nil || len(written) == 0 {
+			t.Fatalf("writeLearnings: %+v, %v", written, err)
 		}
 		stage("ack", func() {
 			err = q.Ack(rec.ID, queue.Processed{Path: rec.TranscriptPath, Size: size, SHA256: sum, Outcome: "written"})

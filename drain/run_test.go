@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/transcript"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -130,11 +132,11 @@ func (e *drainEnv) pending(t testing.TB) []queue.Record {
 	return recs
 }
 
-// run drains once with o (Config defaults to e's).
+// run drains once with o (its settings default to e's configuration).
 func (e *drainEnv) run(t testing.TB, o Options) *Report {
 	t.Helper()
-	if o.Config == nil {
-		o.Config = e.config(t)
+	if o.StateDir == "" {
+		o = withConfig(e.config(t), o)
 	}
 	rep, err := Run(context.Background(), o)
 	if err != nil {
@@ -282,7 +284,7 @@ func assertNoSecrets(t *testing.T, dirs ...string) {
 
 // fixedWriter returns the same drafts every time, after delay.
 type fixedWriter struct {
-	drafts []Draft
+	drafts []writer.Draft
 	cost   float64
 	delay  time.Duration
 	calls  int
@@ -290,7 +292,7 @@ type fixedWriter struct {
 
 func (*fixedWriter) Name() string { return "fixed" }
 
-func (w *fixedWriter) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (w *fixedWriter) Write(ctx context.Context, c *transcript.Condensed) (*writer.Output, error) {
 	w.calls++
 	if w.delay > 0 {
 		select {
@@ -299,10 +301,10 @@ func (w *fixedWriter) Write(ctx context.Context, c *Condensed) (*Output, error) 
 			return nil, ctx.Err()
 		}
 	}
-	return &Output{Learnings: append([]Draft(nil), w.drafts...), CostUSD: w.cost}, nil
+	return &writer.Output{Learnings: append([]writer.Draft(nil), w.drafts...), CostUSD: w.cost}, nil
 }
 
-var fixedDrafts = []Draft{
+var fixedDrafts = []writer.Draft{
 	{
 		Title: "Postgres pool exhaustion needs pgbouncer", KeyInsight: "Put pgbouncer in transaction mode in front of Postgres when workers exceed max_connections.",
 		Problem: "FATAL: sorry, too many clients already", Solution: "Route the workers through pgbouncer.",
@@ -326,7 +328,7 @@ func noonToday() time.Time {
 
 func TestRunBuiltinClaudeFixture(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01")
 	size, sum, err := queue.HashFile(rec.TranscriptPath)
 	if err != nil {
 		t.Fatal(err)
@@ -421,8 +423,8 @@ func TestRunBuiltinClaudeFixture(t *testing.T) {
 
 func TestRunBuiltinCodexFixture(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "019aad50-a7e6-7422-b7a8-0b384290624f")
-	rep := e.run(t, Options{Writer: Builtin{}, WriterWhy: "test"})
+	rec := e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "019aad50-a7e6-7422-b7a8-0b384290624f")
+	rep := e.run(t, Options{Writer: writer.Builtin{}, WriterWhy: "test"})
 	if !rep.Ran || len(rep.Entries) != 1 {
 		t.Fatalf("report: %+v", rep)
 	}
@@ -460,9 +462,9 @@ func TestRunBuiltinCodexFixture(t *testing.T) {
 // a writer never sees it bare.
 func TestRunRedactsWriterOutput(t *testing.T) {
 	e := newDrainEnv(t)
-	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-leak")
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-leak")
 	const id, secret = "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-	leak := Draft{
+	leak := writer.Draft{
 		Title:      "AWS key " + id + " must stay out of tests",
 		KeyInsight: "The env had " + secret + " in it.",
 		Problem:    "export AWS_ACCESS_KEY_ID=" + id, Solution: "unset " + secret,
@@ -470,7 +472,7 @@ func TestRunRedactsWriterOutput(t *testing.T) {
 		Entities:  []store.Entity{{Name: id, Type: "config", Description: "set with " + secret}},
 		Relations: []store.Relationship{{Source: id, Target: "env", Type: "configured_in", Description: secret, Strength: 3}},
 	}
-	rep := e.run(t, Options{Writer: &fixedWriter{drafts: []Draft{leak}}})
+	rep := e.run(t, Options{Writer: &fixedWriter{drafts: []writer.Draft{leak}}})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
 		t.Fatalf("entries: %+v", rep.Entries)
 	}
@@ -547,15 +549,15 @@ sleep 30
 )
 
 func setWriterFixtures(t *testing.T) {
-	t.Setenv("FIXTURE_OK", mustAbs(t, "testdata/writers/claude-print-result.json"))
-	t.Setenv("FIXTURE_ERR", mustAbs(t, "testdata/writers/claude-print-error.json"))
+	t.Setenv("FIXTURE_OK", mustAbs(t, "writer/testdata/writers/claude-print-result.json"))
+	t.Setenv("FIXTURE_ERR", mustAbs(t, "writer/testdata/writers/claude-print-error.json"))
 }
 
 func TestRunFakeClaudeSuccess(t *testing.T) {
 	e := newDrainEnv(t)
 	setWriterFixtures(t)
 	out := fakeWriterPath(t, "claude", fakeSuccess)
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-ok")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-ok")
 
 	rep := e.run(t, Options{}) // auto: claude is on PATH
 	if rep.Writer != "claude" || !strings.HasPrefix(rep.WriterWhy, "claude found on PATH") {
@@ -602,7 +604,7 @@ func failingRun(t *testing.T, script, wantErr string) (*drainEnv, *Report) {
 	setWriterFixtures(t)
 	fakeWriterPath(t, "claude", script)
 	t.Setenv("REFLECT_WRITER", "claude")
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-fail")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-fail")
 	now := time.Now()
 	rep := e.run(t, Options{Now: func() time.Time { return now }})
 	if len(rep.Entries) != 1 {
@@ -645,7 +647,7 @@ func TestRunFakeClaudeErrorEnvelope(t *testing.T) {
 
 // Guards a fixed bug: a failed claude run is paid for (the error envelope says
 // total_cost_usd 0.003), but the drainer records $0 for it, so daily_usd
-// never counts failed runs. parseClaudeEnvelope (writer_claude.go) returns
+// never counts failed runs. parseClaudeEnvelope (drain/writer/claude.go) returns
 // a nil Output with the error, and entryRun.run (entry.go) only takes the
 // cost from a non-nil Output.
 func TestRunRecordsCostOfFailedClaudeRun(t *testing.T) {
@@ -681,8 +683,8 @@ func TestRunFakeClaudeHangTimesOut(t *testing.T) {
 	if c.Drain.Timeout != time.Second {
 		t.Fatalf("timeout %s", c.Drain.Timeout)
 	}
-	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-hang")
-	rep := e.run(t, Options{Config: c})
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-hang")
+	rep := e.run(t, withConfig(c, Options{}))
 	took := time.Since(start)
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeRetry || !strings.Contains(rep.Entries[0].Error, "killed after") ||
 		!strings.Contains(rep.Entries[0].Error, "deadline exceeded") {
@@ -717,7 +719,7 @@ func TestRunPoisonAndRequeue(t *testing.T) {
 	out := fakeWriterPath(t, "claude", fakeGarbage)
 	t.Setenv("REFLECT_WRITER", "claude")
 	t.Setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "3")
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-poison")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-poison")
 	clock := noonToday()
 	now := func() time.Time { return clock }
 
@@ -806,15 +808,17 @@ printf '%s' "$ANSWER" > "$out"
 
 func TestRunFakeCodex(t *testing.T) {
 	e := newDrainEnv(t)
-	var env claudeEnvelope
-	data, err := os.ReadFile("testdata/writers/claude-print-result.json")
+	var env struct {
+		Result *string `json:"result"`
+	}
+	data, err := os.ReadFile("writer/testdata/writers/claude-print-result.json")
 	if err != nil || json.Unmarshal(data, &env) != nil || env.Result == nil {
 		t.Fatalf("fixture: %v", err)
 	}
 	t.Setenv("ANSWER", *env.Result)
 	t.Setenv("CODEX_FAIL", "1")
 	out := fakeWriterPath(t, "codex", codexFake) // no claude: auto picks codex
-	e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-codex")
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-codex")
 	now := noonToday()
 
 	rep := e.run(t, Options{Now: func() time.Time { return now }})
@@ -849,10 +853,10 @@ func TestRunFakeCodex(t *testing.T) {
 // reflects it again and must update the same documents, not add copies.
 func TestRunCrashBeforeAckUpdatesInPlace(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-crash")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-crash")
 	before := snapshot(t, e.state)
 	clock := noonToday()
-	rep := e.run(t, Options{Writer: Builtin{}, Now: func() time.Time { return clock }})
+	rep := e.run(t, Options{Writer: writer.Builtin{}, Now: func() time.Time { return clock }})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
 		t.Fatalf("entries: %+v", rep.Entries)
 	}
@@ -882,7 +886,7 @@ func TestRunCrashBeforeAckUpdatesInPlace(t *testing.T) {
 	}
 
 	clock = clock.Add(time.Hour)
-	rep = e.run(t, Options{Writer: Builtin{}, Now: func() time.Time { return clock }})
+	rep = e.run(t, Options{Writer: writer.Builtin{}, Now: func() time.Time { return clock }})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
 		t.Fatalf("second drain: %+v", rep.Entries)
 	}
@@ -926,12 +930,12 @@ func countResults(res []index.Result, id string) int {
 // skipped without running the writer.
 func TestRunSkipsContentAlreadyReflected(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-dup")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-dup")
 	line, err := json.Marshal(rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run(t, Options{Writer: Builtin{}})
+	e.run(t, Options{Writer: writer.Builtin{}})
 	docs := e.documents(t)
 	// Put the acked record back, as a crash between the ledger append and
 	// the queue rewrite would leave it.
@@ -958,15 +962,15 @@ func TestRunSkipsContentAlreadyReflected(t *testing.T) {
 // A reworded learning (near-duplicate) updates the existing document.
 func TestRunNearDuplicateUpdatesExisting(t *testing.T) {
 	e := newDrainEnv(t)
-	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-a")
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-a")
 	first := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1]}})
 	if len(first.Entries) != 1 || len(first.Entries[0].Learnings) != 1 {
 		t.Fatalf("first: %+v", first.Entries)
 	}
-	e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-b")
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-b")
 	reworded := fixedDrafts[0]
 	reworded.Title = "Postgres pool exhaustion needs pgbouncer in front"
-	second := e.run(t, Options{Writer: &fixedWriter{drafts: []Draft{reworded}}})
+	second := e.run(t, Options{Writer: &fixedWriter{drafts: []writer.Draft{reworded}}})
 	if len(second.Entries) != 1 || !equalSets(second.Entries[0].Learnings, first.Entries[0].Learnings) {
 		t.Fatalf("reworded learning got %+v, want the id %q", second.Entries, first.Entries[0].Learnings)
 	}
@@ -978,6 +982,68 @@ func TestRunNearDuplicateUpdatesExisting(t *testing.T) {
 	}
 }
 
+// A writer that repeats itself lists each learning once, saying whether
+// the entry added or updated it: drain listed one id up to 7 times for an
+// entry ("→ 10 learning(s)") whose knowledge base got 3 documents.
+func TestRunListsEachLearningOnce(t *testing.T) {
+	e := newDrainEnv(t)
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-before")
+	before := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1]}})
+	if len(before.Entries) != 1 || len(before.Entries[0].Learnings) != 1 {
+		t.Fatalf("first drain: %+v", before.Entries)
+	}
+	existing := before.Entries[0].Learnings[0]
+	if w := before.Entries[0].Written; len(w) != 1 || w[0].ID != existing || w[0].Action != "added" {
+		t.Fatalf("first drain wrote %+v, want %s added", w, existing)
+	}
+
+	vite := fixedDrafts[1]
+	viteReworded := vite
+	viteReworded.Title = "Vite dev server must bind 0.0.0.0 inside Docker containers"
+	pgReworded := fixedDrafts[0]
+	pgReworded.Title = "Postgres pool exhaustion needs pgbouncer in front"
+	flyway := writer.Draft{Title: "Flyway migrations run out of order on a fresh clone",
+		KeyInsight: "Set outOfOrder=false and number migrations by timestamp.", Confidence: "medium"}
+	drafts := []writer.Draft{vite, vite, pgReworded, viteReworded, flyway, fixedDrafts[0], vite}
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-repeats")
+	rep := e.run(t, Options{Writer: &fixedWriter{drafts: drafts}})
+	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
+		t.Fatalf("entries: %+v", rep.Entries)
+	}
+	en := rep.Entries[0]
+	docs := e.documents(t)
+	if len(docs) != 3 {
+		t.Fatalf("documents %q, want pgbouncer, vite and flyway", docs)
+	}
+	if !equalSets(en.Learnings, docs) || len(en.Learnings) != len(docs) {
+		t.Fatalf("learnings %q, want each of %q once", en.Learnings, docs)
+	}
+	actions := map[string]string{}
+	for i, w := range en.Written {
+		if w.ID != en.Learnings[i] {
+			t.Errorf("written[%d] = %s, learnings[%d] = %s: want the same order", i, w.ID, i, en.Learnings[i])
+		}
+		actions[w.ID] = w.Action
+	}
+	if len(en.Written) != len(en.Learnings) {
+		t.Fatalf("written %+v does not match learnings %q", en.Written, en.Learnings)
+	}
+	if actions[existing] != "updated" {
+		t.Errorf("%s existed before the entry: action %q, want updated (%+v)", existing, actions[existing], en.Written)
+	}
+	for id, a := range actions {
+		if id != existing && a != "added" {
+			t.Errorf("%s is new in this entry (written again later in it): action %q, want added", id, a)
+		}
+	}
+	if costs := e.costLines(t); len(costs) != 2 || costs[1].Learnings != 3 {
+		t.Errorf("drain-cost.jsonl: %+v, want 3 learnings for the second entry", costs)
+	}
+	if log := e.lines(t, "drain.log"); len(log) != 2 || !strings.Contains(log[1], " learnings=3 ") {
+		t.Errorf("drain.log: %q, want learnings=3 for the second entry", log)
+	}
+}
+
 // --- 5. budgets ---
 
 func TestRunMaxPerRun(t *testing.T) {
@@ -985,7 +1051,7 @@ func TestRunMaxPerRun(t *testing.T) {
 	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
 	var ids []string
 	for i := 0; i < 5; i++ {
-		ids = append(ids, e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i)).ID)
+		ids = append(ids, e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i)).ID)
 	}
 	w := &fixedWriter{drafts: fixedDrafts}
 	rep := e.run(t, Options{Writer: w})
@@ -1010,7 +1076,7 @@ func TestRunDailyMax(t *testing.T) {
 	e := newDrainEnv(t)
 	t.Setenv("REFLECT_DRAIN_DAILY_MAX", "3")
 	for i := 0; i < 5; i++ {
-		e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
+		e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
 	}
 	w := &fixedWriter{drafts: fixedDrafts}
 	clock := noonToday()
@@ -1043,7 +1109,7 @@ func TestRunDailyUSD(t *testing.T) {
 	t.Setenv("REFLECT_DRAIN_DAILY_USD", "1.0")
 	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "10")
 	for i := 0; i < 4; i++ {
-		e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
+		e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
 	}
 	rep := e.run(t, Options{})
 	if len(rep.Entries) != 2 || rep.Today.USD != 1.0 || rep.Today.Entries != 2 || rep.Waiting != 2 || callCount(t, out) != 2 {
@@ -1072,9 +1138,9 @@ func TestRunDailyUSD(t *testing.T) {
 func dryRunEnv(t *testing.T) *drainEnv {
 	e := newDrainEnv(t)
 	for i := 0; i < 3; i++ {
-		e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
+		e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
 	}
-	e.run(t, Options{Writer: Builtin{}, Max: 1})
+	e.run(t, Options{Writer: writer.Builtin{}, Max: 1})
 	return e
 }
 
@@ -1167,13 +1233,13 @@ func TestRunDryRunDoesNotCompactQueue(t *testing.T) {
 // Another drain holding drain.lock makes Run return at once, untouched.
 func TestRunLockedReportsHolder(t *testing.T) {
 	e := newDrainEnv(t)
-	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-1")
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-1")
 	entered, release := make(chan struct{}), make(chan struct{})
 	w := &blockingWriter{entered: entered, release: release}
 	done := make(chan *Report)
 	c := e.config(t)
 	go func() {
-		rep, _ := Run(context.Background(), Options{Config: c, Writer: w})
+		rep, _ := Run(context.Background(), withConfig(c, Options{Writer: w}))
 		done <- rep
 	}()
 	<-entered
@@ -1195,16 +1261,16 @@ type blockingWriter struct{ entered, release chan struct{} }
 
 func (*blockingWriter) Name() string { return "blocking" }
 
-func (w *blockingWriter) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (w *blockingWriter) Write(ctx context.Context, c *transcript.Condensed) (*writer.Output, error) {
 	close(w.entered)
 	<-w.release
-	return &Output{Learnings: fixedDrafts[:1]}, nil
+	return &writer.Output{Learnings: fixedDrafts[:1]}, nil
 }
 
 // An empty writer answer is "nothing": acked, counted, no documents.
 func TestRunNothingToWrite(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-none")
+	rec := e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-none")
 	w := &fixedWriter{}
 	rep := e.run(t, Options{Writer: w})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeNothing || w.calls != 1 {
@@ -1231,12 +1297,12 @@ func TestRunDropsEntryOfDeletedTranscript(t *testing.T) {
 	e := newDrainEnv(t)
 	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
 	for i := 0; i < 2; i++ {
-		gone := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-gone-%d", i))
+		gone := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-gone-%d", i))
 		if err := os.Remove(gone.TranscriptPath); err != nil {
 			t.Fatal(err)
 		}
 	}
-	live := e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-live")
+	live := e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-live")
 	w := &fixedWriter{drafts: fixedDrafts}
 	rep := e.run(t, Options{Writer: w})
 	if len(rep.Entries) != 2 || rep.Entries[0].Outcome != OutcomeSkipped || rep.Entries[1].Outcome != OutcomeSkipped || w.calls != 0 {
@@ -1254,11 +1320,11 @@ func TestRunDropsEntryOfDeletedTranscript(t *testing.T) {
 // growingWriter appends a turn to the transcript while it "thinks", as a
 // live session does between Stop hooks.
 type growingWriter struct {
-	Writer
+	writer.Writer
 	path string
 }
 
-func (g *growingWriter) Write(ctx context.Context, c *Condensed) (*Output, error) {
+func (g *growingWriter) Write(ctx context.Context, c *transcript.Condensed) (*writer.Output, error) {
 	f, err := os.OpenFile(g.path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		return nil, err
@@ -1272,12 +1338,12 @@ func (g *growingWriter) Write(ctx context.Context, c *Condensed) (*Output, error
 // transcript, and reflecting it again updates the same learnings.
 func TestRunTranscriptGrowsDuringWrite(t *testing.T) {
 	e := newDrainEnv(t)
-	rec := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-live")
+	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-live")
 	before, _, err := queue.HashFile(rec.TranscriptPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := e.run(t, Options{Writer: &growingWriter{Writer: Builtin{}, path: rec.TranscriptPath}})
+	rep := e.run(t, Options{Writer: &growingWriter{Writer: writer.Builtin{}, path: rec.TranscriptPath}})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten {
 		t.Fatalf("entries: %+v", rep.Entries)
 	}
@@ -1289,7 +1355,7 @@ func TestRunTranscriptGrowsDuringWrite(t *testing.T) {
 	if len(recs) != 1 || recs[0].ID == rec.ID || recs[0].TranscriptPath != rec.TranscriptPath || recs[0].Attempts != 0 || rep.Waiting != 1 {
 		t.Fatalf("queue after the transcript grew: %+v (waiting %d); want a fresh record", recs, rep.Waiting)
 	}
-	rep = e.run(t, Options{Writer: Builtin{}})
+	rep = e.run(t, Options{Writer: writer.Builtin{}})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten || !equalSets(rep.Entries[0].Learnings, ids) {
 		t.Fatalf("second drain: %+v; want the same learnings %q updated", rep.Entries, ids)
 	}
@@ -1305,7 +1371,7 @@ func TestRunTranscriptGrowsDuringWrite(t *testing.T) {
 // no writer run, no budget spent, nothing written.
 func TestRunSkipsWriterTranscript(t *testing.T) {
 	e := newDrainEnv(t)
-	prompt := Prompt(&Condensed{Harness: "claude", Text: "USER: fix the login\n"})
+	prompt := writer.Prompt(&transcript.Condensed{Harness: "claude", Text: "USER: fix the login\n"})
 	data := lines(
 		`{"type":"user","sessionId":"w1","cwd":"/tmp/somewhere","message":{"role":"user","content":`+quote(prompt)+`}}`,
 		cAsst(`[{"type":"text","text":"{\"learnings\":[]}"}]`),
@@ -1316,7 +1382,7 @@ func TestRunSkipsWriterTranscript(t *testing.T) {
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeSkipped || w.calls != 0 || rep.Today.Entries != 0 {
 		t.Fatalf("entries %+v, calls %d, today %+v", rep.Entries, w.calls, rep.Today)
 	}
-	if led := e.processed(t); len(led) != 1 || led[0].Path != rec.TranscriptPath || led[0].Outcome != "skipped: "+SkipWriterRun {
+	if led := e.processed(t); len(led) != 1 || led[0].Path != rec.TranscriptPath || led[0].Outcome != "skipped: "+transcript.SkipWriterRun {
 		t.Errorf("processed.jsonl: %+v", led)
 	}
 	if len(e.pending(t)) != 0 || len(e.documents(t)) != 0 || len(e.costLines(t)) != 0 {
@@ -1345,11 +1411,11 @@ func TestRunRequeueWaitingEntry(t *testing.T) {
 // A dry run leaves the entry of a deleted transcript where it is.
 func TestRunDryRunKeepsDeletedTranscriptEntry(t *testing.T) {
 	e := newDrainEnv(t)
-	gone := e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-gone")
+	gone := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-gone")
 	if err := os.Remove(gone.TranscriptPath); err != nil {
 		t.Fatal(err)
 	}
-	e.enqueue(t, "testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-live")
+	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-live")
 	e.run(t, Options{Writer: &fixedWriter{}, DryRun: true}) // creates drain.lock
 	before := snapshot(t, e.state, e.kb)
 	rep := e.run(t, Options{Writer: &fixedWriter{}, DryRun: true})
@@ -1371,7 +1437,7 @@ func TestRunDryRunKeepsDeletedTranscriptEntry(t *testing.T) {
 // drain.log: it used to read 0 whatever the writer took.
 func TestRunRecordsEntryDuration(t *testing.T) {
 	e := newDrainEnv(t)
-	e.enqueue(t, "testdata/claude-session.jsonl", queue.HarnessClaude, "s-slow")
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-slow")
 	const delay = 60 * time.Millisecond
 	rep := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1], delay: delay}})
 	if len(rep.Entries) != 1 || rep.Entries[0].DurationMS < delay.Milliseconds() {
@@ -1387,5 +1453,30 @@ func TestRunRecordsEntryDuration(t *testing.T) {
 	logLines := e.lines(t, "drain.log")
 	if len(logLines) != 1 || strings.Contains(logLines[0], " ms=0") {
 		t.Errorf("drain.log: %q", logLines)
+	}
+}
+
+// budgetFor is the plan a run claims by: the per-run budget (or --max),
+// capped by what today has left, and the reason when a daily budget is
+// spent.
+func TestBudgetFor(t *testing.T) {
+	o := Options{MaxPerRun: 3, DailyMax: 20, DailyUSD: 1}
+	for _, tt := range []struct {
+		max    int
+		today  Spend
+		n      int
+		reason string
+	}{
+		{0, Spend{}, 3, ""},
+		{10, Spend{}, 10, ""},
+		{10, Spend{Entries: 18}, 2, ""},
+		{0, Spend{Entries: 20}, 0, "daily budget reached: 20 of 20 entries reflected today"},
+		{0, Spend{Entries: 1, USD: 1}, 3, "daily budget reached: $1.00 of $1.00 spent today"},
+	} {
+		o.Max = tt.max
+		n, reason := budgetFor(o, tt.today)
+		if n != tt.n || reason != tt.reason {
+			t.Errorf("max %d, today %+v: %d %q, want %d %q", tt.max, tt.today, n, reason, tt.n, tt.reason)
+		}
 	}
 }

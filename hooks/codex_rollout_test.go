@@ -3,6 +3,7 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,7 @@ func TestCodexRolloutReadsOnlyTheTail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filler := bytes.Repeat([]byte(`{"type":"response_item","payload":{"type":"message","content":"`+strings.Repeat("x", 1000)+`"}}`+"\n"), 2*rolloutTail/1000)
+	filler := bytes.Repeat([]byte(`{"type":"response_item","payload":{"type":"message","content":"`+strings.Repeat("x", 1000)+`"}}`+"\n"), 2*transcript.CodexTailBytes/1000)
 
 	tail := filepath.Join(t.TempDir(), "tail.jsonl")
 	if err := os.WriteFile(tail, append(append([]byte{}, filler...), rollout...), 0o600); err != nil {

@@ -15,7 +15,7 @@ import (
 // messages (as its SDK returns them: {info, parts} per message) with the
 // stop and pre-compact events. The hook keeps a redacted copy, one message
 // per line, under the state directory (ARCHITECTURE §3,
-// transcripts/opencode/) and queues that file; drain/opencode_parse.go
+// transcripts/opencode/) and queues that file; transcript/opencode.go
 // reads it.
 
 // OpenCodeTranscriptDir is where the copies live, under the state dir.

@@ -145,6 +145,13 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if h == nil {
 		return answer{}, nil
 	}
+	if ctx.Err() != nil {
+		// The deadline passed before the handler could start (a slow
+		// process start or payload read): starting it anyway would leave
+		// it writing after the hook has answered, for nothing.
+		r.keepCapture()
+		return answer{}, fmt.Errorf("gave up after %s", r.Deadline)
+	}
 	type result struct {
 		out answer
 		err error

@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -509,5 +511,43 @@ func TestRememberRefusesNearDuplicates(t *testing.T) {
 	mustOK(t, cs, "remember", args, &out)
 	if out.Action != "added" || out.ID == id {
 		t.Fatalf("remember with force: %+v, want a second learning beside %s", out, id)
+	}
+}
+
+// End of input waits until every request read has been answered, however
+// late the answer: no handler may be running yet when EOF arrives (a loaded
+// machine had not dispatched tools/list 50 ms after reading it, and the
+// session closed unanswered).
+func TestEndOfInputWaitsForEveryAnswer(t *testing.T) {
+	s := &Server{}
+	var out bytes.Buffer
+	w := &answerCounter{w: &out}
+	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`) // no final newline
+	r := &drainingReader{r: in, s: s, answers: w}
+	buf := make([]byte, 4096)
+	eof := make(chan struct{})
+	go func() {
+		defer close(eof)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				return
+			}
+		}
+	}()
+	// A notification from the server and one answer in two writes: EOF is
+	// still held back.
+	fmt.Fprint(w, `{"jsonrpc":"2.0","method":"notifications/message"}`+"\n"+`{"jsonrpc":"2.0","id":1,`)
+	fmt.Fprint(w, `"result":{}}`+"\n")
+	select {
+	case <-eof:
+		t.Fatalf("end of input passed with 1 of 2 requests answered (requests=%d answers=%d)", s.requests.Load(), w.count.Load())
+	case <-time.After(200 * time.Millisecond):
+	}
+	fmt.Fprint(w, `{"jsonrpc":"2.0","id":"two","result":{}}`+"\n")
+	<-eof
+	if got := s.requests.Load(); got != 2 {
+		t.Errorf("counted %d requests, want 2", got)
 	}
 }

@@ -10,7 +10,7 @@ RUNS=${RUNS:-100}
 REFLECT=${REFLECT:-$PWD/bin/reflect}
 # Hook payloads and the transcript are the ones the tests replay.
 PAYLOADS=$PWD/hooks/testdata/payloads
-TRANSCRIPTS=$PWD/drain/testdata
+TRANSCRIPTS=$PWD/transcript/testdata
 command -v hyperfine >/dev/null || { echo "needs hyperfine: apt-get install hyperfine" >&2; exit 1; }
 [ -x "$REFLECT" ] || { echo "build first: make build" >&2; exit 1; }
 

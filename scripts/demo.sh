@@ -9,7 +9,7 @@ REFLECT=${REFLECT:-$PWD/bin/reflect}
 # The hook payloads and transcripts are the real ones the tests replay,
 # kept in the repository.
 PAYLOADS=$PWD/hooks/testdata/payloads
-TRANSCRIPTS=$PWD/drain/testdata
+TRANSCRIPTS=$PWD/transcript/testdata
 [ -x "$REFLECT" ] || { echo "build first: make build" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/reflect-demo.XXXXXX")

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/store"
+	"github.com/reflectkb/reflect/transcript"
 )
 
 // The red team's secrets (issue 13, item 2), all fake. Each must be absent
@@ -105,6 +107,25 @@ func (w *world) hook(t *testing.T, event string, payload map[string]any) string 
 	return out.String()
 }
 
+// drainOptions are the drain options the configuration gives (as
+// cmd/reflect's drainOptions translates them), with the writer wr.
+func (w *world) drainOptions(wr writer.Writer) drain.Options {
+	c := w.cfg
+	return drain.Options{
+		StateDir: c.StateDir,
+		OpenIndex: func(ctx context.Context) (*index.Index, error) {
+			opts, err := index.ConfigOptions(c.Index, false)
+			if err != nil {
+				return nil, err
+			}
+			return index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
+		},
+		MaxPerRun: c.Drain.MaxPerRun, DailyMax: c.Drain.DailyMax, DailyUSD: c.Drain.DailyUSD,
+		Timeout: c.Drain.Timeout, MaxAttempts: c.Drain.MaxAttempts,
+		Writer: wr, WriterWhy: "test",
+	}
+}
+
 // leakyWriter stands in for an LLM writer: it records what the drainer
 // sent it (the drain's input) and answers with learnings that repeat the
 // secrets in every field (a writer that echoes what it saw).
@@ -112,13 +133,13 @@ type leakyWriter struct{ sent []string }
 
 func (*leakyWriter) Name() string { return "leaky" }
 
-func (lw *leakyWriter) Write(_ context.Context, c *drain.Condensed) (*drain.Output, error) {
+func (lw *leakyWriter) Write(_ context.Context, c *transcript.Condensed) (*writer.Output, error) {
 	full, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
-	lw.sent = append(lw.sent, c.Text, string(full), drain.Prompt(c))
-	return &drain.Output{Learnings: []drain.Draft{{
+	lw.sent = append(lw.sent, c.Text, string(full), writer.Prompt(c))
+	return &writer.Output{Learnings: []writer.Draft{{
 		Title:      "Log in to the Hub with " + hfToken,
 		KeyInsight: leakText,
 		Problem:    leakText,
@@ -165,7 +186,7 @@ func TestNoSecretOnDiskFromAnyPath(t *testing.T) {
 
 	// Drain: what the writer is sent, and what it answers, are redacted.
 	lw := &leakyWriter{}
-	rep, err := drain.Run(ctx, drain.Options{Config: w.cfg, Writer: lw, WriterWhy: "test"})
+	rep, err := drain.Run(ctx, w.drainOptions(lw))
 	if err != nil {
 		t.Fatal(err)
 	}

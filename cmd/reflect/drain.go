@@ -63,7 +63,8 @@ background drain when the queue is not empty.`,
 				fmt.Fprintln(f.IO.Out, "Draining in the background; see 'reflect status'.")
 				return nil
 			}
-			opts := drain.Options{Config: c, Max: maxN, DryRun: dryRun}
+			opts := drainOptions(c)
+			opts.Max, opts.DryRun = maxN, dryRun
 			if !asJSON {
 				opts.Progress = func(rec queue.Record) {
 					fmt.Fprintf(f.IO.Err, "reflecting %s (%s, %s)…\n", rec.TranscriptPath, rec.Harness, rec.Trigger)
@@ -103,17 +104,40 @@ func printDrain(f *Factory, rep *drain.Report) {
 	for _, e := range rep.Entries {
 		fmt.Fprintf(out, "  %s  %-9s %s", e.ID, e.Outcome, e.Transcript)
 		if len(e.Learnings) > 0 {
-			fmt.Fprintf(out, " → %s", countOf(len(e.Learnings), "learning"))
+			fmt.Fprintf(out, " → %s%s", countOf(len(e.Learnings), "learning"), addedUpdated(e.Written))
 		}
 		if e.Error != "" {
 			fmt.Fprintf(out, " (%s)", oneLine(e.Error))
 		}
 		fmt.Fprintln(out)
-		for _, id := range e.Learnings {
-			fmt.Fprintf(out, "      %s\n", id)
+		if len(e.Written) == 0 {
+			for _, id := range e.Learnings {
+				fmt.Fprintf(out, "      %s\n", id)
+			}
+		}
+		for _, w := range e.Written {
+			fmt.Fprintf(out, "      %-7s  %s\n", w.Action, w.ID)
 		}
 	}
 	fmt.Fprintf(out, "Today: %s, $%.2f. Waiting: %d.\n", entries(rep.Today.Entries), rep.Today.USD, rep.Waiting)
+}
+
+// addedUpdated says how many of an entry's learnings were added and how
+// many updated: " (2 added, 1 updated)", or "" when nothing says.
+func addedUpdated(written []drain.Written) string {
+	var added, updated int
+	for _, w := range written {
+		switch w.Action {
+		case "added":
+			added++
+		case "updated":
+			updated++
+		}
+	}
+	if added+updated == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d added, %d updated)", added, updated)
 }
 
 func plural(n int, one, many string) string {

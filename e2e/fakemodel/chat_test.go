@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/transcript"
 )
 
 // chatChunks decodes a Chat Completions SSE stream, which must end with
@@ -124,7 +124,7 @@ func TestChatCompletionsToolCallMarkerAndJSON(t *testing.T) {
 
 func TestChatCompletionsWriterPrompt(t *testing.T) {
 	s := start(t)
-	prompt, _ := json.Marshal(drain.WriterPromptMarker + "\n<transcript>\nUSER: list it\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>")
+	prompt, _ := json.Marshal(transcript.WriterPromptMarker + "\n<transcript>\nUSER: list it\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>")
 	body := `{"stream":true,"messages":[{"role":"user","content":` + string(prompt) + `}]}`
 	_, _, text, _ := streamed(t, chatChunks(t, post(t, s.URL()+"/v1/chat/completions", body)))
 	if !strings.Contains(text, WriterTitlePrefix) {

@@ -18,7 +18,7 @@
 //   - TOOLCALL:<name {json}> makes the model call any tool the client
 //     offers (e.g. an MCP tool, mcp__reflect__search) with those
 //     arguments; several are called in order, one per tool result;
-//   - reflect's writer prompt (drain.WriterPromptMarker) is answered with a
+//   - reflect's writer prompt (transcript.WriterPromptMarker) is answered with a
 //     learning about the first FAILED line of the transcript it carries;
 //   - anything else, and a conversation whose commands have all run, gets
 //     a short text answer that ends the turn.
@@ -39,7 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/transcript"
 )
 
 // Request is one request the server received.
@@ -271,7 +271,7 @@ func writerAnswer(prompt string) string {
 	return string(out)
 }
 
-func isWriterPrompt(s string) bool { return strings.Contains(s, drain.WriterPromptMarker) }
+func isWriterPrompt(s string) bool { return strings.Contains(s, transcript.WriterPromptMarker) }
 
 // ---------------------------------------------------------------- Anthropic
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/transcript"
 )
 
 func post(t *testing.T, url, body string) string {
@@ -100,7 +100,7 @@ func TestResponsesScriptedToolCall(t *testing.T) {
 
 func TestWriterPromptGetsALearning(t *testing.T) {
 	s := start(t)
-	prompt := drain.WriterPromptMarker + "\n<transcript>\nUSER: list it\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>"
+	prompt := transcript.WriterPromptMarker + "\n<transcript>\nUSER: list it\nFAILED `ls /nope` (exit 2): ls: cannot access '/nope'\n</transcript>"
 	msg, _ := json.Marshal(map[string]any{"messages": []any{map[string]any{"role": "user", "content": prompt}}})
 	out := post(t, s.URL()+"/v1/messages", string(msg))
 	var m struct {

@@ -1,0 +1,108 @@
+package drain
+
+// Test helpers the drain tests share with the transcript and writer
+// packages' own tests: those live in other packages now, and test files
+// cannot be imported.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/config"
+)
+
+// fakeHelp answers --help as current claude and codex do (the same as the
+// writer package's fakes), so the writers pass their flags; any other
+// call goes on to the fake's script.
+const fakeHelp = `case " $* " in *" --help "*)
+  echo "  --no-session-persistence  Disable session persistence"
+  echo "  --ephemeral               Run without persisting session files to disk"
+  exit 0;;
+esac
+`
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func readRecorded(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// waitGone waits until pid no longer runs. A killed orphan may linger as a
+// zombie where the container's init does not reap: that counts as gone.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err := syscall.Kill(pid, 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d of the writer still runs after the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Claude Code transcript lines (as in transcript/claude_test.go).
+const claudeMeta = `"sessionId":"s1","cwd":"/repo","gitBranch":"main"`
+
+func cUser(content string) string {
+	return `{"type":"user",` + claudeMeta + `,"message":{"role":"user","content":` + content + `}}`
+}
+
+func cAsst(content string) string {
+	return `{"type":"assistant",` + claudeMeta + `,"message":{"role":"assistant","content":` + content + `}}`
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+
+// withConfig fills o's settings from c as cmd/reflect's drainOptions does,
+// keeping what o sets itself (Writer, Max, DryRun, Now, Progress): the
+// tests set the drain up through the environment, as a user would.
+func withConfig(c *config.Config, o Options) Options {
+	o.StateDir = c.StateDir
+	o.OpenIndex = func(ctx context.Context) (*index.Index, error) {
+		opts, err := index.ConfigOptions(c.Index, false)
+		if err != nil {
+			return nil, err
+		}
+		return index.Open(ctx, c.DocumentsDir(), c.IndexDir(), opts...)
+	}
+	o.MaxPerRun, o.DailyMax, o.DailyUSD = c.Drain.MaxPerRun, c.Drain.DailyMax, c.Drain.DailyUSD
+	o.Timeout, o.MaxAttempts = c.Drain.Timeout, c.Drain.MaxAttempts
+	o.Choice = writer.Choice{
+		Name: c.Drain.Writer, Command: c.Drain.Command, StateDir: c.StateDir,
+		Origin: c.Origin["drain.writer"], CommandOrigin: c.Origin["drain.command"], ConfigFile: c.File,
+	}
+	return o
+}

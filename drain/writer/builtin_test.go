@@ -1,0 +1,266 @@
+package writer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/reflectkb/reflect/transcript"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func builtinOn(t *testing.T, c *transcript.Condensed) []Draft {
+	t.Helper()
+	out, err := Builtin{}.Write(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Learnings
+}
+
+func fixtureLearnings(t *testing.T, path string) []Draft {
+	t.Helper()
+	c, err := transcript.Condense(path, "", transcript.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return builtinOn(t, c)
+}
+
+// findDraft returns the learning whose title and insight hold every word.
+func findDraft(ds []Draft, words ...string) *Draft {
+	for i := range ds {
+		text := ds[i].Title + " " + ds[i].KeyInsight
+		ok := true
+		for _, w := range words {
+			ok = ok && strings.Contains(text, w)
+		}
+		if ok {
+			return &ds[i]
+		}
+	}
+	return nil
+}
+
+func titles(ds []Draft) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Title+" ["+d.Confidence+"]")
+	}
+	return out
+}
+
+func TestBuiltinClaudeFixture(t *testing.T) {
+	ds := fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl")
+
+	same := findDraft(ds, "state", "SameSite=Lax")
+	if same == nil {
+		t.Fatalf("no SameSite learning in %q", titles(ds))
+	}
+	if same.Confidence != "medium" || !strings.Contains(same.Title, "state mismatch") ||
+		!strings.Contains(same.KeyInsight, "SameSite=Strict") || !reflect.DeepEqual(same.Cites, []string{"callback/cookie.go"}) {
+		t.Errorf("SameSite learning: %+v", *same)
+	}
+
+	insecure := findDraft(ds, "--insecure")
+	if insecure == nil {
+		t.Fatalf("no --insecure learning in %q", titles(ds))
+	}
+	if insecure.Title != "curl: use --insecure for local dev instead, the dev cert is self-signed" ||
+		insecure.Confidence != "medium" || !slices.Contains(insecure.Tags, "curl") ||
+		!strings.Contains(insecure.Solution, "curl --insecure -i https://localhost:8443/callback?state=abc") ||
+		!strings.Contains(insecure.Solution, "no, use --insecure") ||
+		!slices.Contains(insecure.Symptoms, "curl: (60) SSL certificate problem: self-signed certificate") {
+		t.Errorf("--insecure learning: %+v", *insecure)
+	}
+
+	remember := findDraft(ds, "fake IdP")
+	if remember == nil {
+		t.Fatalf("no remembered instruction in %q", titles(ds))
+	}
+	if remember.Title != "Always run the callback tests with the fake IdP (make idp-fake) before pushing" ||
+		remember.Confidence != "high" || !slices.Contains(remember.Tags, "make") {
+		t.Errorf("instruction learning: %+v", *remember)
+	}
+	if len(ds) != 3 {
+		t.Errorf("want exactly these 3 learnings, got %q", titles(ds))
+	}
+}
+
+func TestBuiltinCodexFixture(t *testing.T) {
+	ds := fixtureLearnings(t, "../../transcript/testdata/codex-rollout.jsonl")
+	clock := findDraft(ds, "don't use time.Now", "inject a clock")
+	if clock == nil {
+		t.Fatalf("no injected-clock learning in %q", titles(ds))
+	}
+	if !strings.HasPrefix(clock.Title, "go test: ") || clock.Confidence != "medium" ||
+		!slices.Contains(clock.Tags, "go") || !reflect.DeepEqual(clock.Cites, []string{"refresh/token.go"}) ||
+		!strings.Contains(clock.Solution, "`go test ./...` succeeded") ||
+		!strings.Contains(clock.Problem, "token expired") {
+		t.Errorf("clock learning: %+v", *clock)
+	}
+	if len(ds) != 1 {
+		t.Errorf("want 1 learning, got %q", titles(ds))
+	}
+}
+
+func TestBuiltinIsDeterministic(t *testing.T) {
+	a, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))
+	b, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))
+	if string(a) != string(b) {
+		t.Errorf("two runs differ:\n%s\n%s", a, b)
+	}
+}
+
+// Events builders for the rule tables.
+func evUser(s string) transcript.Event { return transcript.Event{Kind: transcript.UserPrompt, Text: s} }
+func evAsst(s string, files ...string) transcript.Event {
+	return transcript.Event{Kind: transcript.AssistantFinal, Text: s, Files: files}
+}
+func evFail(cmd, head string, code int) transcript.Event {
+	return transcript.Event{Kind: transcript.ToolFailed, Tool: "Bash", Command: cmd, Text: head, ExitCode: code}
+}
+func evOK(cmd, out string, files ...string) transcript.Event {
+	return transcript.Event{Kind: transcript.ToolSucceeded, Tool: "Bash", Command: cmd, Text: out, Files: files}
+}
+
+func TestBuiltinRules(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []transcript.Event
+		files  []string
+		want   []string // titles with [confidence]
+	}{{
+		name: "fix by a changed flag",
+		events: []transcript.Event{evUser("install deps"),
+			evFail("npm ci", "npm ERR! lockfile out of date", 1),
+			evOK("npm ci --legacy-peer-deps", "added 200 packages")},
+		want: []string{"npm ci: npm ERR! lockfile out of date; works with --legacy-peer-deps [medium]"},
+	}, {
+		name: "same command passes after an edit: low",
+		events: []transcript.Event{evUser("make the tests pass"),
+			evFail("go test ./...", "--- FAIL: TestA (0.00s) | a_test.go:9: boom", 1),
+			evOK("go test ./...", "ok pkg", "pkg/a.go")},
+		files: []string{"pkg/a.go"},
+		want:  []string{"go test failed (FAIL: TestA (0.00s)); fixed by editing pkg/a.go [low]"},
+	}, {
+		name: "correction that never succeeded: low",
+		events: []transcript.Event{evUser("deploy"),
+			evFail("npm install", "rejected by the user", -1),
+			evUser("no, use pnpm instead")},
+		want: []string{"npm install: use pnpm instead [low]"},
+	}, {
+		name: "a correction after the user moved on does not attach",
+		events: []transcript.Event{evUser("deploy"),
+			evFail("npm install", "E404", 1),
+			evUser("let's look at the docs page"),
+			evUser("no, use the other heading instead")},
+		want: nil,
+	}, {
+		name: "success of another program is no fix; non-shell failures are ignored",
+		events: []transcript.Event{evUser("x"),
+			evFail("make build", "Error 2", 2),
+			{Kind: transcript.ToolFailed, Tool: "Edit", Command: "Edit a.go", Text: "File has not been read yet."},
+			evOK("go build ./...", "")},
+		want: nil,
+	}, {
+		name: "instructions",
+		events: []transcript.Event{
+			evUser("Remember that the staging DB is read-only. Never commit the .env file! always fails on CI though. never mind"),
+			evUser("please always use pnpm in this repo"),
+			evUser("remember to run make generate after editing the proto files"),
+			evUser("always?"),
+		},
+		want: []string{
+			"The staging DB is read-only [high]",
+			"Never commit the .env file [high]",
+			"Always use pnpm in this repo [high]",
+			"Run make generate after editing the proto files [high]",
+		},
+	}, {
+		name:   "pasted material is not an instruction",
+		events: []transcript.Event{evUser(strings.Repeat("Some pasted documentation line. ", 50) + "Never edit generated files by hand.")},
+		want:   nil,
+	}, {
+		name: "a diagnosed problem needs a cause, an edit and a confirmation",
+		events: []transcript.Event{evUser("the upload endpoint fails with 413"),
+			evAsst("The proxy limits bodies to 1 MB, so large uploads are rejected. Raising client_max_body_size to 50m.", "deploy/nginx.conf"),
+			evUser("thanks, that works")},
+		files: []string{"deploy/nginx.conf"},
+		want:  []string{"The upload endpoint fails with 413 [medium]"},
+	}, {
+		name: "unconfirmed diagnosis is not a learning",
+		events: []transcript.Event{evUser("fix the flaky test"),
+			evAsst("It fails because of a race, so I added a mutex.", "a.go"),
+			evUser("now add a README")},
+		files: []string{"a.go"},
+		want:  nil,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ds := builtinOn(t, &transcript.Condensed{Harness: "claude", Events: tt.events, Files: tt.files})
+			if got := titles(ds); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("titles:\n got %q\nwant %q", got, tt.want)
+			}
+			for _, d := range ds {
+				if d.KeyInsight == "" || d.Category == "" || len(d.Title) > 4*maxTitleRunes {
+					t.Errorf("incomplete learning %+v", d)
+				}
+			}
+		})
+	}
+}
+
+func TestBuiltinDiagnosisFields(t *testing.T) {
+	ds := builtinOn(t, &transcript.Condensed{Files: []string{"deploy/nginx.conf"}, Events: []transcript.Event{
+		evUser("the upload endpoint fails with 413"),
+		evAsst("The proxy limits bodies to 1 MB, so large uploads are rejected. Raising client_max_body_size to 50m.", "deploy/nginx.conf"),
+		evUser("perfect"),
+	}})
+	if len(ds) != 1 {
+		t.Fatalf("got %q", titles(ds))
+	}
+	d := ds[0]
+	if d.KeyInsight != "The proxy limits bodies to 1 MB, so large uploads are rejected." ||
+		!strings.Contains(d.Solution, "Changed deploy/nginx.conf") ||
+		!reflect.DeepEqual(d.Cites, []string{"deploy/nginx.conf"}) || !slices.Contains(d.Tags, "conf") {
+		t.Errorf("diagnosis learning: %+v", d)
+	}
+}
+
+func TestBuiltinCapsLearnings(t *testing.T) {
+	var evs []transcript.Event
+	for i := 0; i < 30; i++ {
+		evs = append(evs, evUser(fmt.Sprintf("always run check number %d before pushing", i)))
+		evs = append(evs, evFail(fmt.Sprintf("tool%d build", i), "error", 1), evOK(fmt.Sprintf("tool%d build --fix", i), ""))
+	}
+	ds := builtinOn(t, &transcript.Condensed{Events: evs})
+	if len(ds) != maxBuiltinLearnings {
+		t.Fatalf("%d learnings, want %d", len(ds), maxBuiltinLearnings)
+	}
+	for _, d := range ds {
+		if d.Confidence != "high" {
+			t.Errorf("the cap kept %q over an explicit instruction", d.Title)
+		}
+	}
+}
+
+func TestBuiltinSkipsAndCancels(t *testing.T) {
+	for _, c := range []*transcript.Condensed{nil, {Skip: transcript.SkipWriterRun, Events: []transcript.Event{evUser("always do X in this repo")}}} {
+		out, err := Builtin{}.Write(context.Background(), c)
+		if err != nil || out == nil || len(out.Learnings) != 0 {
+			t.Errorf("Write(%+v) = %+v, %v", c, out, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (Builtin{}).Write(ctx, &transcript.Condensed{}); err == nil {
+		t.Error("want an error from a cancelled context")
+	}
+	if (Builtin{}).Name() != "builtin" {
+		t.Error("name")
+	}
+	var _ Writer = Builtin{}
+}

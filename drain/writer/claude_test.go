@@ -1,0 +1,257 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"github.com/reflectkb/reflect/transcript"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeBin writes an executable shell script called name into a new
+// directory, puts that directory first on PATH, and returns the directory
+// the script records into ($FAKE_OUT).
+func fakeBin(t *testing.T, name, script string) (out string) {
+	t.Helper()
+	bin := t.TempDir()
+	out = t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+fakeHelp+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_OUT", out)
+	return out
+}
+
+// fakeHelp answers --help as current claude and codex do, listing the
+// flags that keep a writer's run out of the user's sessions; any other call
+// goes on to the fake's script. A fake that prints a help without them
+// stands for an older CLI.
+const fakeHelp = `case " $* " in *" --help "*)
+  echo "  --no-session-persistence  Disable session persistence"
+  echo "  --ephemeral               Run without persisting session files to disk"
+  exit 0;;
+esac
+`
+
+// recordScript saves the fake's arguments (one file each), environment,
+// stdin and working directory into $FAKE_OUT.
+const recordScript = `i=0
+for a in "$@"; do printf '%s' "$a" > "$FAKE_OUT/arg$i"; i=$((i+1)); done
+echo $i > "$FAKE_OUT/argc"
+env > "$FAKE_OUT/env"
+cat > "$FAKE_OUT/stdin"
+pwd -P > "$FAKE_OUT/pwd"
+`
+
+func readRecorded(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func fakeArgs(t *testing.T, out string) []string {
+	t.Helper()
+	n, err := strconv.Atoi(strings.TrimSpace(readRecorded(t, out, "argc")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := make([]string, n)
+	for i := range args {
+		args[i] = readRecorded(t, out, "arg"+strconv.Itoa(i))
+	}
+	return args
+}
+
+var writerCondensed = &transcript.Condensed{
+	Harness:   "claude",
+	SessionID: "s-1",
+	Cwd:       "/work/repo",
+	Text:      "USER: login fails with state mismatch\nTOOL FAILED (exit 1): go test ./callback\n",
+}
+
+func TestClaudeWriterParsesResult(t *testing.T) {
+	t.Setenv("FIXTURE", mustAbs(t, "testdata/writers/claude-print-result.json"))
+	// The drainer is started from a Claude Code hook: it inherits these,
+	// and the writer must not.
+	t.Setenv("REFLECT_DISABLE", "0")
+	t.Setenv("CLAUDECODE", "1")
+	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
+	out := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`)
+	dir := filepath.Join(t.TempDir(), "writer")
+
+	got, err := (&Claude{Dir: dir}).Write(context.Background(), writerCondensed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Learnings) != 1 || got.Learnings[0].Title != "OAuth state cookie must be SameSite=Lax" {
+		t.Fatalf("learnings = %+v", got.Learnings)
+	}
+	if got.CostUSD != 0.0412 || got.InputTokens != 6120 || got.OutputTokens != 410 {
+		t.Fatalf("cost %v, tokens %d/%d; want 0.0412, 6120/410", got.CostUSD, got.InputTokens, got.OutputTokens)
+	}
+
+	args := fakeArgs(t, out)
+	if len(args) != 7 || args[0] != "-p" || args[2] != "--output-format" || args[3] != "json" || args[4] != "--max-turns" || args[5] != "1" ||
+		args[6] != "--no-session-persistence" {
+		t.Fatalf("args = %q", args)
+	}
+	if args[1] != Prompt(writerCondensed) {
+		t.Fatalf("prompt argument is not Prompt(c): %q", args[1][:60])
+	}
+	env := readRecorded(t, out, "env")
+	if strings.Count(env, "REFLECT_DISABLE=") != 1 || !strings.Contains(env, "\nREFLECT_DISABLE=1\n") {
+		t.Fatalf("writer env must hold REFLECT_DISABLE=1 exactly once:\n%s", env)
+	}
+	for _, k := range []string{"CLAUDECODE=", "CLAUDE_CODE_ENTRYPOINT="} {
+		if strings.Contains(env, k) {
+			t.Errorf("writer env leaks %s", k)
+		}
+	}
+	if s := readRecorded(t, out, "stdin"); s != "" {
+		t.Errorf("stdin = %q, want empty", s)
+	}
+	wantDir, _ := filepath.EvalSymlinks(dir)
+	if pwd := strings.TrimSpace(readRecorded(t, out, "pwd")); pwd != wantDir {
+		t.Errorf("ran in %s, want %s", pwd, wantDir)
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("writer dir: %v, mode %v; want 0700", err, st.Mode().Perm())
+	}
+}
+
+func TestClaudeWriterLongPromptOnStdin(t *testing.T) {
+	t.Setenv("FIXTURE", mustAbs(t, "testdata/writers/claude-print-result.json"))
+	out := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`)
+	c := *writerCondensed
+	c.Text = strings.Repeat("USER: a long session line\n", 8000) // > 128 KiB, one argument's limit
+	if _, err := (&Claude{}).Write(context.Background(), &c); err != nil {
+		t.Fatal(err)
+	}
+	args := fakeArgs(t, out)
+	if strings.Join(args, " ") != "-p --output-format json --max-turns 1 --no-session-persistence" {
+		t.Fatalf("args = %q, want the prompt on stdin", args)
+	}
+	if readRecorded(t, out, "stdin") != Prompt(&c) {
+		t.Fatal("stdin is not the prompt")
+	}
+}
+
+func TestClaudeWriterFailures(t *testing.T) {
+	tests := []struct {
+		name, script, want string
+	}{
+		{"error envelope", `cat "$FIXTURE_ERROR"`, "error_max_turns"},
+		{"garbage with exit 0", `echo 'Hello! I am not JSON.'`, "no JSON result"},
+		{"nothing with exit 0", `true`, "no JSON result"},
+		{"success without result", `echo '{"type":"result","subtype":"success","is_error":false}'`, `no "result"`},
+		{"success with prose result", `echo '{"type":"result","subtype":"success","is_error":false,"result":"Nothing to learn here."}'`, `no JSON object with a "learnings" key`},
+		{"is_error with success subtype", `echo '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 overloaded"}'`, "claude run failed: success: API Error: 529 overloaded"},
+		{"not a result", `echo '{"type":"system","subtype":"init"}'`, "not a result object"},
+		{"exit status", `echo "Error: Invalid API key · token sk-ant-api03-` + strings.Repeat("x", 40) + `" >&2; exit 1`, "exit status 1"},
+	}
+	t.Setenv("FIXTURE_ERROR", mustAbs(t, "testdata/writers/claude-print-error.json"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fakeBin(t, "claude", tt.script)
+			got, err := (&Claude{}).Write(context.Background(), writerCondensed)
+			if err == nil {
+				t.Fatalf("Write = %+v, want an error", got)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q does not mention %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "sk-ant-api03-xxxx") {
+				t.Fatalf("error leaks a secret from stderr: %v", err)
+			}
+		})
+	}
+}
+
+func TestClaudeWriterEmptyLearnings(t *testing.T) {
+	fakeBin(t, "claude", `echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"learnings\":[]}","total_cost_usd":0.001}'`)
+	got, err := (&Claude{}).Write(context.Background(), writerCondensed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Learnings) != 0 || got.CostUSD != 0.001 {
+		t.Fatalf("got %+v, want no learnings at cost 0.001", got)
+	}
+}
+
+func TestClaudeWriterNotOnPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := (&Claude{}).Write(context.Background(), writerCondensed)
+	if err == nil || !strings.Contains(err.Error(), "claude not found on PATH") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestClaudeWriterTimeoutKillsGroup checks that a writer that hangs is
+// killed with everything it started when the context ends.
+func TestClaudeWriterTimeoutKillsGroup(t *testing.T) {
+	out := fakeBin(t, "claude", `sleep 30 &
+echo $! > "$FAKE_OUT/child"
+echo '{"type":"result"' # a partial answer, then hang
+sleep 30
+`)
+	const timeout = 300 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	_, err := (&Claude{}).Write(ctx, writerCondensed)
+	elapsed := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want a deadline error", err)
+	}
+	// The fake hangs for 30 s: returning well before that means the
+	// timeout, not the child, ended Write. The margin is for a loaded
+	// machine, where killing and reaping a process group is not instant.
+	if elapsed > timeout+10*time.Second {
+		t.Fatalf("Write returned after %s, want within 10s of the timeout (the fake hangs for 30 s)", elapsed)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(readRecorded(t, out, "child")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, pid)
+}
+
+// waitGone waits until pid no longer runs. A killed orphan may linger as a
+// zombie where the container's init does not reap: that counts as gone.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		err := syscall.Kill(pid, 0)
+		if errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d of the writer still runs after the timeout", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}

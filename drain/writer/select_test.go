@@ -1,0 +1,113 @@
+package writer
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// onPath is a fake exec.LookPath that finds only the named programs.
+func onPath(names ...string) func(string) (string, error) {
+	return func(file string) (string, error) {
+		for _, n := range names {
+			if file == n {
+				return "/usr/local/bin/" + n, nil
+			}
+		}
+		return "", &exec.Error{Name: file, Err: exec.ErrNotFound}
+	}
+}
+
+func TestSelectAuto(t *testing.T) {
+	cfg := Choice{StateDir: "/state"}
+	tests := []struct {
+		path     []string
+		want     Writer
+		whyParts []string
+	}{
+		{[]string{"claude", "codex"}, &Claude{Path: "/usr/local/bin/claude", Dir: "/state/writer"}, []string{"claude found on PATH"}},
+		{[]string{"codex"}, &Codex{Path: "/usr/local/bin/codex", Dir: "/state/writer"}, []string{"no claude on PATH", "codex found"}},
+		{nil, &Builtin{}, []string{"no claude or codex on PATH"}},
+	}
+	for _, tt := range tests {
+		for _, setting := range []string{"", "auto", " Auto "} {
+			cfg.Name = setting
+			w, why, err := Select(cfg, onPath(tt.path...))
+			if err != nil {
+				t.Fatalf("PATH %v, writer %q: %v", tt.path, setting, err)
+			}
+			if !reflect.DeepEqual(w, tt.want) {
+				t.Errorf("PATH %v, writer %q: got %#v, want %#v", tt.path, setting, w, tt.want)
+			}
+			for _, p := range tt.whyParts {
+				if !strings.Contains(why, p) {
+					t.Errorf("PATH %v: why %q lacks %q", tt.path, why, p)
+				}
+			}
+		}
+	}
+}
+
+func TestSelectConfigured(t *testing.T) {
+	all := onPath("claude", "codex", "my-writer")
+	tests := []struct {
+		writer, command string
+		lookPath        func(string) (string, error)
+		want            Writer
+		wantErr         string
+	}{
+		{"codex", "", all, &Codex{Path: "/usr/local/bin/codex", Dir: "/state/writer"}, ""},
+		{"CLAUDE", "", all, &Claude{Path: "/usr/local/bin/claude", Dir: "/state/writer"}, ""},
+		{"builtin", "", all, &Builtin{}, ""},
+		{"command", `my-writer --model "small one"`, all, &Command{Argv: []string{"/usr/local/bin/my-writer", "--model", "small one"}}, ""},
+		{"claude", "", onPath("codex"), nil, "claude (set by env REFLECT_WRITER) is not on PATH"},
+		{"codex", "", onPath(), nil, "codex (set by env REFLECT_WRITER) is not on PATH"},
+		{"command", "", all, nil, "needs a command"},
+		{"command", "   ", all, nil, "needs a command"},
+		{"command", `my-writer "unterminated`, all, nil, "unterminated double quote"},
+		{"command", "missing-writer -x", all, nil, "missing-writer is not an executable"},
+		{"gpt", "", all, nil, `unknown writer "gpt"`},
+	}
+	for _, tt := range tests {
+		cfg := Choice{StateDir: "/state", Name: tt.writer, Command: tt.command, Origin: "env REFLECT_WRITER"}
+		w, why, err := Select(cfg, tt.lookPath)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("writer %q command %q: err = %v, want %q", tt.writer, tt.command, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("writer %q: %v", tt.writer, err)
+			continue
+		}
+		if !reflect.DeepEqual(w, tt.want) {
+			t.Errorf("writer %q: got %#v, want %#v", tt.writer, w, tt.want)
+		}
+		if !strings.Contains(why, "set by env REFLECT_WRITER") {
+			t.Errorf("writer %q: why %q does not say where the setting came from", tt.writer, why)
+		}
+		if w.Name() != strings.ToLower(tt.writer) {
+			t.Errorf("Name() = %q, want %q", w.Name(), strings.ToLower(tt.writer))
+		}
+	}
+}
+
+func TestSelectDefaultLookPath(t *testing.T) {
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin) // codex, and no claude
+	w, _, err := Select(Choice{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Codex{Path: filepath.Join(bin, "codex")}
+	if !reflect.DeepEqual(w, want) {
+		t.Fatalf("got %#v, want %#v (the real PATH, and a temporary directory without a state dir)", w, want)
+	}
+}

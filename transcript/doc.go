@@ -1,0 +1,47 @@
+// Package transcript reads the session transcripts coding agents write and
+// condenses them for reflect's writers: Condense streams a transcript and
+// returns a Condensed session (prompts, failed tool calls and the runs
+// that fixed them, corrections, the assistant's last word per turn, files
+// touched), every string redacted and bounded, with the
+// <reflect-learnings> blocks reflect injected stripped out. A transcript
+// of any size costs the same bounded memory.
+//
+// The package knows agents' file formats and nothing about queues,
+// writers or the knowledge base, so the drainer and the hooks can both use
+// it. It reads no configuration.
+//
+// # Files
+//
+//   - condensed.go: the result types (Condensed, Event).
+//   - condense.go: Condense, format detection, and the builder every
+//     format feeds: it pairs failures with their fixes, keeps the bounds
+//     and renders the text a writer reads.
+//   - text.go: redaction-safe windows, error heads, command keys.
+//   - claude.go: Claude Code session JSONL.
+//   - codex.go: Codex rollout JSONL, and FindCodexCompletion, which the
+//     hooks use to read a shell command's exit code from a rollout's tail.
+//   - opencode.go: reflect's copy of an OpenCode session (OpenCode keeps
+//     sessions in its database; the hook writes the copy, hooks/opencode.go).
+//   - copilot.go: GitHub Copilot CLI's session-state/<id>/events.jsonl.
+//
+// # Adding a format
+//
+// One file per agent, named after it (gemini.go, opencode.go):
+//
+//  1. A parser holding the builder and its own pending state (tool calls
+//     awaiting results), with a method that takes one record and calls the
+//     builder in transcript order: meta (session id, cwd, branch), prompt
+//     (what the user typed), assistant (a message; closeTurn ends a turn),
+//     tool (a call with its result: exit code, failed, output) and touched
+//     (a file the session edited). Ignore what you do not understand:
+//     formats drift, and a partial condensation beats none.
+//  2. A case for the harness name in Condense's switch, and a rule in
+//     harnessOf when its records can be recognised, so an unnamed
+//     transcript is detected. A format that is not JSON lines reads the
+//     file itself and feeds the builder the same way.
+//  3. Tests beside it (claude_test.go shows the helpers), a small fixture
+//     in testdata/, and a real transcript under testdata/real at the
+//     repository root when one can be recorded.
+//
+// The builder decides what is kept; a format only translates.
+package transcript
