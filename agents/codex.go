@@ -37,6 +37,8 @@ var codexHooks = []hookSpec{
 // registered too.
 var codexAgent = agentSpec{
 	name:         "codex",
+	display:      "Codex CLI",
+	executable:   "codex",
 	envDir:       "CODEX_HOME",
 	homeDir:      ".codex",
 	file:         "hooks.json",

@@ -29,13 +29,15 @@ import (
 // minute); they are a backstop as for Claude (see claudeAgent). Each hook
 // is named reflect-SUB, the name `/hooks disable` and the hooks panel use.
 var geminiAgent = agentSpec{
-	name:      "gemini",
-	envDir:    "GEMINI_CLI_HOME",
-	envIsHome: true,
-	homeDir:   ".gemini",
-	file:      "settings.json",
-	millis:    true,
-	named:     true,
+	name:       "gemini",
+	display:    "Gemini CLI",
+	executable: "gemini",
+	envDir:     "GEMINI_CLI_HOME",
+	envIsHome:  true,
+	homeDir:    ".gemini",
+	file:       "settings.json",
+	millis:     true,
+	named:      true,
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},

@@ -22,7 +22,7 @@ const BackupSuffix = ".reflect-backup"
 
 // InstallOptions says which agent to (un)install for and where.
 type InstallOptions struct {
-	// Agent is one of Names: "claude", "codex" or "gemini".
+	// Agent is one of Names.
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string
@@ -52,8 +52,11 @@ type Result struct {
 	Path    string `json:"path"`
 	DryRun  bool   `json:"dry_run"`
 	Changed bool   `json:"changed"`
-	// Created is true when the settings file did not exist before.
+	// Created is true when the settings file did not exist before;
+	// Deleted when uninstall removed a file that was wholly reflect's
+	// (OpenCode's plugin).
 	Created bool    `json:"created,omitempty"`
+	Deleted bool    `json:"deleted,omitempty"`
 	Added   []Entry `json:"added,omitempty"`
 	// Updated lists reflect entries that existed with another binary path,
 	// timeout or status message and were rewritten.
@@ -90,14 +93,24 @@ type hookSpec struct {
 // codex.go each fill one.
 type agentSpec struct {
 	name    string
-	envDir  string // env var that relocates the agent's config directory
-	homeDir string // default directory under $HOME
+	display string // the agent's own name, for people: "Claude Code"
+	// executable is the command the agent is started with; status and
+	// doctor run `executable --version`.
+	executable string
+	envDir     string // env var that relocates the agent's config directory
+	// envSub is the agent's directory under envDir ("" = envDir itself):
+	// XDG_CONFIG_HOME names the parent of OpenCode's.
+	envSub string
 	// envIsHome says envDir names a replacement for $HOME, under which
 	// homeDir still applies (Gemini's GEMINI_CLI_HOME), rather than the
 	// config directory itself.
 	envIsHome bool
+	homeDir   string // default directory under $HOME
 	file      string
-	hooks     []hookSpec
+	// run replaces the shared hooks edit for an agent whose file is not a
+	// hooks JSON (OpenCode's plugin); it gets the file's path.
+	run   func(a agentSpec, opts InstallOptions, path string, install bool) (Result, error)
+	hooks []hookSpec
 	// millis says the agent reads hook timeouts in milliseconds (Gemini
 	// CLI); hookSpec.Timeout is in seconds for every agent.
 	millis bool
@@ -121,32 +134,45 @@ type agentSpec struct {
 	mcpNote string
 }
 
+// registry lists the agents reflect installs into, in the order status
+// and doctor show them. An agent is added here and in its own file.
+var registry = []agentSpec{claudeAgent, codexAgent, geminiAgent, openCodeAgent, copilotAgent}
+
 // specs are the agents reflect installs into, by name.
-var specs = map[string]agentSpec{
-	"claude": claudeAgent,
-	"codex":  codexAgent,
-	"gemini": geminiAgent,
-}
+var specs = func() map[string]agentSpec {
+	m := map[string]agentSpec{}
+	for _, a := range registry {
+		m[a.name] = a
+	}
+	return m
+}()
 
 // Names are the agents reflect installs into.
-var Names = []string{"claude", "codex", "gemini"}
+var Names = func() []string {
+	var n []string
+	for _, a := range registry {
+		n = append(n, a.name)
+	}
+	return n
+}()
 
 func lookupAgent(name string) (agentSpec, error) {
 	a, ok := specs[name]
 	if !ok {
-		return agentSpec{}, fmt.Errorf("unknown agent %q: choose %s", name, strings.Join(Names, ", "))
+		return agentSpec{}, fmt.Errorf("unknown agent %q: choose one of %s", name, strings.Join(Names, ", "))
 	}
 	return a, nil
 }
 
-// configDir is the agent's configuration directory: $envDir when set (or
-// $envDir/homeDir when envIsHome), else homeDir under $HOME.
+// configDir is the agent's configuration directory: $envDir/envSub when
+// envDir is set (or $envDir/homeDir when envIsHome), else homeDir under
+// $HOME.
 func configDir(a agentSpec) (string, error) {
 	if dir := os.Getenv(a.envDir); dir != "" {
 		if a.envIsHome {
 			return filepath.Join(dir, a.homeDir), nil
 		}
-		return dir, nil
+		return filepath.Join(dir, a.envSub), nil
 	}
 	home, err := homeDir()
 	if err != nil {
@@ -168,8 +194,10 @@ func homeDir() (string, error) {
 
 // DefaultSettingsPath returns the file the installer edits for agent:
 // $HOME/.claude/settings.json for claude, $HOME/.codex/hooks.json for
-// codex and $HOME/.gemini/settings.json for gemini. CLAUDE_CONFIG_DIR,
-// CODEX_HOME and GEMINI_CLI_HOME, which move the agents' own
+// codex, $HOME/.gemini/settings.json for gemini,
+// $HOME/.config/opencode/plugins/reflect.js for opencode and
+// $HOME/.copilot/settings.json for copilot. CLAUDE_CONFIG_DIR, CODEX_HOME,
+// GEMINI_CLI_HOME, XDG_CONFIG_HOME and COPILOT_HOME, which move the agents' own
 // configuration, move it too: hooks written anywhere else would never load.
 func DefaultSettingsPath(agent string) (string, error) {
 	a, err := lookupAgent(agent)
@@ -223,6 +251,9 @@ func run(opts InstallOptions, install bool) (Result, error) {
 	a, path, err := target(opts, install, DefaultSettingsPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if a.run != nil {
+		return a.run(a, opts, path, install)
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "uninstall"}
 	if install {

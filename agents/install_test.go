@@ -27,6 +27,8 @@ func isolate(t *testing.T) string {
 	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	t.Setenv("CODEX_HOME", "")
 	t.Setenv("GEMINI_CLI_HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("COPILOT_HOME", "")
 	return home
 }
 

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,8 +18,9 @@ var mcpArgs = []string{"mcp"}
 // DefaultMCPConfigPath returns the file that registers MCP servers for
 // agent at user scope: Claude Code's ~/.claude.json (what `claude mcp add
 // --scope user` writes; $CLAUDE_CONFIG_DIR/.claude.json when that is set)
-// Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml) and Gemini CLI's
-// ~/.gemini/settings.json, which holds its hooks too.
+// Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml), Gemini CLI's
+// ~/.gemini/settings.json, which holds its hooks too, and Copilot CLI's
+// ~/.copilot/mcp-config.json.
 func DefaultMCPConfigPath(agent string) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
@@ -52,6 +54,9 @@ func runMCP(opts InstallOptions, install bool) (Result, error) {
 	a, path, err := target(opts, install, DefaultMCPConfigPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if a.editMCP == nil {
+		return Result{}, fmt.Errorf("reflect does not register its MCP server with %s yet; its hooks inject recall (reflect install %s)", a.display, a.name)
 	}
 	j := job{agent: a, opts: opts, install: install, path: path, op: "mcp uninstall"}
 	if install {

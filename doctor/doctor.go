@@ -59,6 +59,9 @@ type Report struct {
 	// ANN is how vectors are searched, as the last reindex decided; null
 	// when none recorded it.
 	ANN *index.ANNStatus `json:"ann"`
+	// Agents lists every agent reflect supports: installed or not, its
+	// version, whether it runs reflect's hooks.
+	Agents []agents.AgentStatus `json:"agents"`
 }
 
 // Duplicate is a pulled learning and the one it nearly repeats.
@@ -119,7 +122,7 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 	r.checkReview(c)
 	r.checkSync(c)
 	r.checkWriter(c)
-	r.checkHooks()
+	r.checkHooks(ctx)
 	return r
 }
 
@@ -217,32 +220,38 @@ func (r *Report) checkSync(c *config.Config) {
 // entries with (empty: the running one; tests name a fixed path).
 var installBinary = ""
 
-// checkHooks says whether reflect's hooks are in each agent's settings: the
-// first thing to look at when nothing is ever recalled. A dry-run uninstall
-// finds exactly the entries install adds and writes nothing; a dry-run
-// install then tells entries this reflect would rewrite (another binary
-// path, timeout or command form, as after an upgrade).
-func (r *Report) checkHooks() {
-	for _, agent := range agents.Names {
+// checkHooks says, for every agent, whether reflect's hooks are in its
+// settings, the agent's version and whether it will run them: the first
+// thing to look at when nothing is ever recalled. A dry-run uninstall
+// (inside agents.Statuses) finds exactly the entries install adds and
+// writes nothing; a dry-run install then tells entries this reflect would
+// rewrite (another binary path, timeout or command form, as after an
+// upgrade).
+func (r *Report) checkHooks(ctx context.Context) {
+	r.Agents = agents.Statuses(ctx)
+	for _, st := range r.Agents {
+		agent := st.Agent
 		name := agent + " hooks"
-		res, err := agents.Uninstall(agents.InstallOptions{Agent: agent, DryRun: true})
 		switch {
-		case err != nil:
-			r.add(Check{Name: name, Status: Warn, Detail: err.Error()})
-		case len(res.Removed) > 0:
-			detail := fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)
+		case st.Error != "":
+			r.add(Check{Name: name, Status: Warn, Detail: st.Error})
+		case st.Installed:
+			detail := fmt.Sprintf("%d hook entries in %s%s", st.Entries, st.Path, versionNote(st))
 			// An error here (a reflect run from a build directory) leaves
 			// the entries' presence as the answer.
 			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
-				r.checkWillRun(agent, res.Path)
-				continue
+			} else if !st.HooksRun && agent != "codex" && agent != "gemini" {
+				// Codex and Gemini get a check per hook below.
+				r.add(Check{Name: name, Status: Warn, Detail: detail + "; " + st.Name + " will not run them: " + st.Detail,
+					Fix: "fix " + st.Path + " as it says"})
+			} else {
+				r.add(Check{Name: name, Status: OK, Detail: detail})
 			}
-			r.add(Check{Name: name, Status: OK, Detail: detail})
-			r.checkWillRun(agent, res.Path)
+			r.checkWillRun(agent, st.Path)
 		default:
-			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)"})
+			r.add(Check{Name: name, Status: OK, Detail: "not installed (run 'reflect install " + agent + "' to use reflect with it)" + versionNote(st)})
 		}
 	}
 }
@@ -276,6 +285,14 @@ func (r *Report) checkGeminiHooks(settingsPath string) {
 		}
 		r.add(c)
 	}
+}
+
+// versionNote names the agent's version for a check's detail, when known.
+func versionNote(st agents.AgentStatus) string {
+	if st.Version == "" {
+		return ""
+	}
+	return "; " + st.Name + " " + st.Version
 }
 
 // checkCodexTrust says, per reflect entry, whether Codex will run it:

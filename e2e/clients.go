@@ -27,6 +27,10 @@ type Versions struct {
 	// Inspector is @modelcontextprotocol/inspector's version
 	// (E2E_INSPECTOR_VERSION), for TestInspector; "" skips that test.
 	Inspector string
+	// OpenCode (opencode-ai, E2E_OPENCODE_VERSION) and Copilot
+	// (@github/copilot, E2E_COPILOT_VERSION) are installed on their own,
+	// by TestOpenCode and TestCopilot; "" skips the test.
+	OpenCode, Copilot string
 }
 
 // LoadVersions reads KEY=VALUE lines from path (versions.env) and applies
@@ -67,6 +71,13 @@ func LoadVersions(path string) (Versions, error) {
 	v.Inspector = vals["E2E_INSPECTOR_VERSION"]
 	if s := os.Getenv("E2E_INSPECTOR_VERSION"); s != "" {
 		v.Inspector = s
+	}
+	v.OpenCode, v.Copilot = vals["E2E_OPENCODE_VERSION"], vals["E2E_COPILOT_VERSION"]
+	if s := os.Getenv("E2E_OPENCODE_VERSION"); s != "" {
+		v.OpenCode = s
+	}
+	if s := os.Getenv("E2E_COPILOT_VERSION"); s != "" {
+		v.Copilot = s
 	}
 	if v.Claude == "" || v.Codex == "" || v.Gemini == "" {
 		return v, fmt.Errorf("%s must set E2E_CLAUDE_VERSION, E2E_CODEX_VERSION and E2E_GEMINI_VERSION", path)
@@ -153,8 +164,16 @@ func MissingGeminiTools(ctx context.Context) string {
 // prefix of its own so that bumping it reinstalls nothing else, and
 // returns the directory holding its gemini executable.
 func InstallGemini(ctx context.Context, cacheDir, version string) (bin string, reused bool, err error) {
-	const pkg = "@google/gemini-cli"
-	prefix := filepath.Join(cacheDir, "clients", "gemini-"+version)
+	return InstallPackage(ctx, cacheDir, "gemini", "@google/gemini-cli", version)
+}
+
+// InstallPackage makes one more npm client, pkg at version, available
+// under cacheDir in a prefix of its own (so a bump of one client never
+// reinstalls the others) and returns its node_modules/.bin. Both OpenCode
+// and Copilot CLI ship their native binary as an optional dependency for
+// the platform, which npm installs with the package.
+func InstallPackage(ctx context.Context, cacheDir, name, pkg, version string) (bin string, reused bool, err error) {
+	prefix := filepath.Join(cacheDir, "clients", name+"-"+version)
 	bin = filepath.Join(prefix, "node_modules", ".bin")
 	if installedVersion(prefix, pkg) == version {
 		return bin, true, nil
@@ -166,7 +185,7 @@ func InstallGemini(ctx context.Context, cacheDir, version string) (bin string, r
 		"--no-audit", "--no-fund", "--no-save", "--loglevel=error",
 		"--cache", filepath.Join(cacheDir, "npm-cache"), pkg+"@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", false, fmt.Errorf("npm install: %w\n%s", err, out)
+		return "", false, fmt.Errorf("npm install %s: %w\n%s", pkg, err, out)
 	}
 	if got := installedVersion(prefix, pkg); got != version {
 		return "", false, fmt.Errorf("npm installed %s %q, want %q", pkg, got, version)

@@ -147,8 +147,8 @@ func TestGemini(t *testing.T) {
 
 // TestCrossAgent is the cross-agent proof: a learning captured in a Gemini
 // CLI session (the user's correction after a failed command) is recalled
-// in a Claude Code session on the same machine, from the same knowledge
-// base.
+// in a Claude Code session and in an OpenCode session on the same
+// machine, from the same knowledge base.
 func TestCrossAgent(t *testing.T) {
 	setupGemini(t)
 	w := newWorld(t, "gemini")
@@ -179,9 +179,17 @@ func TestCrossAgent(t *testing.T) {
 	check(t, "x/gemini-learning-recalled-in-claude", recalled,
 		"no Claude request carried the Gemini-captured learning %s", captured)
 
-	// OPENCODE (issue 20, item 3): once the OpenCode adapter has landed,
-	// install it here (w.reflectRun("install", "opencode")), run one
-	// OpenCode turn against w.server with the same question, and check
-	// "x/gemini-learning-recalled-in-opencode" the same way: a request
-	// from OpenCode whose body contains captured.
+	// OpenCode, installed beside both, asked the same question.
+	bin, env := openCode(t, w)
+	w.reflectRun("install", "opencode")
+	before = len(w.server.Requests())
+	w.runAgent(bin, env, "run", "The widget cache listing failed again; which directory should ls use?")
+	recalled = false
+	for _, r := range w.server.Requests()[before:] {
+		if strings.HasSuffix(r.Path, "/chat/completions") && strings.Contains(string(r.Body), captured) {
+			recalled = true
+		}
+	}
+	check(t, "x/gemini-learning-recalled-in-opencode", recalled,
+		"no OpenCode request carried the Gemini-captured learning %s", captured)
 }

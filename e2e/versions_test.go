@@ -12,10 +12,20 @@ func TestLoadVersions(t *testing.T) {
 	t.Setenv("E2E_CLAUDE_VERSION", "")
 	t.Setenv("E2E_CODEX_VERSION", "")
 	t.Setenv("E2E_GEMINI_VERSION", "")
+	t.Setenv("E2E_OPENCODE_VERSION", "")
+	t.Setenv("E2E_COPILOT_VERSION", "")
 	v, err := LoadVersions("versions.env")
 	if err != nil || v.Claude == "" || v.Codex == "" || v.Gemini == "" {
 		t.Fatalf("versions.env: %+v, %v", v, err)
 	}
+	if v.OpenCode == "" || v.Copilot == "" {
+		t.Errorf("versions.env pins no OpenCode or Copilot CLI: %+v", v)
+	}
+	t.Setenv("E2E_COPILOT_VERSION", "9.9.9")
+	if v, err := LoadVersions("versions.env"); err != nil || v.Copilot != "9.9.9" || v.OpenCode == "" {
+		t.Errorf("Copilot override: %+v, %v", v, err)
+	}
+	t.Setenv("E2E_COPILOT_VERSION", "")
 	t.Setenv("E2E_CODEX_VERSION", "0.200.0")
 	if v, err := LoadVersions("versions.env"); err != nil || v.Codex != "0.200.0" || v.Claude == "" {
 		t.Errorf("override: %+v, %v", v, err)

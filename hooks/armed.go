@@ -66,8 +66,10 @@ type toolPayload struct {
 	ToolName     string          `json:"tool_name"`
 	ToolInput    json.RawMessage `json:"tool_input"`
 	ToolResponse json.RawMessage `json:"tool_response"`
-	Error        json.RawMessage `json:"error"`
-	IsInterrupt  bool            `json:"is_interrupt"`
+	// ToolResult is Copilot CLI's: {result_type, text_result_for_llm}.
+	ToolResult  json.RawMessage `json:"tool_result"`
+	Error       json.RawMessage `json:"error"`
+	IsInterrupt bool            `json:"is_interrupt"`
 }
 
 // shellTools are the tool names under which the agents run shell commands:
@@ -113,6 +115,8 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 			return Failure{}, false
 		}
 		code, output, ok = parseExitText(errText)
+	} else if len(p.ToolResponse) == 0 && len(p.ToolResult) > 0 {
+		code, output, ok = parseCopilotResult(p.ToolResult)
 	} else {
 		code, output, ok = parseResponse(p.ToolResponse)
 	}
@@ -130,6 +134,32 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 		ErrorContext: context,
 		Cwd:          redact.String(p.Cwd),
 	}, true
+}
+
+// copilotExit is the line Copilot CLI (1.0.102) ends a shell result
+// with: "<shellId: 0 completed with exit code 2>" (only as the last line:
+// a command may print the like itself). It reports a failed
+// command as result_type "success" (the tool ran), so this line is the
+// only exit status in the payload.
+var copilotExit = lazyre.New(`(?:\A|\n)<shellId: [^>]*completed with exit code (-?\d+)>\s*\z`)
+
+// parseCopilotResult reads Copilot's tool_result.
+func parseCopilotResult(raw json.RawMessage) (code int, output string, ok bool) {
+	var r struct {
+		Text string `json:"text_result_for_llm"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return 0, "", false
+	}
+	loc := copilotExit.FindStringSubmatchIndex(r.Text)
+	if loc == nil {
+		return 0, "", false
+	}
+	code, err := strconv.Atoi(r.Text[loc[2]:loc[3]])
+	if err != nil {
+		return 0, "", false
+	}
+	return code, r.Text[:loc[0]], true
 }
 
 // exitLine matches "Exit code 60" (Claude) and "Exit code: 1" (Codex).

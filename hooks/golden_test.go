@@ -107,6 +107,11 @@ func validateOutput(agent, event string, out []byte) error {
 	if err := checkKeys(obj, r.Top, agent+" "+r.Name); err != nil {
 		return err
 	}
+	if ctx, ok := obj["additionalContext"]; ok {
+		if s := ctx.(string); !injected.MatchString(s) {
+			return fmt.Errorf("additionalContext is not a <reflect-learnings> block of lines: %q", s)
+		}
+	}
 	spec, ok := obj["hookSpecificOutput"]
 	if !ok {
 		return nil
@@ -253,9 +258,14 @@ func contextOf(t testing.TB, out string) string {
 		HookSpecificOutput struct {
 			AdditionalContext string `json:"additionalContext"`
 		} `json:"hookSpecificOutput"`
+		// Copilot CLI's answer has it at the top level.
+		AdditionalContext string `json:"additionalContext"`
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		t.Fatalf("answer %q: %v", out, err)
+	}
+	if v.AdditionalContext != "" {
+		return v.AdditionalContext
 	}
 	return v.HookSpecificOutput.AdditionalContext
 }

@@ -18,16 +18,27 @@ type contextOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// writeContext prints the additionalContext answer for event. Empty text
-// prints nothing at all: silence is the answer when there is nothing to add.
+// flatContextOutput is Copilot CLI's answer: it reads additionalContext at
+// the top level (1.0.102 ignores hookSpecificOutput) and appends it to
+// the prompt in a <system_reminder>.
+type flatContextOutput struct {
+	AdditionalContext string `json:"additionalContext"`
+}
+
+// writeContext prints agent's additionalContext answer for event. Empty
+// text prints nothing at all: silence is the answer when there is nothing
+// to add. OpenCode's plugin reads the Claude shape.
 func writeContext(w io.Writer, agent, event, text string) error {
 	if text == "" {
 		return nil
 	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if agent == "copilot" {
+		return enc.Encode(flatContextOutput{AdditionalContext: text})
+	}
 	var out contextOutput
 	out.HookSpecificOutput.HookEventName = agentEventName(agent, event)
 	out.HookSpecificOutput.AdditionalContext = text
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }

@@ -14,8 +14,12 @@ import (
 // session meets them.
 var Events = []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"}
 
-// Agents are the harnesses reflect answers.
-var Agents = []string{"claude", "codex", "gemini"}
+// Agents are the harnesses reflect answers. OpenCode reaches reflect
+// through the plugin `reflect install opencode` writes, which sends the
+// same payload fields; Copilot CLI sends them itself when its hooks are
+// registered under the PascalCase event names (its "VS Code compatible"
+// format).
+var Agents = []string{"claude", "codex", "gemini", "opencode", "copilot"}
 
 // Payload is the part of an agent's hook JSON reflect reads. Every agent
 // sends the same names for these fields; everything else is ignored, so new
@@ -29,6 +33,10 @@ type Payload struct {
 	Prompt         string `json:"prompt"`  // UserPromptSubmit, Gemini's BeforeAgent
 	Trigger        string `json:"trigger"` // PreCompact, Gemini's PreCompress: auto, manual
 	ToolName       string `json:"tool_name"`
+	// Messages is OpenCode's session (the plugin sends it with stop and
+	// pre-compact): OpenCode keeps sessions in its own database, so the
+	// hook writes a redacted copy for the drainer (opencode.go).
+	Messages []json.RawMessage `json:"messages"`
 
 	// Raw is the whole payload, for handlers that need agent-specific fields.
 	Raw []byte `json:"-"`
@@ -135,7 +143,7 @@ func ValidEvent(event, agent string) error {
 		return fmt.Errorf("unknown hook event %q; use one of %s", event, strings.Join(Events, ", "))
 	}
 	if !known(agent, Agents) {
-		return fmt.Errorf("unknown agent %q; use --agent %s", agent, strings.Join(Agents, ", --agent "))
+		return fmt.Errorf("unknown agent %q; use --agent with one of %s", agent, strings.Join(Agents, ", "))
 	}
 	return nil
 }

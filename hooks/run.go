@@ -275,6 +275,11 @@ func readFileBy(f *os.File, deadline time.Time, limit int) ([]byte, error) {
 // SessionEnd). Stop fires after every turn: the queue skips a session
 // already waiting and a transcript already reflected at its current size.
 func enqueue(ctx context.Context, r *invocation) (answer, error) {
+	if r.Agent == "opencode" {
+		if err := r.saveOpenCodeSession(); err != nil {
+			return answer{}, err
+		}
+	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
 		return answer{}, err

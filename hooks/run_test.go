@@ -453,6 +453,15 @@ var fixtureRuns = []struct{ agent, fixture, event string }{
 	{"gemini", "pre-compress", "pre-compact"},
 	{"gemini", "after-agent", "stop"},
 	{"gemini", "session-end", "session-end"},
+	{"copilot", "session-start", "session-start"},
+	{"copilot", "user-prompt-submit", "prompt"},
+	{"copilot", "post-tool-use", "post-tool"},
+	{"copilot", "post-tool-use-failed", "post-tool"},
+	{"copilot", "stop", "stop"},
+	{"opencode", "session-start", "session-start"},
+	{"opencode", "user-prompt-submit", "prompt"},
+	{"opencode", "post-tool-use-failed", "post-tool"},
+	{"opencode", "stop", "stop"},
 }
 
 // REFLECT_DISABLE=1 (the drainer's guard against feedback loops) turns
@@ -829,6 +838,11 @@ func TestEnqueueTranscriptNotFound(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "never-written.jsonl")
 	for _, f := range fixtureRuns {
 		if f.event != "pre-compact" && f.event != "stop" && f.event != "session-end" {
+			continue
+		}
+		if f.agent == "opencode" {
+			// OpenCode's session comes in the payload, never as a path
+			// (TestOpenCodeStop covers it).
 			continue
 		}
 		cfg := e.withState(t)

@@ -28,9 +28,11 @@ type Harness string
 
 // The supported harnesses.
 const (
-	HarnessClaude Harness = "claude"
-	HarnessCodex  Harness = "codex"
-	HarnessGemini Harness = "gemini"
+	HarnessClaude   Harness = "claude"
+	HarnessCodex    Harness = "codex"
+	HarnessGemini   Harness = "gemini"
+	HarnessOpenCode Harness = "opencode"
+	HarnessCopilot  Harness = "copilot"
 )
 
 // Record is one line of pending_reflections.jsonl (ARCHITECTURE §3, "Queue record").
@@ -66,7 +68,7 @@ func (r *Record) validate() error {
 		return fmt.Errorf("queue record: unknown trigger %q", r.Trigger)
 	}
 	switch r.Harness {
-	case HarnessClaude, HarnessCodex, HarnessGemini:
+	case HarnessClaude, HarnessCodex, HarnessGemini, HarnessOpenCode, HarnessCopilot:
 	default:
 		return fmt.Errorf("queue record: unknown harness %q", r.Harness)
 	}

@@ -82,8 +82,9 @@ func (l Limits) withDefaults() Limits {
 
 // Condense reads the transcript at path (a Claude Code session JSONL when
 // harness is "claude", a Codex rollout JSONL when "codex", a Gemini CLI
-// chat file when "gemini", detected from
-// the first records when empty) and reduces it to the events a writer
+// chat file when "gemini", reflect's copy of an OpenCode session when
+// "opencode", a Copilot CLI events.jsonl when "copilot", detected from the
+// first records when empty) and reduces it to the events a writer
 // needs, redacted and bounded by limits.
 //
 // The file is streamed line by line and only bounded state is kept, so a
@@ -129,8 +130,12 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 	case "gemini":
 		g := newGeminiParser(b)
 		parse, end = g.line, g.end
+	case "opencode":
+		parse = newOpenCodeParser(b).line
+	case "copilot":
+		parse = newCopilotParser(b).line
 	default:
-		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex or gemini)", path, harness)
+		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex, gemini, opencode or copilot)", path, harness)
 	}
 	lr := newLineReader(f)
 	for b.c.Skip == "" {
@@ -228,6 +233,9 @@ func harnessOf(line []byte) string {
 		Message     json.RawMessage `json:"message"`
 		ProjectHash json.RawMessage `json:"projectHash"`
 		Set         json.RawMessage `json:"$set"`
+		Data        json.RawMessage `json:"data"`
+		Info        json.RawMessage `json:"info"`
+		Parts       json.RawMessage `json:"parts"`
 	}
 	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &probe) != nil {
 		return ""
@@ -243,6 +251,13 @@ func harnessOf(line []byte) string {
 		}
 	case "user", "assistant", "system", "summary", "file-history-snapshot":
 		return "claude"
+	case "session.start", "user.message", "assistant.message", "tool.execution_complete", "hook.start", "assistant.turn_start":
+		if probe.Data != nil {
+			return "copilot"
+		}
+	}
+	if probe.Info != nil && probe.Parts != nil {
+		return "opencode"
 	}
 	if probe.SessionID != nil || probe.Message != nil {
 		return "claude"

@@ -21,6 +21,9 @@
 //   - codex.go: Codex rollout JSONL, and FindCodexCompletion, which the
 //     hooks use to read a shell command's exit code from a rollout's tail.
 //   - gemini.go: Gemini CLI chat JSONL (~/.gemini/tmp/<project>/chats).
+//   - opencode.go: reflect's copy of an OpenCode session (OpenCode keeps
+//     sessions in its database; the hook writes the copy, hooks/opencode.go).
+//   - copilot.go: GitHub Copilot CLI's session-state/<id>/events.jsonl.
 //
 // # Adding a format
 //

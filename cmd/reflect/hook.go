@@ -13,13 +13,13 @@ import (
 // huge payload is not free.
 var processStart = time.Now()
 
-// NewCmdHook builds `reflect hook EVENT --agent claude|codex`, the entry
+// NewCmdHook builds `reflect hook EVENT --agent AGENT`, the entry
 // point of every agent hook. It always exits 0: whatever goes wrong is
 // logged to logs/hooks.log, never shown to the agent as a failure.
 func NewCmdHook(f *Factory) *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "hook EVENT --agent claude|codex",
+		Use:   "hook EVENT --agent claude|codex|opencode|copilot",
 		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
 		Long: `Hook handles one Claude Code or Codex hook event. EVENT is one of
 session-start, prompt, post-tool, pre-compact, stop, session-end. It reads the
@@ -43,7 +43,7 @@ no-op. 'reflect install' sets these up for you.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "claude, codex or gemini")
+	cmd.Flags().StringVar(&agent, "agent", "", "claude, codex, gemini, opencode or copilot")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
 	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`

@@ -17,17 +17,20 @@ import (
 func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
 	opts := agents.InstallOptions{}
 	var asJSON bool
-	verb, short := "install", "Add reflect's hooks to Claude Code, Codex or Gemini CLI"
+	verb, short := "install", "Add reflect's hooks to Claude Code, Codex, Gemini CLI, OpenCode or Copilot CLI"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the hooks reflect added"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|codex",
+		Use:   verb + " " + strings.Join(agents.Names, "|"),
 		Short: short,
 		Long: short + `.
 Claude: ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR). Codex: ~/.codex/hooks.json
-(or $CODEX_HOME). Other hooks and settings are kept; the original file is backed
-up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
+(or $CODEX_HOME). Copilot CLI: ~/.copilot/settings.json (or $COPILOT_HOME).
+Other hooks and settings are kept; the original file is backed up once as
+<file>.reflect-backup; invalid JSON is refused untouched. OpenCode has plugins,
+not hooks: reflect writes (and uninstall deletes) its own plugin file,
+~/.config/opencode/plugins/reflect.js (or under $XDG_CONFIG_HOME).`,
 		Example: "  reflect " + verb + " claude --dry-run\n  reflect " + verb + " codex",
 		Args:    agentArg(verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,7 +53,7 @@ up once as <file>.reflect-backup; invalid JSON is refused untouched.`,
 func agentArg(cmdName string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != 1 || !slices.Contains(agents.Names, args[0]) {
-			return usagef("%s needs the agent: %s", cmdName, strings.Join(agents.Names, ", "))
+			return usagef("%s needs the agent: one of %s", cmdName, strings.Join(agents.Names, ", "))
 		}
 		return nil
 	}
@@ -94,6 +97,8 @@ func writeInstallReport(w io.Writer, r agents.Result) {
 		fmt.Fprintf(w, "dry run: would update %s (nothing written)\n", r.Path)
 	case r.Created:
 		fmt.Fprintf(w, "created %s\n", r.Path)
+	case r.Deleted:
+		fmt.Fprintf(w, "removed %s\n", r.Path)
 	default:
 		fmt.Fprintf(w, "updated %s\n", r.Path)
 	}

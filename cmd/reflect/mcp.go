@@ -25,7 +25,7 @@ is a resource reflect://learning/<id>; the prompt reflect-reflect asks the
 agent to record what it learned. stdout carries the protocol only; the
 server logs to $REFLECT_STATE_DIR/logs/mcp.log.
 
-'reflect mcp install claude|codex' registers the server with an agent.
+'reflect mcp install claude|codex|copilot' registers the server with an agent.
 See docs/mcp.md for other clients.`,
 		Example: `  reflect mcp install claude
   reflect mcp install codex --dry-run
@@ -91,7 +91,7 @@ func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
 		verb, short = "uninstall", "Remove exactly the MCP server entry reflect added"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|codex",
+		Use:   verb + " claude|codex|copilot",
 		Short: short,
 		Long: short + `.
 Claude: mcpServers.reflect in ~/.claude.json (user scope, as 'claude mcp add

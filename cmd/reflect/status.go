@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/statusline"
@@ -59,7 +60,9 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				StateDir     string            `json:"state_dir"`
 				LearningsDir string            `json:"learnings_dir"`
 				Disabled     bool              `json:"disabled"`
-			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled}
+				// Agents: every supported agent, installed or not.
+				Agents []agents.AgentStatus `json:"agents"`
+			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context())}
 			if !ev.TS.IsZero() {
 				st.LastEvent = &ev
 			}
@@ -92,9 +95,34 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			if c.Disabled {
 				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
 			}
+			fmt.Fprintln(out, "agents:")
+			for _, a := range st.Agents {
+				fmt.Fprintf(out, "  %-9s %s\n", a.Agent, agentLine(a))
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// agentLine is one agent's status in words: its version, whether reflect
+// is installed and whether its hooks will run.
+func agentLine(a agents.AgentStatus) string {
+	ver := "not found on PATH"
+	if a.Executable != "" {
+		ver = "version unknown"
+		if a.Version != "" {
+			ver = a.Version
+		}
+	}
+	switch {
+	case a.Error != "":
+		return fmt.Sprintf("%s (%s): %s", a.Name, ver, a.Error)
+	case !a.Installed:
+		return fmt.Sprintf("%s (%s): %s", a.Name, ver, a.Detail)
+	case a.HooksRun:
+		return fmt.Sprintf("%s (%s): installed, hooks run (%s)", a.Name, ver, a.Detail)
+	}
+	return fmt.Sprintf("%s (%s): installed, hooks will NOT run: %s", a.Name, ver, a.Detail)
 }

@@ -153,7 +153,7 @@ func (x *extractor) add(d Draft, rank int) {
 // Claude's, Codex's and Gemini CLI's (run_shell_command).
 func isShellTool(tool string) bool {
 	switch tool {
-	case "Bash", "shell", "shell_command", "exec_command", "local_shell", "container.exec", "run_shell_command":
+	case "Bash", "bash", "shell", "powershell", "shell_command", "exec_command", "local_shell", "container.exec", "run_shell_command":
 		return true
 	}
 	return false

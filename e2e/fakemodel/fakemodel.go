@@ -1,11 +1,13 @@
 // Package fakemodel is a scripted model server for driving the real Claude
-// Code, Codex and Gemini CLIs offline. It listens on 127.0.0.1 only and speaks
+// Code, Codex, Gemini CLI, OpenCode and Copilot CLI clients offline. It listens on 127.0.0.1 only and speaks
 //
 //   - the Anthropic Messages API: POST /v1/messages (SSE when "stream" is
 //     true, one JSON message otherwise) and POST /v1/messages/count_tokens;
 //   - the OpenAI Responses API: POST /v1/responses (SSE) and GET /v1/models;
 //   - the Gemini API: POST /v1beta/models/{model}:generateContent,
-//     :streamGenerateContent (SSE) and :countTokens.
+//     :streamGenerateContent (SSE) and :countTokens;
+//   - OpenAI Chat Completions: POST /v1/chat/completions (SSE when "stream"
+//     is true), for OpenCode and Copilot CLI (chat.go).
 //
 // Anything else gets 200 {}. Every request is recorded (see Requests) and,
 // when a log path is given, appended to it as one JSON line.
@@ -151,6 +153,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		} else {
 			s.anthropicJSON(w, req.Model, d)
 		}
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
+		var req chatRequest
+		_ = json.Unmarshal(body, &req)
+		d := decideChat(req)
+		rec.Reply = d.kind
+		s.record(rec)
+		s.chatCompletion(w, req, d)
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
 		var req responsesRequest
 		_ = json.Unmarshal(body, &req)

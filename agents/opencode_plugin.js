@@ -1,0 +1,112 @@
+// reflect for OpenCode — written by `reflect install opencode`; `reflect
+// uninstall opencode` removes it. Edits are overwritten on the next install.
+//
+// OpenCode has no shell hooks: this plugin runs `reflect hook EVENT --agent
+// opencode` with a JSON payload on stdin, as Claude Code and Codex do, and
+// adds what reflect recalls to the prompt as a synthetic text part. Every
+// failure is swallowed: memory must never break a session.
+import { spawn } from "node:child_process";
+
+const REFLECT = "@REFLECT@";
+const TIMEOUTS = { "session-start": 10000, prompt: 5000, "post-tool": 5000, "pre-compact": 10000, stop: 10000 };
+// Tool output sent with a session is cut to this many characters: the
+// drainer condenses it further, and the payload stays small.
+const MAX_OUTPUT = 4000;
+
+function hook(event, payload) {
+  return new Promise((resolve) => {
+    let out = "";
+    let child;
+    try {
+      child = spawn(REFLECT, ["hook", event, "--agent", "opencode"], {
+        stdio: ["pipe", "pipe", "ignore"],
+        env: { ...process.env, GOMAXPROCS: "1" },
+      });
+    } catch {
+      resolve("");
+      return;
+    }
+    const timer = setTimeout(() => {
+      try { child.kill("SIGKILL"); } catch {}
+      resolve("");
+    }, TIMEOUTS[event] ?? 5000);
+    child.stdout.on("data", (d) => { out += d; });
+    child.on("error", () => { clearTimeout(timer); resolve(""); });
+    child.on("close", () => {
+      clearTimeout(timer);
+      try { resolve(JSON.parse(out)?.hookSpecificOutput?.additionalContext ?? ""); } catch { resolve(""); }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+// partID makes an id in OpenCode's format (prt_ + 12 hex of time + 14
+// random), later than the prompt's own parts so it sorts after them.
+function partID() {
+  const t = (BigInt(Date.now()) * 4096n + 4095n).toString(16).padStart(12, "0").slice(-12);
+  const abc = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  let r = "";
+  for (let i = 0; i < 14; i++) r += abc[Math.floor(Math.random() * abc.length)];
+  return "prt_" + t + r;
+}
+
+function clip(messages) {
+  for (const m of messages ?? []) {
+    for (const p of m.parts ?? []) {
+      const st = p.state;
+      if (st && typeof st.output === "string" && st.output.length > MAX_OUTPUT) st.output = st.output.slice(0, MAX_OUTPUT);
+      if (st?.metadata && typeof st.metadata.output === "string") delete st.metadata.output;
+    }
+  }
+  return messages ?? [];
+}
+
+export const ReflectPlugin = async ({ client, directory }) => {
+  const started = new Set();
+  const source = new Map();
+  const session = async (event, sessionID, extra) => {
+    let messages = [];
+    try { messages = clip((await client.session.messages({ path: { id: sessionID } })).data); } catch {}
+    if (messages.length) await hook(event, { session_id: sessionID, cwd: directory, hook_event_name: event, messages, ...extra });
+  };
+  return {
+    "chat.message": async (input, output) => {
+      try {
+        const sid = input.sessionID;
+        const prompt = (output.parts ?? []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\n");
+        const add = [];
+        if (!started.has(sid)) {
+          started.add(sid);
+          add.push(await hook("session-start", { session_id: sid, cwd: directory, hook_event_name: "SessionStart", source: source.get(sid) ?? "startup" }));
+        }
+        add.push(await hook("prompt", { session_id: sid, cwd: directory, hook_event_name: "UserPromptSubmit", prompt }));
+        for (const text of add) {
+          if (text) output.parts.push({ id: partID(), sessionID: sid, messageID: output.message.id, type: "text", text, synthetic: true });
+        }
+      } catch {}
+    },
+    "tool.execute.after": async (input, output) => {
+      try {
+        if (input.tool !== "bash") return;
+        await hook("post-tool", {
+          session_id: input.sessionID, cwd: directory, hook_event_name: "PostToolUse", tool_name: "bash",
+          tool_input: input.args ?? {}, tool_response: { exit_code: output?.metadata?.exit, output: output?.output ?? "" },
+        });
+      } catch {}
+    },
+    "experimental.session.compacting": async (input) => {
+      try { await session("pre-compact", input.sessionID, { trigger: "auto" }); } catch {}
+    },
+    event: async ({ event }) => {
+      try {
+        if (event.type === "session.idle") await session("stop", event.properties.sessionID, {});
+        if (event.type === "session.compacted") {
+          // The model lost what was injected: recall again on the next prompt.
+          started.delete(event.properties.sessionID);
+          source.set(event.properties.sessionID, "compact");
+        }
+      } catch {}
+    },
+  };
+};

@@ -1,0 +1,135 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
+)
+
+// AgentStatus is what `reflect status` and `doctor` say about one agent:
+// whether reflect is installed into it, the agent's version when its
+// executable answers --version, and whether its hooks will run.
+type AgentStatus struct {
+	Agent string `json:"agent"` // reflect's name: claude, codex, …
+	Name  string `json:"name"`  // the agent's own: Claude Code, …
+	// Installed is true when the agent's file holds reflect's hooks (or,
+	// for OpenCode, reflect's plugin).
+	Installed bool   `json:"installed"`
+	Path      string `json:"path"`
+	Entries   int    `json:"entries"`
+	// Executable is where the agent's command was found on PATH ("" when
+	// it was not); Version is what its --version printed.
+	Executable string `json:"executable,omitempty"`
+	Version    string `json:"version,omitempty"`
+	// HooksRun says whether the agent will run reflect's hooks as its
+	// files stand; Detail says why (or why not).
+	HooksRun bool   `json:"hooks_run"`
+	Detail   string `json:"detail"`
+	Error    string `json:"error,omitempty"`
+}
+
+// versionTimeout bounds `AGENT --version`: status must not hang on an
+// agent that wants a login or a network first.
+const versionTimeout = 5 * time.Second
+
+// Statuses reports every agent of the registry, in its order. It runs
+// each installed agent's --version (never from a hook: only status and
+// doctor call this).
+func Statuses(ctx context.Context) []AgentStatus {
+	out := make([]AgentStatus, 0, len(registry))
+	for _, a := range registry {
+		out = append(out, status(ctx, a))
+	}
+	return out
+}
+
+func status(ctx context.Context, a agentSpec) AgentStatus {
+	st := AgentStatus{Agent: a.name, Name: a.display}
+	if p, err := exec.LookPath(a.executable); err == nil {
+		st.Executable = p
+		st.Version = version(ctx, p)
+	}
+	res, err := Uninstall(InstallOptions{Agent: a.name, DryRun: true})
+	st.Path = res.Path
+	if err != nil {
+		st.Error = err.Error()
+		st.Detail = "cannot read " + res.Path
+		return st
+	}
+	st.Entries = len(res.Removed)
+	st.Installed = st.Entries > 0
+	if !st.Installed {
+		st.Detail = fmt.Sprintf("not installed (reflect install %s)", a.name)
+		return st
+	}
+	st.HooksRun, st.Detail = hooksRun(a, res.Path)
+	return st
+}
+
+// hooksRun says whether a installed agent runs reflect's hooks.
+func hooksRun(a agentSpec, path string) (bool, string) {
+	switch a.name {
+	case "codex":
+		trust, err := CodexTrust(path)
+		if err != nil {
+			return false, err.Error()
+		}
+		running := 0
+		for _, t := range trust {
+			if t.Runs() {
+				running++
+			}
+		}
+		if running < len(trust) {
+			return false, fmt.Sprintf("Codex runs %d of reflect's %d hooks; %s", running, len(trust), CodexTrustFix)
+		}
+		return true, "every hook trusted"
+	case "gemini":
+		hooks, err := GeminiHooks(path)
+		if err != nil {
+			return false, err.Error()
+		}
+		running := 0
+		for _, h := range hooks {
+			if h.Runs {
+				running++
+			}
+		}
+		if running < len(hooks) {
+			return false, fmt.Sprintf("Gemini CLI runs %d of reflect's %d hooks; %s", running, len(hooks), GeminiHookFix)
+		}
+		return true, "Gemini CLI runs them"
+	case "opencode":
+		return true, "OpenCode loads the plugin at startup (not under --pure)"
+	case "copilot":
+		if copilotHooksDisabled(path) {
+			return false, `settings.json has "disableAllHooks": true`
+		}
+		return true, "Copilot CLI runs them"
+	}
+	return true, a.display + " runs them"
+}
+
+// versionRe is compiled on first use: this package is linked into every
+// hook process, which never asks for a version.
+var versionRe = lazyre.New(`\d+\.\d+\.\d+[0-9A-Za-z.+-]*`)
+
+// version runs `bin --version` and keeps the first version number it
+// prints; "" when it fails or prints none in time.
+func version(ctx context.Context, bin string) string {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.WaitDelay = time.Second
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	// "GitHub Copilot CLI 1.0.102." ends its sentence with a dot.
+	return strings.TrimRight(versionRe.Get().FindString(first), ".-+")
+}

@@ -1,0 +1,90 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/redact"
+)
+
+// OpenCode keeps its sessions in its own database, not in a file the
+// drainer could read later, so reflect's plugin sends the session's
+// messages (as its SDK returns them: {info, parts} per message) with the
+// stop and pre-compact events. The hook keeps a redacted copy, one message
+// per line, under the state directory (ARCHITECTURE §3,
+// transcripts/opencode/) and queues that file; transcript/opencode.go
+// reads it.
+
+// OpenCodeTranscriptDir is where the copies live, under the state dir.
+const OpenCodeTranscriptDir = "transcripts/opencode"
+
+// errNoMessages is a stop or pre-compact from OpenCode without the session.
+var errNoMessages = errors.New("opencode payload has no messages: reinstall the plugin with `reflect install opencode`")
+
+// saveOpenCodeSession writes the payload's messages, redacted, to the
+// session's transcript copy (atomically: a drain may be reading the last
+// one) and points the payload's transcript_path at it.
+func (r *invocation) saveOpenCodeSession() error {
+	p := r.payload
+	if len(p.Messages) == 0 {
+		return errNoMessages
+	}
+	var buf bytes.Buffer
+	for _, m := range p.Messages {
+		line, err := redactJSON(m)
+		if err != nil {
+			continue // one odd message must not lose the session
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	dir := filepath.Join(r.Config.StateDir, OpenCodeTranscriptDir)
+	if err := fsutil.EnsurePrivateDir(dir); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, fsutil.SafeName(p.SessionID)+".jsonl")
+	if err := fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm); err != nil {
+		return err
+	}
+	p.TranscriptPath = path
+	return nil
+}
+
+// redactJSON redacts every string of a JSON value, keys included, and
+// re-encodes it compactly. Redacting the decoded strings, not the JSON
+// text, keeps the result valid JSON whatever a secret's characters.
+func redactJSON(raw json.RawMessage) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(redactValue(v)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return redact.String(x)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redact.String(k)] = redactValue(e)
+		}
+		return out
+	}
+	return v
+}
