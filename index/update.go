@@ -112,6 +112,9 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		if err := clearAll(ctx, tx); err != nil {
 			return st, err
 		}
+		if err := graph.BeginBulk(ctx, tx); err != nil {
+			return st, err
+		}
 	}
 	have, err := loadKnown(ctx, tx)
 	if err != nil {
@@ -154,6 +157,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
+	}
+	if opts.Full {
+		if err := graph.EndBulk(ctx, tx); err != nil {
+			return st, err
+		}
 	}
 	vc := vectorChanges{full: opts.Full, gone: w.removed}
 	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
@@ -714,7 +722,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err != nil {
 		sc = nil
 	}
-	if err := graph.AddDocument(w.ctx, w.tx, n, sc, l); err != nil {
+	// n is a new row (an update removed the old one): it has no graph
+	// rows to replace.
+	if err := graph.AddNewDocument(w.ctx, w.tx, n, sc, l); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
