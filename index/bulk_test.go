@@ -40,8 +40,12 @@ func TestFullReindexRestoresGraphIndexes(t *testing.T) {
 	k.write(t, simple("lrn-redis-a", "redis cluster failover with sentinel and docker compose"))
 	k.write(t, simple("lrn-redis-b", "redis sentinel quorum and docker networking"))
 	k.write(t, simple("lrn-pg", "postgres connection pool and pgbouncer with docker"))
+	// Open indexes a new catalog in bulk too (every learning is new).
 	ix := k.open(t)
-	before, _, _ := graphState(t, ix)
+	before, wrongDF, entities := graphState(t, ix)
+	if wrongDF > 0 {
+		t.Errorf("%d of %d entities have a df that is not their number of mentions after the first index", wrongDF, entities)
+	}
 	update(t, ix, UpdateOptions{Full: true, Communities: true})
 	after, wrongDF, entities := graphState(t, ix)
 	if entities == 0 {

@@ -112,13 +112,24 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		if err := clearAll(ctx, tx); err != nil {
 			return st, err
 		}
-		if err := graph.BeginBulk(ctx, tx); err != nil {
-			return st, err
-		}
 	}
 	have, err := loadKnown(ctx, tx)
 	if err != nil {
 		return st, err
+	}
+	// Every learning is new to the index (a full reindex, or the first
+	// one, as Open's rebuild of a missing catalog): the graph is loaded in
+	// bulk. Any entity left without learnings goes first.
+	bulk := len(have) == 0
+	if bulk {
+		if !opts.Full {
+			if err := graph.Reset(ctx, tx); err != nil {
+				return st, fmt.Errorf("reindex: %w", err)
+			}
+		}
+		if err := graph.BeginBulk(ctx, tx); err != nil {
+			return st, err
+		}
 	}
 	bad, err := loadProblems(ctx, tx)
 	if err != nil {
@@ -158,7 +169,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
 	}
-	if opts.Full {
+	if bulk {
 		if err := graph.EndBulk(ctx, tx); err != nil {
 			return st, err
 		}
