@@ -70,3 +70,91 @@ func TestFullReindexRestoresGraphIndexes(t *testing.T) {
 		t.Errorf("%d of %d entities have a wrong df after incremental updates", wrongDF, entities)
 	}
 }
+
+// postingsAfter runs a postings writer over docs (row → text) in the order
+// given, in a transaction that is rolled back, and returns every chunk's
+// entries as the table holds them.
+func postingsAfter(t *testing.T, ix *Index, fresh bool, order []int64, docs map[int64]string) map[chunkKey]map[int64]entryOf {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
+		t.Fatal(err)
+	}
+	p := newPostingsWriter(fresh)
+	stems := map[string]string{}
+	for _, n := range order {
+		if err := p.startDoc(ctx, tx, n); err != nil {
+			t.Fatal(err)
+		}
+		p.add(n, computeStats([numFields]string{docs[n], "", "", docs[n] + " body"}, stems))
+	}
+	if err := p.flush(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	out := map[chunkKey]map[int64]entryOf{}
+	rows, err := tx.QueryContext(ctx, `SELECT term, chunk, data FROM postings`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k chunkKey
+		var data []byte
+		if err := rows.Scan(&k.term, &k.chunk, &data); err != nil {
+			t.Fatal(err)
+		}
+		count, entries := chunkCount(data)
+		got := map[int64]entryOf{}
+		eachEntry(k.chunk, entries, func(e *entryOf, _ []byte) { got[e.n] = *e })
+		if len(got) != count {
+			t.Errorf("%v: count %d, %d entries", k, count, len(got))
+		}
+		out[k] = got
+	}
+	return out
+}
+
+// A fresh (full reindex) postings writer flushes each chunk as the rows
+// move past it, to bound its memory; the table must end up as one flush
+// at the end leaves it, including when rows arrive out of order.
+func TestFreshPostingsFlushPerChunk(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-x", "placeholder"))
+	ix := k.open(t)
+	docs := map[int64]string{
+		1: "redis sentinel failover", 4095: "redis cluster", 4096: "postgres pool redis",
+		4097: "postgres vacuum", 9000: "kafka consumer redis", 9001: "kafka lag",
+		13000: "redis again",
+	}
+	inOrder := []int64{1, 4095, 4096, 4097, 9000, 9001, 13000}
+	want := postingsAfter(t, ix, false, inOrder, docs)
+	if len(want) < 8 {
+		t.Fatalf("only %d chunks written: the test would not span chunks", len(want))
+	}
+	for name, order := range map[string][]int64{
+		"in order":     inOrder,
+		"out of order": {4096, 4097, 9000, 1, 4095, 13000, 9001},
+	} {
+		got := postingsAfter(t, ix, true, order, docs)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d chunks, want %d", name, len(got), len(want))
+		}
+		for key, w := range want {
+			g := got[key]
+			if len(g) != len(w) {
+				t.Errorf("%s: %v holds %d entries, want %d", name, key, len(g), len(w))
+				continue
+			}
+			for n, e := range w {
+				if g[n] != e {
+					t.Errorf("%s: %v row %d = %+v, want %+v", name, key, n, g[n], e)
+				}
+			}
+		}
+	}
+}

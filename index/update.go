@@ -726,6 +726,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
+	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
+		return err
+	}
 	w.post.add(n, st)
 	// A sidecar the writer of the learning provided names its entities;
 	// without one (or with a broken one) they are extracted from the text.
