@@ -158,3 +158,22 @@ func TestFreshPostingsFlushPerChunk(t *testing.T) {
 		}
 	}
 }
+
+// Updates read the catalog without the memory map (so a full reindex's
+// resident memory does not grow with the catalog) and give it back to the
+// searches that follow in the same process.
+func TestUpdateRestoresMmap(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-a", "redis sentinel failover"))
+	ix := k.open(t)
+	for _, opts := range []UpdateOptions{{}, {Full: true, Communities: true}} {
+		update(t, ix, opts)
+		var size int64
+		if err := ix.db.QueryRow(`PRAGMA mmap_size`).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		if size != mmapSize {
+			t.Errorf("after Update(%+v) mmap_size is %d, want %d", opts, size, mmapSize)
+		}
+	}
+}

@@ -75,6 +75,17 @@ type known struct {
 // same content hash) cost a stat and nothing more. Malformed documents are
 // reported in Stats.Problems and skipped; they never stop the reindex.
 func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	// An update reads without the memory map: every catalog page read
+	// through it stays in the process's resident set until exit, and a
+	// full reindex (the communities, the vector export) or an add's scan
+	// of the docs table reads most of the catalog, so peak RSS grew with
+	// the KB, past a gigabyte at 100,000 learnings (docs/benchmarks.md).
+	// Read with pread, pages go through SQLite's bounded page cache.
+	// Searches after it in the same process get the map back.
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
+		return Stats{}, fmt.Errorf("reindex: %w", err)
+	}
+	defer ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
 	st, err := ix.update(ctx, opts)
 	if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
 		return st, rerr
