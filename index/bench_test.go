@@ -111,3 +111,40 @@ func BenchmarkUpdateOneChanged(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkReindexFull rebuilds the whole index as 'reflect reindex --full'
+// does (communities and the ANN decision included), to profile it:
+//
+//	REFLECT_BENCH_DOCS=20000 go test -tags sqlite_fts5 -run '^$' \
+//	  -bench ReindexFull -benchtime 1x -cpuprofile cpu.out -memprofile mem.out ./index
+//
+// The KB size defaults to 2,000 learnings so that -bench . stays quick.
+func BenchmarkReindexFull(b *testing.B) {
+	n := 2000
+	if v := os.Getenv("REFLECT_BENCH_DOCS"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil {
+			b.Fatalf("REFLECT_BENCH_DOCS=%q: %v", v, err)
+		}
+	}
+	root := b.TempDir()
+	docs, idx := filepath.Join(root, "documents"), filepath.Join(root, "index")
+	if err := bench.Generate(docs, n, 42); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	ix, err := index.Open(ctx, docs, idx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st, err := ix.Update(ctx, index.UpdateOptions{Full: true, Communities: true, ANN: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Indexed != n {
+			b.Fatalf("indexed %d of %d", st.Indexed, n)
+		}
+	}
+}

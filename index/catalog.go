@@ -23,6 +23,10 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
+// mmapSize is how much of the catalog searches read through a memory map
+// (PRAGMA mmap_size); updates read without it (Update).
+const mmapSize = 1 << 30
+
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 const schemaVersion = 9
@@ -338,7 +342,7 @@ func (ix *Index) open(ctx context.Context) error {
 	// Memory-map the catalog: a search touches hundreds of pages, and one
 	// pread per page was a third of a search's time. Reads only; writes
 	// still go through the WAL.
-	if _, err := db.ExecContext(ctx, `PRAGMA mmap_size = 1073741824`); err != nil {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize)); err != nil {
 		return err
 	}
 	var version int

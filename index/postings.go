@@ -55,6 +55,30 @@ type postingsWriter struct {
 	// fresh: the table was emptied by this transaction (a full reindex),
 	// so no chunk needs reading before it is written.
 	fresh bool
+	// chunk is the chunk of the last learning a fresh writer added.
+	chunk int64
+}
+
+// startDoc is told, before add, that docs row n comes next, and flushes
+// the edits of a fresh writer's finished chunks: a full reindex numbers
+// rows in order, so once n enters a new chunk no learning will add to the
+// earlier ones. Holding every chunk until the end was the largest part of
+// a full reindex's memory, growing with the KB. Should rows ever arrive
+// out of order, the writer stops trusting fresh and merges with what it
+// wrote, which is correct at any order.
+func (p *postingsWriter) startDoc(ctx context.Context, tx *sql.Tx, n int64) error {
+	if !p.fresh {
+		return nil
+	}
+	switch c := n >> chunkShift; {
+	case c < p.chunk:
+		p.fresh = false
+		return nil
+	case c > p.chunk:
+		p.chunk = c
+		return p.flush(ctx, tx)
+	}
+	return nil
 }
 
 func newPostingsWriter(fresh bool) *postingsWriter {

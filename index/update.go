@@ -75,6 +75,17 @@ type known struct {
 // same content hash) cost a stat and nothing more. Malformed documents are
 // reported in Stats.Problems and skipped; they never stop the reindex.
 func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	// An update reads without the memory map: every catalog page read
+	// through it stays in the process's resident set until exit, and a
+	// full reindex (the communities, the vector export) or an add's scan
+	// of the docs table reads most of the catalog, so peak RSS grew with
+	// the KB, past a gigabyte at 100,000 learnings (docs/benchmarks.md).
+	// Read with pread, pages go through SQLite's bounded page cache.
+	// Searches after it in the same process get the map back.
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
+		return Stats{}, fmt.Errorf("reindex: %w", err)
+	}
+	defer ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
 	st, err := ix.update(ctx, opts)
 	if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
 		return st, rerr
@@ -117,6 +128,20 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
+	// Every learning is new to the index (a full reindex, or the first
+	// one, as Open's rebuild of a missing catalog): the graph is loaded in
+	// bulk. Any entity left without learnings goes first.
+	bulk := len(have) == 0
+	if bulk {
+		if !opts.Full {
+			if err := graph.Reset(ctx, tx); err != nil {
+				return st, fmt.Errorf("reindex: %w", err)
+			}
+		}
+		if err := graph.BeginBulk(ctx, tx); err != nil {
+			return st, err
+		}
+	}
 	bad, err := loadProblems(ctx, tx)
 	if err != nil {
 		return st, err
@@ -154,6 +179,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	if err := w.post.flush(ctx, tx); err != nil {
 		return st, err
+	}
+	if bulk {
+		if err := graph.EndBulk(ctx, tx); err != nil {
+			return st, err
+		}
 	}
 	vc := vectorChanges{full: opts.Full, gone: w.removed}
 	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
@@ -707,6 +737,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
+	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
+		return err
+	}
 	w.post.add(n, st)
 	// A sidecar the writer of the learning provided names its entities;
 	// without one (or with a broken one) they are extracted from the text.
@@ -714,7 +747,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err != nil {
 		sc = nil
 	}
-	if err := graph.AddDocument(w.ctx, w.tx, n, sc, l); err != nil {
+	// n is a new row (an update removed the old one): it has no graph
+	// rows to replace.
+	if err := graph.AddNewDocument(w.ctx, w.tx, n, sc, l); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))

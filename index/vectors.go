@@ -102,28 +102,15 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		}
 		respaced = stored != ""
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.title, d.key_insight, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.n
-		WHERE d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n`)
-	if err != nil {
+	// The texts are read a batch at a time, not all at once: after a full
+	// reindex every learning needs a vector, and holding all their texts
+	// was a quarter of a gigabyte at 100,000 learnings.
+	const missing = `FROM docs d WHERE d.n NOT IN (SELECT n FROM vectors)`
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+missing).Scan(&total); err != nil {
 		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
 	}
-	var ns []int64
-	var texts []string
-	for rows.Next() {
-		var n int64
-		var title, insight, tags, body string
-		if err := rows.Scan(&n, &title, &insight, &tags, &body); err != nil {
-			rows.Close()
-			return nil, false, err
-		}
-		ns = append(ns, n)
-		texts = append(texts, embedText(title, insight, tags, body))
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
-	}
-	if len(ns) == 0 {
+	if total == 0 {
 		return nil, respaced, nil
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(n, v) VALUES(?,?)`)
@@ -131,23 +118,32 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	defer ins.Close()
-	for lo := 0; lo < len(ns); lo += embedBatch {
+	var ns []int64
+	for last := int64(0); ; {
 		if progress != nil {
-			progress(lo, len(ns))
+			progress(len(ns), total)
 		}
-		hi := min(lo+embedBatch, len(ns))
-		vecs, err := e.Embed(ctx, texts[lo:hi])
+		batch, texts, err := missingTexts(ctx, tx, last, embedBatch)
+		if err != nil {
+			return nil, false, err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		last = batch[len(batch)-1]
+		vecs, err := e.Embed(ctx, texts)
 		if err != nil {
 			return nil, false, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
 		}
-		if len(vecs) != hi-lo {
-			return nil, false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), hi-lo)
+		if len(vecs) != len(batch) {
+			return nil, false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
 		}
 		for i, v := range vecs {
-			if _, err := ins.ExecContext(ctx, ns[lo+i], encodeVector(v)); err != nil {
+			if _, err := ins.ExecContext(ctx, batch[i], encodeVector(v)); err != nil {
 				return nil, false, fmt.Errorf("reindex: vectors: %w", err)
 			}
 		}
+		ns = append(ns, batch...)
 	}
 	if progress != nil {
 		progress(len(ns), len(ns))
@@ -156,6 +152,32 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	return ns, respaced, nil
+}
+
+// missingTexts reads up to limit learnings after row last that have no
+// vector yet, with the text each is embedded from.
+func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int64, []string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.title, d.key_insight, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.n
+		WHERE d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	defer rows.Close()
+	var ns []int64
+	var texts []string
+	for rows.Next() {
+		var n int64
+		var title, insight, tags, body string
+		if err := rows.Scan(&n, &title, &insight, &tags, &body); err != nil {
+			return nil, nil, err
+		}
+		ns = append(ns, n)
+		texts = append(texts, embedText(title, insight, tags, body))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
+	}
+	return ns, texts, nil
 }
 
 // embedText is what a learning's vector is made of: every indexed field.

@@ -95,6 +95,51 @@ func Reset(ctx context.Context, tx Conn) error {
 	return nil
 }
 
+// bulkDropped are the secondary indexes and triggers a bulk load drops
+// and EndBulk builds again; the tables and their primary keys stay.
+var bulkDropped = []string{
+	`DROP TRIGGER IF EXISTS mentions_df_insert`,
+	`DROP TRIGGER IF EXISTS mentions_df_delete`,
+	`DROP INDEX IF EXISTS mentions_doc`,
+	`DROP INDEX IF EXISTS relations_src`,
+	`DROP INDEX IF EXISTS relations_dst`,
+	`DROP INDEX IF EXISTS relations_doc`,
+}
+
+// BeginBulk prepares an empty graph (after Reset, in the same
+// transaction) for loading every learning with AddNewDocument: it drops
+// the secondary indexes and the df triggers, which EndBulk builds again
+// in one sorted pass each.
+//
+// Why: a relation's (src, dst) keys arrive in no order, so keeping
+// relations_src and relations_dst while loading is a random b-tree insert
+// per row; once those indexes outgrow SQLite's page cache every insert
+// reads pages back, and a full reindex grew faster than the KB
+// (docs/benchmarks.md). The df trigger was one UPDATE per mention.
+// Between BeginBulk and EndBulk only AddNewDocument may write the graph,
+// and nothing may read df; the transaction hides the state from readers.
+func BeginBulk(ctx context.Context, tx Conn) error {
+	for _, q := range bulkDropped {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("graph: bulk load: %w", err)
+		}
+	}
+	return nil
+}
+
+// EndBulk builds what BeginBulk dropped and counts every entity's df.
+func EndBulk(ctx context.Context, tx Conn) error {
+	for _, q := range schema {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("graph: end bulk load: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE entities SET df = (SELECT count(*) FROM mentions WHERE entity = entities.id)`); err != nil {
+		return fmt.Errorf("graph: end bulk load: %w", err)
+	}
+	return nil
+}
+
 // entityRow and relationRow are a learning's entities and relations,
 // resolved to norms and ready to write.
 type entityRow struct {
@@ -123,7 +168,6 @@ func AddDocument(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar, l *
 		}
 		sc = Extract(l)
 	}
-	ents, rels := resolve(sc)
 	old, err := docEntities(ctx, tx, doc)
 	if err != nil {
 		return err
@@ -131,20 +175,9 @@ func AddDocument(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar, l *
 	if err := clearDoc(ctx, tx, doc); err != nil {
 		return err
 	}
-	ids, err := upsertEntities(ctx, tx, ents)
+	ids, err := addRows(ctx, tx, doc, sc)
 	if err != nil {
-		return fmt.Errorf("graph: add document %d: %w", doc, err)
-	}
-	if err := insertRows(ctx, tx, "INSERT OR IGNORE INTO mentions(entity, doc, source) VALUES", 3, len(ents), func(i int, args []any) []any {
-		return append(args, ids[ents[i].norm], doc, ents[i].source)
-	}); err != nil {
-		return fmt.Errorf("graph: add document %d: %w", doc, err)
-	}
-	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, type, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
-		r := rels[i]
-		return append(args, ids[r.src], ids[r.dst], r.typ, r.strength, doc)
-	}); err != nil {
-		return fmt.Errorf("graph: add document %d: %w", doc, err)
+		return err
 	}
 	kept := make(map[int64]bool, len(ids))
 	for _, id := range ids {
@@ -157,6 +190,45 @@ func AddDocument(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar, l *
 		}
 	}
 	return prune(ctx, tx, gone)
+}
+
+// AddNewDocument is AddDocument for a docs row that has no entities or
+// relations yet: the index's writer numbers every learning it inserts
+// anew (an update removes the old row first), so it knows. Skipping the
+// read of the row's old entities and the two deletes matters at scale:
+// they were a fifth of a full reindex's CPU time (docs/benchmarks.md).
+func AddNewDocument(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar, l *store.Learning) error {
+	loadVocab()
+	if sc == nil {
+		if l == nil {
+			return nil
+		}
+		sc = Extract(l)
+	}
+	_, err := addRows(ctx, tx, doc, sc)
+	return err
+}
+
+// addRows writes a sidecar's entities, mentions and relations for docs
+// row doc and returns the entities' ids by norm.
+func addRows(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar) (map[string]int64, error) {
+	ents, rels := resolve(sc)
+	ids, err := upsertEntities(ctx, tx, ents)
+	if err != nil {
+		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
+	}
+	if err := insertRows(ctx, tx, "INSERT OR IGNORE INTO mentions(entity, doc, source) VALUES", 3, len(ents), func(i int, args []any) []any {
+		return append(args, ids[ents[i].norm], doc, ents[i].source)
+	}); err != nil {
+		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
+	}
+	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, type, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
+		r := rels[i]
+		return append(args, ids[r.src], ids[r.dst], r.typ, r.strength, doc)
+	}); err != nil {
+		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
+	}
+	return ids, nil
 }
 
 // RemoveDocument forgets the entities and relations of docs row doc, and
