@@ -19,10 +19,10 @@ import (
 // wedged hook freeze a prompt for ten minutes, and Claude gives SessionEnd
 // only 1.5 s unless a hook declares more.
 var claudeAgent = agentSpec{
-	name:    "claude",
-	envDir:  "CLAUDE_CONFIG_DIR",
-	homeDir: ".claude",
-	file:    "settings.json",
+	name:      "claude",
+	relocated: func(d Dirs) string { return d.Claude },
+	homeDir:   ".claude",
+	file:      "settings.json",
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "UserPromptSubmit", Sub: "prompt", Timeout: 5},

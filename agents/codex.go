@@ -37,7 +37,7 @@ var codexHooks = []hookSpec{
 // registered too.
 var codexAgent = agentSpec{
 	name:         "codex",
-	envDir:       "CODEX_HOME",
+	relocated:    func(d Dirs) string { return d.Codex },
 	homeDir:      ".codex",
 	file:         "hooks.json",
 	hooks:        codexHooks,

@@ -26,6 +26,8 @@ type InstallOptions struct {
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string
+	// Dirs locate the default file when SettingsPath is empty.
+	Dirs Dirs
 	// Binary is the absolute path of the running reflect executable. Hooks
 	// run it by absolute path so they work even when the agent is started
 	// with a PATH that does not contain it.
@@ -85,13 +87,22 @@ type hookSpec struct {
 	Status  string // Codex statusMessage; "" = none
 }
 
+// Dirs are where the agents keep their own configuration. The command
+// layer reads them from the environment (config.AgentDirs, which has the
+// same fields: agents.Dirs(c.Agents)); this package reads no environment.
+type Dirs struct {
+	Home   string // $HOME
+	Claude string // $CLAUDE_CONFIG_DIR; empty: $HOME/.claude
+	Codex  string // $CODEX_HOME; empty: $HOME/.codex
+}
+
 // agentSpec describes one agent: its settings file, the hooks reflect
 // registers there and where its MCP servers are registered. claude.go and
 // codex.go each fill one.
 type agentSpec struct {
 	name       string
-	envDir     string // env var that relocates the agent's config directory
-	homeDir    string // default directory under $HOME
+	relocated  func(Dirs) string // the agent's config directory when its variable moves it, else ""
+	homeDir    string            // default directory under $HOME
 	file       string
 	hooks      []hookSpec
 	statusLine bool // the file also takes a top-level statusLine
@@ -101,7 +112,7 @@ type agentSpec struct {
 	// afterWrite runs once an install has left the file at path as
 	// reflect wants it (not for dry runs); nil does nothing.
 	afterWrite func(res *Result, path string)
-	// mcpFile is the file MCP servers are registered in, in envDir when
+	// mcpFile is the file MCP servers are registered in, in relocated when
 	// that is set, else in homeDir or, when mcpAtHome, in $HOME itself.
 	mcpFile   string
 	mcpAtHome bool
@@ -130,24 +141,25 @@ func lookupAgent(name string) (agentSpec, error) {
 
 // DefaultSettingsPath returns the file the installer edits for agent:
 // $HOME/.claude/settings.json for claude and $HOME/.codex/hooks.json for
-// codex. CLAUDE_CONFIG_DIR and CODEX_HOME, which move the agents' own
-// configuration, move it too: hooks written anywhere else would never load.
-func DefaultSettingsPath(agent string) (string, error) {
+// codex. CLAUDE_CONFIG_DIR and CODEX_HOME (d.Claude, d.Codex), which move
+// the agents' own configuration, move it too: hooks written anywhere else
+// would never load.
+func DefaultSettingsPath(agent string, d Dirs) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	if dir := os.Getenv(a.envDir); dir != "" {
+	if dir := a.relocated(d); dir != "" {
 		return filepath.Join(dir, a.file), nil
 	}
-	home := os.Getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil || home == "" {
-			return "", fmt.Errorf("cannot find your home directory: set HOME or pass --settings PATH")
-		}
+	if d.Home == "" {
+		return "", errNoHome
 	}
-	return filepath.Join(home, a.homeDir, a.file), nil
+	return filepath.Join(d.Home, a.homeDir, a.file), nil
 }
+
+// errNoHome is the error for a default path without a home directory.
+var errNoHome = errors.New("cannot find your home directory: set HOME or pass --settings PATH")
 
 // Install merges reflect's hooks into the agent's settings file. It keeps
 // every other key and hook in place and in order, backs the original up once,
@@ -166,7 +178,7 @@ func Uninstall(opts InstallOptions) (Result, error) {
 // target checks what every (un)install needs before it reads a file: a
 // known agent, for an install a usable reflect binary, and the file to
 // edit (opts.SettingsPath, else the agent's default from defaultPath).
-func target(opts InstallOptions, install bool, defaultPath func(agent string) (string, error)) (agentSpec, string, error) {
+func target(opts InstallOptions, install bool, defaultPath func(agent string, d Dirs) (string, error)) (agentSpec, string, error) {
 	a, err := lookupAgent(opts.Agent)
 	if err != nil {
 		return agentSpec{}, "", err
@@ -178,7 +190,7 @@ func target(opts InstallOptions, install bool, defaultPath func(agent string) (s
 	}
 	path := opts.SettingsPath
 	if path == "" {
-		if path, err = defaultPath(a.name); err != nil {
+		if path, err = defaultPath(a.name, opts.Dirs); err != nil {
 			return agentSpec{}, "", err
 		}
 	}

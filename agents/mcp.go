@@ -1,8 +1,6 @@
 package agents
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -19,24 +17,21 @@ var mcpArgs = []string{"mcp"}
 // agent at user scope: Claude Code's ~/.claude.json (what `claude mcp add
 // --scope user` writes; $CLAUDE_CONFIG_DIR/.claude.json when that is set)
 // and Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml).
-func DefaultMCPConfigPath(agent string) (string, error) {
+func DefaultMCPConfigPath(agent string, d Dirs) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	if dir := os.Getenv(a.envDir); dir != "" {
+	if dir := a.relocated(d); dir != "" {
 		return filepath.Join(dir, a.mcpFile), nil
 	}
-	home := os.Getenv("HOME")
-	if home == "" {
-		if home, err = os.UserHomeDir(); err != nil || home == "" {
-			return "", errors.New("cannot find your home directory: set HOME or pass --settings PATH")
-		}
+	if d.Home == "" {
+		return "", errNoHome
 	}
 	if a.mcpAtHome {
-		return filepath.Join(home, a.mcpFile), nil
+		return filepath.Join(d.Home, a.mcpFile), nil
 	}
-	return filepath.Join(home, a.homeDir, a.mcpFile), nil
+	return filepath.Join(d.Home, a.homeDir, a.mcpFile), nil
 }
 
 // InstallMCP registers `reflect mcp` as an MCP server of the agent, at user

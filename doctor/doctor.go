@@ -99,7 +99,7 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 	}
 	r.checkIndex(ctx, c, opts)
 	r.checkWriter(c)
-	r.checkHooks()
+	r.checkHooks(agents.Dirs(c.Agents))
 	return r
 }
 
@@ -112,10 +112,10 @@ var installBinary = ""
 // finds exactly the entries install adds and writes nothing; a dry-run
 // install then tells entries this reflect would rewrite (another binary
 // path, timeout or command form, as after an upgrade).
-func (r *Report) checkHooks() {
+func (r *Report) checkHooks(dirs agents.Dirs) {
 	for _, agent := range agents.Names {
 		name := agent + " hooks"
-		res, err := agents.Uninstall(agents.InstallOptions{Agent: agent, DryRun: true})
+		res, err := agents.Uninstall(agents.InstallOptions{Agent: agent, DryRun: true, Dirs: dirs})
 		switch {
 		case err != nil:
 			r.add(Check{Name: name, Status: Warn, Detail: err.Error()})
@@ -123,7 +123,7 @@ func (r *Report) checkHooks() {
 			detail := fmt.Sprintf("%d hook entries in %s", len(res.Removed), res.Path)
 			// An error here (a reflect run from a build directory) leaves
 			// the entries' presence as the answer.
-			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
+			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary, Dirs: dirs}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
 				if agent == "codex" {
@@ -248,7 +248,7 @@ func indexFix(err error) string {
 }
 
 func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index.OpenOption) {
-	opts, err := index.ConfigOptions(c.Index, false)
+	opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 	if err != nil {
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "set index.embedder to hash, ollama, openai or none in " + c.File})
 		return

@@ -179,7 +179,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	var ix *index.Index
 	if !o.DryRun && len(recs) > 0 {
-		opts, err := index.ConfigOptions(c.Index, false)
+		opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ func kb(t *testing.T) *config.Config {
 	t.Setenv("HOME", home)
 	t.Setenv("REFLECT_STATE_DIR", filepath.Join(home, "state"))
 	t.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(home, "learnings"))
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func newWorld(t *testing.T) *world {
 		t.Setenv(k, "")
 	}
 	t.Setenv("REFLECT_EMBEDDER", "hash")
-	cfg, err := config.Load()
+	cfg, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func tempKB(t *testing.T) (docs string) {
 func run(t *testing.T, stdin string, tty bool, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Main(args, &Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, InTTY: tty, ErrTTY: tty, OutTTY: tty})
+	code = Main(args, &Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, InTTY: tty, ErrTTY: tty, OutTTY: tty}, os.LookupEnv)
 	return code, out.String(), errb.String()
 }
 

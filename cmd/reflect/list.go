@@ -76,7 +76,7 @@ window; --json prints every field in full.`,
 				fmt.Fprintln(f.IO.Out, "No learnings yet. Add one with 'reflect add --title ... --insight ...'.")
 				return nil
 			}
-			printList(f.IO, items, short)
+			printList(f.IO, items, short, f.Getenv("COLUMNS"))
 			return nil
 		},
 	}
@@ -87,7 +87,7 @@ window; --json prints every field in full.`,
 }
 
 // printList prints the aligned table of `reflect list`.
-func printList(s *Streams, items []index.Result, short func(string) string) {
+func printList(s *Streams, items []index.Result, short func(string) string, columns string) {
 	ids := make([]string, len(items))
 	idWidth := len("ID")
 	for i, r := range items {
@@ -104,16 +104,16 @@ func printList(s *Streams, items []index.Result, short func(string) string) {
 		}
 		title := oneLine(r.Title)
 		if s.OutTTY {
-			title = truncateWidth(title, max(termWidth(s)-titleAt, 20))
+			title = truncateWidth(title, max(termWidth(s, columns)-titleAt, 20))
 		}
 		fmt.Fprintf(s.Out, "%-*s  %-10s  %-*s  %s\n", idWidth, ids[i], day, confWidth, r.Confidence, title)
 	}
 }
 
-// termWidth is the width of the terminal stdout is, from $COLUMNS when set
-// (as shells and tests set it), else from the terminal, else 80.
-func termWidth(s *Streams) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+// termWidth is the width of the terminal stdout is, from columns ($COLUMNS)
+// when set (as shells and tests set it), else from the terminal, else 80.
+func termWidth(s *Streams, columns string) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
 		return n
 	}
 	if f, ok := s.Out.(*os.File); ok {

@@ -7,11 +7,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/internal/config"
 )
 
-// Main runs reflect with args and returns the process exit code.
-func Main(args []string, io *Streams) int {
-	f := &Factory{IO: io}
+// Main runs reflect with args, the streams io and the environment env
+// reads (os.LookupEnv in the program), and returns the process exit code.
+func Main(args []string, io *Streams, env config.LookupFunc) int {
+	f := &Factory{IO: io, LookupEnv: env}
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(io.In)

@@ -139,7 +139,6 @@ func TestRemoteBatching(t *testing.T) {
 	for i := range texts {
 		texts[i] = strings.Repeat("x", i+1)
 	}
-	t.Setenv("TEST_EMBED_KEY", "sk-test")
 	for _, c := range []struct {
 		provider, path string
 		respond        func(http.ResponseWriter, []string)
@@ -149,7 +148,7 @@ func TestRemoteBatching(t *testing.T) {
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			srv := newFake(t, c.path, c.respond)
-			e, err := New(Config{Provider: c.provider, BaseURL: srv.URL, BatchSize: 4, APIKeyEnv: "TEST_EMBED_KEY"})
+			e, err := New(Config{Provider: c.provider, BaseURL: srv.URL, BatchSize: 4, APIKey: "sk-test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -294,10 +293,9 @@ func openAIOK(dim int, reverse bool) func(http.ResponseWriter, []string) {
 }
 
 func TestOpenAIEmbed(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "sk-secret-123")
 	srv := newFake(t, "/v1/embeddings", openAIOK(3, true))
 	for _, base := range []string{srv.URL, srv.URL + "/v1", srv.URL + "/v1/"} {
-		e, err := New(Config{Provider: "OpenAI", BaseURL: base, Dim: 3})
+		e, err := New(Config{Provider: "OpenAI", BaseURL: base, Dim: 3, APIKey: "sk-secret-123"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,21 +315,18 @@ func TestOpenAIEmbed(t *testing.T) {
 }
 
 func TestOpenAIKey(t *testing.T) {
-	t.Setenv("MY_EMBED_KEY", "")
 	_, err := New(Config{Provider: "openai", APIKeyEnv: "MY_EMBED_KEY"})
 	wantErr(t, err, "MY_EMBED_KEY is not set")
-	t.Setenv("OPENAI_API_KEY", "")
-	_, err = New(Config{Provider: "openai"})
+	_, err = New(Config{Provider: "openai", APIKey: "  \t"})
 	wantErr(t, err, "OPENAI_API_KEY is not set")
 
 	// The key never shows up in errors or when the embedder is printed, even
 	// when the server echoes it back.
 	const key = "sk-very-secret-key-0123456789"
-	t.Setenv("OPENAI_API_KEY", key)
 	srv := newFake(t, "/v1/embeddings", func(w http.ResponseWriter, _ []string) {
 		http.Error(w, `{"error":{"message":"Incorrect API key provided: `+key+`"}}`, http.StatusUnauthorized)
 	})
-	e, err := New(Config{Provider: "openai", BaseURL: srv.URL})
+	e, err := New(Config{Provider: "openai", BaseURL: srv.URL, APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +340,6 @@ func TestOpenAIKey(t *testing.T) {
 }
 
 func TestOpenAIErrors(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "k")
 	cases := []struct {
 		name    string
 		respond func(http.ResponseWriter, []string)
@@ -366,7 +360,7 @@ func TestOpenAIErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newFake(t, "/v1/embeddings", c.respond)
-			e, err := New(Config{Provider: "openai", BaseURL: srv.URL})
+			e, err := New(Config{Provider: "openai", BaseURL: srv.URL, APIKey: "k"})
 			if err != nil {
 				t.Fatal(err)
 			}
