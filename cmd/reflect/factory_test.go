@@ -18,6 +18,7 @@ import (
 // update outlasted the wait) is reported on stderr and is not a failure;
 // any other error stays an error and prints nothing.
 func TestNotIndexedYet(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	f := &Factory{IO: &Streams{Err: &stderr}}
 	busy := fmt.Errorf("%w (index/update.lock held for over 1m0s)", index.ErrBusy)
@@ -44,6 +45,7 @@ func TestNotIndexedYet(t *testing.T) {
 // failure, 2 usage, and 75 when another process held a lock too long, the
 // one status a script should retry on, however deeply the error is wrapped.
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		err  error

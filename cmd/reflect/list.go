@@ -29,10 +29,16 @@ type listItem struct {
 	Updated    string   `json:"updated"`
 }
 
-// NewCmdList builds `reflect list`.
-func NewCmdList(f *Factory) *cobra.Command {
-	var opts index.ListOptions
-	var asJSON bool
+// ListOptions are the inputs of `reflect list`.
+type ListOptions struct {
+	index.ListOptions
+	JSON bool
+}
+
+// NewCmdList builds `reflect list`; runF, when not nil, runs instead with
+// the parsed options.
+func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List learnings, most recently updated first",
@@ -49,17 +55,20 @@ window; --json prints every field in full.`,
 			if opts.Limit < 1 {
 				return usagef("--limit must be at least 1")
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			ix, err := f.OpenIndex(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
-			items, err := ix.List(cmd.Context(), opts)
+			items, err := ix.List(cmd.Context(), opts.ListOptions)
 			if err != nil {
 				return err
 			}
 			short := f.shortener()
-			if asJSON {
+			if opts.JSON {
 				out := make([]listItem, len(items))
 				for i, r := range items {
 					out[i] = listItem{ID: r.ID, ShortID: short(r.ID), Title: r.Title, Confidence: r.Confidence,
@@ -82,7 +91,7 @@ window; --json prints every field in full.`,
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "how many learnings at most")
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only learnings of this project")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 

@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 // script can read or write the real ~/.reflect, ~/.learnings, ~/.claude or
 // ~/.codex.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
