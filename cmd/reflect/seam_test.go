@@ -133,3 +133,23 @@ func TestConfigFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestQueueFlags(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want QueueOptions
+	}{
+		{nil, QueueOptions{Action: "list"}},
+		{[]string{"--json"}, QueueOptions{Action: "list", JSON: true}},
+		{[]string{"list", "--json"}, QueueOptions{Action: "list", JSON: true}},
+		{[]string{"retry", "1a2b3c"}, QueueOptions{Action: "retry", ID: "1a2b3c"}},
+		{[]string{"drop", "--json", "q-20261122T104200-1a2b3c4d5e6f"}, QueueOptions{Action: "drop", ID: "q-20261122T104200-1a2b3c4d5e6f", JSON: true}},
+	} {
+		var got *QueueOptions
+		execute(t, NewCmdQueue(seamFactory(), func(o *QueueOptions) error { got = o; return nil }), tc.args...)
+		if got == nil || *got != tc.want {
+			t.Errorf("queue %q: %+v, want %+v", tc.args, got, tc.want)
+		}
+	}
+}
