@@ -109,6 +109,7 @@ func wantErr(t *testing.T, err error, parts ...string) {
 }
 
 func TestOllamaEmbed(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, "/api/embed", ollamaOK(3))
 	e, err := New(Config{Provider: "ollama", BaseURL: srv.URL + "/", Model: "nomic-embed-text"})
 	if err != nil {
@@ -135,6 +136,7 @@ func TestOllamaEmbed(t *testing.T) {
 }
 
 func TestRemoteBatching(t *testing.T) {
+	t.Parallel()
 	texts := make([]string, 10)
 	for i := range texts {
 		texts[i] = strings.Repeat("x", i+1)
@@ -169,6 +171,7 @@ func TestRemoteBatching(t *testing.T) {
 }
 
 func TestOllamaErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		cfg     Config
@@ -221,6 +224,7 @@ func TestOllamaErrors(t *testing.T) {
 }
 
 func TestOllamaDimLearnedOnce(t *testing.T) {
+	t.Parallel()
 	dim := 2
 	srv := newFake(t, "/api/embed", func(w http.ResponseWriter, in []string) { ollamaOK(dim)(w, in) })
 	e, _ := New(Config{Provider: "ollama", BaseURL: srv.URL})
@@ -241,6 +245,7 @@ func TestOllamaDimLearnedOnce(t *testing.T) {
 	checkVecs(t, []string{"", "x"}, got, 2)
 }
 
+// Not parallel: another test's server could take the freed port.
 func TestOllamaConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
@@ -250,6 +255,7 @@ func TestOllamaConnectionRefused(t *testing.T) {
 	wantErr(t, err, "ollama at "+url+": connection refused — is `ollama serve` running?")
 }
 
+// Not parallel: it bounds how long a timeout takes.
 func TestRemoteTimeout(t *testing.T) {
 	release := make(chan struct{})
 	srv := newFake(t, "/api/embed", func(w http.ResponseWriter, in []string) {
@@ -293,6 +299,7 @@ func openAIOK(dim int, reverse bool) func(http.ResponseWriter, []string) {
 }
 
 func TestOpenAIEmbed(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, "/v1/embeddings", openAIOK(3, true))
 	for _, base := range []string{srv.URL, srv.URL + "/v1", srv.URL + "/v1/"} {
 		e, err := New(Config{Provider: "OpenAI", BaseURL: base, Dim: 3, APIKey: "sk-secret-123"})
@@ -315,6 +322,7 @@ func TestOpenAIEmbed(t *testing.T) {
 }
 
 func TestOpenAIKey(t *testing.T) {
+	t.Parallel()
 	_, err := New(Config{Provider: "openai", APIKeyEnv: "MY_EMBED_KEY"})
 	wantErr(t, err, "MY_EMBED_KEY is not set")
 	_, err = New(Config{Provider: "openai", APIKey: "  \t"})
@@ -340,6 +348,7 @@ func TestOpenAIKey(t *testing.T) {
 }
 
 func TestOpenAIErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		respond func(http.ResponseWriter, []string)
@@ -371,6 +380,7 @@ func TestOpenAIErrors(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	e, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
