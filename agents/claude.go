@@ -22,7 +22,7 @@ var claudeAgent = agentSpec{
 	name:       "claude",
 	display:    "Claude Code",
 	executable: "claude",
-	envDir:     "CLAUDE_CONFIG_DIR",
+	relocated:  func(d Dirs) string { return d.Claude },
 	homeDir:    ".claude",
 	file:       "settings.json",
 	hooks: []hookSpec{

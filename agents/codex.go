@@ -39,7 +39,7 @@ var codexAgent = agentSpec{
 	name:         "codex",
 	display:      "Codex CLI",
 	executable:   "codex",
-	envDir:       "CODEX_HOME",
+	relocated:    func(d Dirs) string { return d.Codex },
 	homeDir:      ".codex",
 	file:         "hooks.json",
 	hooks:        codexHooks,

@@ -43,6 +43,7 @@ func statuses(trust []HookTrust) map[string]string {
 }
 
 func TestCodexTrustStates(t *testing.T) {
+	t.Parallel()
 	path := codexHome(t)
 	trust, err := CodexTrust(path)
 	if err != nil {
@@ -102,6 +103,7 @@ func TestCodexTrustStates(t *testing.T) {
 // given to the old ones no longer applies, and install says so. A repeat
 // install keeps reflect's group index, so trust survives it.
 func TestCodexTrustAfterReinstall(t *testing.T) {
+	t.Parallel()
 	path := codexHome(t)
 	trust, _ := CodexTrust(path)
 	writeTrust(t, path, trust, func(h HookTrust) string { return h.CurrentHash }, "")
@@ -129,6 +131,7 @@ func TestCodexTrustAfterReinstall(t *testing.T) {
 // The hash follows Codex's normalization: the timeout filled in (and
 // SessionEnd's clamped to 3), the matcher dropped where Codex ignores it.
 func TestCodexHookHashNormalization(t *testing.T) {
+	t.Parallel()
 	h := func(event, matcher, raw string) string { return codexHookHash(event, matcher, []byte(raw)) }
 	cmd := `{"type":"command","command":"x"}`
 	if h("SessionStart", "", cmd) != h("SessionStart", "", `{"type":"command","command":"x","timeout":600,"async":false}`) {
@@ -152,6 +155,7 @@ func TestCodexHookHashNormalization(t *testing.T) {
 }
 
 func TestCodexTrustBrokenConfig(t *testing.T) {
+	t.Parallel()
 	path := codexHome(t)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(path), "config.toml"), []byte("[hooks.state\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -168,6 +172,7 @@ func TestCodexTrustBrokenConfig(t *testing.T) {
 // upgrade rewrites it in place, so its trust key (which holds the
 // position) stays the same and only the definition needs trusting again.
 func TestCodexTrustKeyKeepsPosition(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "hooks.json")
 	user := `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"~/bin/greet.sh"}]}]}}`
 	if err := os.WriteFile(path, []byte(user), 0o600); err != nil {

@@ -31,7 +31,7 @@ var copilotAgent = agentSpec{
 	name:       "copilot",
 	display:    "GitHub Copilot CLI",
 	executable: "copilot",
-	envDir:     "COPILOT_HOME",
+	relocated:  func(d Dirs) string { return d.Copilot },
 	homeDir:    ".copilot",
 	file:       "settings.json",
 	hooks:      copilotHooks,

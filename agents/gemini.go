@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/reflectkb/reflect/internal/jsonobj"
 )
@@ -32,12 +33,16 @@ var geminiAgent = agentSpec{
 	name:       "gemini",
 	display:    "Gemini CLI",
 	executable: "gemini",
-	envDir:     "GEMINI_CLI_HOME",
-	envIsHome:  true,
-	homeDir:    ".gemini",
-	file:       "settings.json",
-	millis:     true,
-	named:      true,
+	relocated: func(d Dirs) string {
+		if d.GeminiHome == "" {
+			return ""
+		}
+		return filepath.Join(d.GeminiHome, ".gemini")
+	},
+	homeDir: ".gemini",
+	file:    "settings.json",
+	millis:  true,
+	named:   true,
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},

@@ -88,7 +88,7 @@ func TestGeminiHooksWillRun(t *testing.T) {
 func TestInstallMCPGeminiRoundTrip(t *testing.T) {
 	home := isolate(t)
 	want := filepath.Join(home, ".gemini", "settings.json")
-	if got, err := DefaultMCPConfigPath("gemini"); err != nil || got != want {
+	if got, err := DefaultMCPConfigPath("gemini", Dirs{Home: home}); err != nil || got != want {
 		t.Fatalf("DefaultMCPConfigPath = %q, %v; want %q", got, err, want)
 	}
 	path, orig := copyFixture(t, "gemini/user-settings.json", "settings.json")

@@ -26,6 +26,8 @@ type InstallOptions struct {
 	Agent string
 	// SettingsPath overrides the default file (see DefaultSettingsPath).
 	SettingsPath string
+	// Dirs locate the default file when SettingsPath is empty.
+	Dirs Dirs
 	// Binary is the absolute path of the running reflect executable. Hooks
 	// run it by absolute path so they work even when the agent is started
 	// with a PATH that does not contain it.
@@ -88,6 +90,22 @@ type hookSpec struct {
 	Status  string // Codex statusMessage; "" = none
 }
 
+// Dirs are where the agents keep their own configuration. The command
+// layer reads them from the environment (config.AgentDirs, which has the
+// same fields: agents.Dirs(c.Agents)); this package reads no environment.
+type Dirs struct {
+	Home   string // $HOME
+	Claude string // $CLAUDE_CONFIG_DIR; empty: $HOME/.claude
+	Codex  string // $CODEX_HOME; empty: $HOME/.codex
+	// GeminiHome is $GEMINI_CLI_HOME, which replaces $HOME for Gemini CLI
+	// (its directory is then $GEMINI_CLI_HOME/.gemini); empty: $HOME.
+	GeminiHome string
+	// XDGConfig is $XDG_CONFIG_HOME, the parent of OpenCode's directory;
+	// empty: $HOME/.config.
+	XDGConfig string
+	Copilot   string // $COPILOT_HOME; empty: $HOME/.copilot
+}
+
 // agentSpec describes one agent: its settings file, the hooks reflect
 // registers there and where its MCP servers are registered. claude.go and
 // codex.go each fill one.
@@ -97,14 +115,9 @@ type agentSpec struct {
 	// executable is the command the agent is started with; status and
 	// doctor run `executable --version`.
 	executable string
-	envDir     string // env var that relocates the agent's config directory
-	// envSub is the agent's directory under envDir ("" = envDir itself):
-	// XDG_CONFIG_HOME names the parent of OpenCode's.
-	envSub string
-	// envIsHome says envDir names a replacement for $HOME, under which
-	// homeDir still applies (Gemini's GEMINI_CLI_HOME), rather than the
-	// config directory itself.
-	envIsHome bool
+	// relocated is the agent's config directory when its variable moves
+	// it (CLAUDE_CONFIG_DIR, CODEX_HOME, …), else "".
+	relocated func(Dirs) string
 	homeDir   string // default directory under $HOME
 	file      string
 	// run replaces the shared hooks edit for an agent whose file is not a
@@ -124,7 +137,7 @@ type agentSpec struct {
 	// afterWrite runs once an install has left the file at path as
 	// reflect wants it (not for dry runs); nil does nothing.
 	afterWrite func(res *Result, path string)
-	// mcpFile is the file MCP servers are registered in, in envDir when
+	// mcpFile is the file MCP servers are registered in, in relocated when
 	// that is set, else in homeDir or, when mcpAtHome, in $HOME itself.
 	mcpFile   string
 	mcpAtHome bool
@@ -164,52 +177,30 @@ func lookupAgent(name string) (agentSpec, error) {
 	return a, nil
 }
 
-// configDir is the agent's configuration directory: $envDir/envSub when
-// envDir is set (or $envDir/homeDir when envIsHome), else homeDir under
-// $HOME.
-func configDir(a agentSpec) (string, error) {
-	if dir := os.Getenv(a.envDir); dir != "" {
-		if a.envIsHome {
-			return filepath.Join(dir, a.homeDir), nil
-		}
-		return filepath.Join(dir, a.envSub), nil
-	}
-	home, err := homeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, a.homeDir), nil
-}
-
-func homeDir() (string, error) {
-	home := os.Getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil || home == "" {
-			return "", errors.New("cannot find your home directory: set HOME or pass --settings PATH")
-		}
-	}
-	return home, nil
-}
-
 // DefaultSettingsPath returns the file the installer edits for agent:
 // $HOME/.claude/settings.json for claude, $HOME/.codex/hooks.json for
 // codex, $HOME/.gemini/settings.json for gemini,
 // $HOME/.config/opencode/plugins/reflect.js for opencode and
 // $HOME/.copilot/settings.json for copilot. CLAUDE_CONFIG_DIR, CODEX_HOME,
-// GEMINI_CLI_HOME, XDG_CONFIG_HOME and COPILOT_HOME, which move the agents' own
-// configuration, move it too: hooks written anywhere else would never load.
-func DefaultSettingsPath(agent string) (string, error) {
+// GEMINI_CLI_HOME, XDG_CONFIG_HOME and COPILOT_HOME (in d), which move the
+// agents' own configuration, move it too: hooks written anywhere else would
+// never load.
+func DefaultSettingsPath(agent string, d Dirs) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	dir, err := configDir(a)
-	if err != nil {
-		return "", err
+	if dir := a.relocated(d); dir != "" {
+		return filepath.Join(dir, a.file), nil
 	}
-	return filepath.Join(dir, a.file), nil
+	if d.Home == "" {
+		return "", errNoHome
+	}
+	return filepath.Join(d.Home, a.homeDir, a.file), nil
 }
+
+// errNoHome is the error for a default path without a home directory.
+var errNoHome = errors.New("cannot find your home directory: set HOME or pass --settings PATH")
 
 // Install merges reflect's hooks into the agent's settings file. It keeps
 // every other key and hook in place and in order, backs the original up once,
@@ -228,7 +219,7 @@ func Uninstall(opts InstallOptions) (Result, error) {
 // target checks what every (un)install needs before it reads a file: a
 // known agent, for an install a usable reflect binary, and the file to
 // edit (opts.SettingsPath, else the agent's default from defaultPath).
-func target(opts InstallOptions, install bool, defaultPath func(agent string) (string, error)) (agentSpec, string, error) {
+func target(opts InstallOptions, install bool, defaultPath func(agent string, d Dirs) (string, error)) (agentSpec, string, error) {
 	a, err := lookupAgent(opts.Agent)
 	if err != nil {
 		return agentSpec{}, "", err
@@ -240,7 +231,7 @@ func target(opts InstallOptions, install bool, defaultPath func(agent string) (s
 	}
 	path := opts.SettingsPath
 	if path == "" {
-		if path, err = defaultPath(a.name); err != nil {
+		if path, err = defaultPath(a.name, opts.Dirs); err != nil {
 			return agentSpec{}, "", err
 		}
 	}

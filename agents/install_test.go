@@ -18,18 +18,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 const testBinary = "/opt/reflect/bin/reflect"
 
-// isolate points HOME and the agents' config-dir variables at a temp dir so
-// no test can reach the real ~/.claude or ~/.codex.
+// isolate gives a test its own home directory. The package reads no
+// environment: a test reaches a default path only through Dirs{Home: home},
+// so none can reach the real ~/.claude or ~/.codex.
 func isolate(t *testing.T) string {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
-	t.Setenv("GEMINI_CLI_HOME", "")
-	t.Setenv("XDG_CONFIG_HOME", "")
-	t.Setenv("COPILOT_HOME", "")
-	return home
+	return t.TempDir()
 }
 
 // copyFixture copies testdata/<name> into a fresh temp dir and returns the
@@ -102,14 +96,17 @@ func topKeys(t *testing.T, data []byte) []string {
 }
 
 func TestInstallMissingFile(t *testing.T) {
-	for _, agent := range Names {
+	t.Parallel()
+	// The agents whose file is a hooks JSON with golden files here;
+	// OpenCode's plugin and Copilot have their own tests.
+	for _, agent := range []string{"claude", "codex", "gemini"} {
 		t.Run(agent, func(t *testing.T) {
-			isolate(t)
-			path, err := DefaultSettingsPath(agent)
+			dirs := Dirs{Home: isolate(t)}
+			path, err := DefaultSettingsPath(agent, dirs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Install(InstallOptions{Agent: agent, Binary: testBinary})
+			res, err := Install(InstallOptions{Agent: agent, Binary: testBinary, Dirs: dirs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,6 +136,7 @@ func TestInstallMissingFile(t *testing.T) {
 }
 
 func TestInstallKeepsUserSettings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		agent, fixture, golden string
 		userCommands           []string
@@ -216,6 +214,7 @@ func firstHook(t *testing.T, group json.RawMessage) json.RawMessage {
 }
 
 func TestInstallTwiceIsNoop(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ agent, fixture string }{
 		{"claude", "claude/user-settings.json"},
 		{"claude", "claude/compact.json"},
@@ -250,6 +249,7 @@ func TestInstallTwiceIsNoop(t *testing.T) {
 }
 
 func TestUninstallRestoresOriginal(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		agent, fixture string
 		byteEqual      bool // original is in the installer's own format
@@ -295,9 +295,8 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 		})
 	}
 	t.Run("missing file", func(t *testing.T) {
-		for _, agent := range Names {
-			isolate(t)
-			opts := InstallOptions{Agent: agent, Binary: testBinary}
+		for _, agent := range []string{"claude", "codex", "gemini"} {
+			opts := InstallOptions{Agent: agent, Binary: testBinary, Dirs: Dirs{Home: isolate(t)}}
 			res, err := Uninstall(opts)
 			if err != nil || res.Changed {
 				t.Fatalf("uninstall of nothing: %+v, %v", res, err)
@@ -322,6 +321,7 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 // are updated in place, never duplicated, and uninstall removes them while a
 // user's hook sharing their group stays.
 func TestStaleEntries(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path, _ := copyFixture(t, "claude/stale.json", "settings.json")
 	opts := InstallOptions{Agent: "claude", SettingsPath: path, Binary: testBinary}
@@ -372,6 +372,7 @@ func TestStaleEntries(t *testing.T) {
 }
 
 func TestUninstallLeavesOtherAgentAndUserHooks(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path, _ := copyFixture(t, "claude/user-settings.json", "settings.json")
 	if _, err := Install(InstallOptions{Agent: "claude", SettingsPath: path, Binary: testBinary}); err != nil {
@@ -389,6 +390,7 @@ func TestUninstallLeavesOtherAgentAndUserHooks(t *testing.T) {
 }
 
 func TestInvalidJSONIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		agent, fixture, wantPos string
 	}{
@@ -428,6 +430,7 @@ func TestInvalidJSONIsRefused(t *testing.T) {
 }
 
 func TestBackupWrittenOnce(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path, orig := copyFixture(t, "claude/user-settings.json", "settings.json")
 	if err := os.Chmod(path, 0o640); err != nil {
@@ -464,6 +467,7 @@ func TestBackupWrittenOnce(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ agent, fixture string }{
 		{"claude", ""},
 		{"claude", "claude/user-settings.json"},
@@ -525,6 +529,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 }
 
 func TestSymlinkedSettingsStayALink(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	real, _ := copyFixture(t, "claude/user-settings.json", "dotfiles-settings.json")
 	link := filepath.Join(t.TempDir(), "settings.json")
@@ -543,31 +548,33 @@ func TestSymlinkedSettingsStayALink(t *testing.T) {
 }
 
 func TestDefaultSettingsPath(t *testing.T) {
+	t.Parallel()
 	home := isolate(t)
 	for _, tt := range []struct{ agent, want string }{
 		{"claude", filepath.Join(home, ".claude", "settings.json")},
 		{"codex", filepath.Join(home, ".codex", "hooks.json")},
 		{"gemini", filepath.Join(home, ".gemini", "settings.json")},
 	} {
-		got, err := DefaultSettingsPath(tt.agent)
+		got, err := DefaultSettingsPath(tt.agent, Dirs{Home: home})
 		if err != nil || got != tt.want {
 			t.Errorf("DefaultSettingsPath(%q) = %q, %v; want %q", tt.agent, got, err, tt.want)
 		}
 	}
-	t.Setenv("CODEX_HOME", "/srv/codex")
-	t.Setenv("CLAUDE_CONFIG_DIR", "/srv/claude")
-	if got, _ := DefaultSettingsPath("codex"); got != "/srv/codex/hooks.json" {
+	moved := Dirs{Home: home, Codex: "/srv/codex", Claude: "/srv/claude"}
+	if got, _ := DefaultSettingsPath("codex", moved); got != "/srv/codex/hooks.json" {
 		t.Errorf("with CODEX_HOME: %q", got)
 	}
-	if got, _ := DefaultSettingsPath("claude"); got != "/srv/claude/settings.json" {
+	if got, _ := DefaultSettingsPath("claude", moved); got != "/srv/claude/settings.json" {
 		t.Errorf("with CLAUDE_CONFIG_DIR: %q", got)
 	}
 	// GEMINI_CLI_HOME stands for $HOME: Gemini still uses .gemini in it.
-	t.Setenv("GEMINI_CLI_HOME", "/srv/gemini")
-	if got, _ := DefaultSettingsPath("gemini"); got != "/srv/gemini/.gemini/settings.json" {
+	if got, _ := DefaultSettingsPath("gemini", Dirs{Home: home, GeminiHome: "/srv/gemini"}); got != "/srv/gemini/.gemini/settings.json" {
 		t.Errorf("with GEMINI_CLI_HOME: %q", got)
 	}
-	_, err := DefaultSettingsPath("cursor")
+	if _, err := DefaultSettingsPath("claude", Dirs{}); err == nil || !strings.Contains(err.Error(), "set HOME") {
+		t.Errorf("without a home: %v", err)
+	}
+	_, err := DefaultSettingsPath("cursor", Dirs{Home: home})
 	if err == nil || !strings.Contains(err.Error(), "claude") || !strings.Contains(err.Error(), "codex") {
 		t.Errorf("unknown agent error = %v", err)
 	}
@@ -577,6 +584,7 @@ func TestDefaultSettingsPath(t *testing.T) {
 }
 
 func TestInstallChecksBinary(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	for _, bin := range []string{"", "reflect", "./bin/reflect", "/tmp/go-build123/reflect.test"} {
 		path := filepath.Join(t.TempDir(), "settings.json")
@@ -608,6 +616,7 @@ func TestInstallChecksBinary(t *testing.T) {
 }
 
 func TestIsOurCommand(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cmd, agent string
 		want       bool
@@ -636,6 +645,7 @@ func TestIsOurCommand(t *testing.T) {
 // settings.json installer from drifting apart: same events, matchers,
 // commands (with reflect taken from PATH) and timeouts, in the same order.
 func TestPluginHooksMatchInstaller(t *testing.T) {
+	t.Parallel()
 	data := readFile(t, filepath.Join("..", "hooks", "hooks.json"))
 	var plugin struct {
 		Description string                    `json:"description"`
@@ -800,6 +810,7 @@ func hasKey(m map[string]any, k string) bool {
 // place: every entry is rewritten once, none is duplicated, and uninstall
 // still removes them all.
 func TestInstallUpgradesUnprefixedCommands(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	for _, agent := range []string{"claude", "codex"} {
 		path := filepath.Join(t.TempDir(), "settings.json")

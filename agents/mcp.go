@@ -2,7 +2,6 @@ package agents
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -21,23 +20,21 @@ var mcpArgs = []string{"mcp"}
 // Codex's ~/.codex/config.toml ($CODEX_HOME/config.toml), Gemini CLI's
 // ~/.gemini/settings.json, which holds its hooks too, and Copilot CLI's
 // ~/.copilot/mcp-config.json.
-func DefaultMCPConfigPath(agent string) (string, error) {
+func DefaultMCPConfigPath(agent string, d Dirs) (string, error) {
 	a, err := lookupAgent(agent)
 	if err != nil {
 		return "", err
 	}
-	if a.mcpAtHome && os.Getenv(a.envDir) == "" {
-		home, err := homeDir()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(home, a.mcpFile), nil
+	if dir := a.relocated(d); dir != "" {
+		return filepath.Join(dir, a.mcpFile), nil
 	}
-	dir, err := configDir(a)
-	if err != nil {
-		return "", err
+	if d.Home == "" {
+		return "", errNoHome
 	}
-	return filepath.Join(dir, a.mcpFile), nil
+	if a.mcpAtHome {
+		return filepath.Join(d.Home, a.mcpFile), nil
+	}
+	return filepath.Join(d.Home, a.homeDir, a.mcpFile), nil
 }
 
 // InstallMCP registers `reflect mcp` as an MCP server of the agent, at user

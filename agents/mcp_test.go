@@ -9,22 +9,22 @@ import (
 )
 
 func TestDefaultMCPConfigPath(t *testing.T) {
+	t.Parallel()
 	home := isolate(t)
 	for agent, want := range map[string]string{
 		"claude": filepath.Join(home, ".claude.json"),
 		"codex":  filepath.Join(home, ".codex", "config.toml"),
 	} {
-		got, err := DefaultMCPConfigPath(agent)
+		got, err := DefaultMCPConfigPath(agent, Dirs{Home: home})
 		if err != nil || got != want {
 			t.Errorf("%s: %q, %v; want %q", agent, got, err, want)
 		}
 	}
-	t.Setenv("CLAUDE_CONFIG_DIR", "/cfg/claude")
-	t.Setenv("CODEX_HOME", "/cfg/codex")
-	if got, _ := DefaultMCPConfigPath("claude"); got != "/cfg/claude/.claude.json" {
+	moved := Dirs{Home: home, Claude: "/cfg/claude", Codex: "/cfg/codex"}
+	if got, _ := DefaultMCPConfigPath("claude", moved); got != "/cfg/claude/.claude.json" {
 		t.Errorf("claude with CLAUDE_CONFIG_DIR: %q", got)
 	}
-	if got, _ := DefaultMCPConfigPath("codex"); got != "/cfg/codex/config.toml" {
+	if got, _ := DefaultMCPConfigPath("codex", moved); got != "/cfg/codex/config.toml" {
 		t.Errorf("codex with CODEX_HOME: %q", got)
 	}
 }
@@ -53,6 +53,7 @@ const claudeJSON = `{
 `
 
 func TestInstallMCPClaudeRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, orig := range map[string]string{"existing": claudeJSON, "no mcpServers": "{\n  \"numStartups\": 1\n}\n"} {
 		t.Run(name, func(t *testing.T) {
 			isolate(t)
@@ -102,6 +103,7 @@ func TestInstallMCPClaudeRoundTrip(t *testing.T) {
 }
 
 func TestInstallMCPClaudeUpdatesOldBinaryAndRefusesOthers(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path := filepath.Join(t.TempDir(), ".claude.json")
 	old := `{"mcpServers": {"reflect": {"type": "stdio", "command": "/old/bin/reflect", "args": ["mcp"], "env": {}}}}`
@@ -135,15 +137,16 @@ func TestInstallMCPClaudeUpdatesOldBinaryAndRefusesOthers(t *testing.T) {
 }
 
 func TestInstallMCPClaudeCreatesFileAndDryRun(t *testing.T) {
+	t.Parallel()
 	home := isolate(t)
-	res, err := InstallMCP(InstallOptions{Agent: "claude", Binary: testBinary, DryRun: true})
+	res, err := InstallMCP(InstallOptions{Agent: "claude", Binary: testBinary, DryRun: true, Dirs: Dirs{Home: home}})
 	if err != nil || !res.Changed || !strings.Contains(res.Diff, `"command": "`+testBinary+`"`) {
 		t.Fatalf("dry run: %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".claude.json")); !os.IsNotExist(err) {
 		t.Fatalf("dry run wrote the file: %v", err)
 	}
-	if res, err = InstallMCP(InstallOptions{Agent: "claude", Binary: testBinary}); err != nil || !res.Created {
+	if res, err = InstallMCP(InstallOptions{Agent: "claude", Binary: testBinary, Dirs: Dirs{Home: home}}); err != nil || !res.Created {
 		t.Fatalf("install: %+v, %v", res, err)
 	}
 	if !json.Valid(readFile(t, filepath.Join(home, ".claude.json"))) {
@@ -163,6 +166,7 @@ trust_level = "trusted"
 `
 
 func TestInstallMCPCodexRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, orig := range map[string]string{"existing": codexTOML, "empty": "", "one setting": "model = \"o3\"\n"} {
 		t.Run(name, func(t *testing.T) {
 			home := isolate(t)
@@ -175,7 +179,7 @@ func TestInstallMCPCodexRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			opts := InstallOptions{Agent: "codex", Binary: testBinary}
+			opts := InstallOptions{Agent: "codex", Binary: testBinary, Dirs: Dirs{Home: home}}
 			res, err := InstallMCP(opts)
 			if err != nil || !res.Changed || len(res.Added) != 1 {
 				t.Fatalf("install: %+v, %v", res, err)
@@ -205,6 +209,7 @@ func TestInstallMCPCodexRoundTrip(t *testing.T) {
 }
 
 func TestInstallMCPCodexTableInTheMiddle(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path := filepath.Join(t.TempDir(), "config.toml")
 	orig := "model = \"o3\"\n\n[mcp_servers.reflect]\ncommand = \"/old/reflect\"\nargs = [\"mcp\"]\n\n[projects.\"/x\"]\ntrust_level = \"trusted\"\n"
@@ -229,6 +234,7 @@ func TestInstallMCPCodexTableInTheMiddle(t *testing.T) {
 }
 
 func TestInstallMCPCodexRefuses(t *testing.T) {
+	t.Parallel()
 	isolate(t)
 	path := filepath.Join(t.TempDir(), "config.toml")
 	for _, tc := range []struct{ content, want string }{

@@ -29,7 +29,7 @@ func TestCopilotInstall(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Install(InstallOptions{Agent: "copilot", Binary: testBinary})
+	res, err := Install(InstallOptions{Agent: "copilot", Binary: testBinary, Dirs: Dirs{Home: home}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,18 +53,18 @@ func TestCopilotInstall(t *testing.T) {
 			t.Errorf("no %s hook", h.Event)
 		}
 	}
-	again, err := Install(InstallOptions{Agent: "copilot", Binary: testBinary})
+	again, err := Install(InstallOptions{Agent: "copilot", Binary: testBinary, Dirs: Dirs{Home: home}})
 	if err != nil || again.Changed || again.BackupWritten {
 		t.Fatalf("second install: %+v, %v", again, err)
 	}
-	moved, err := Install(InstallOptions{Agent: "copilot", Binary: "/usr/local/bin/reflect"})
+	moved, err := Install(InstallOptions{Agent: "copilot", Binary: "/usr/local/bin/reflect", Dirs: Dirs{Home: home}})
 	if err != nil || len(moved.Updated) != len(copilotHooks) || moved.BackupWritten {
 		t.Fatalf("install from another binary: %+v, %v", moved, err)
 	}
 	if !strings.Contains(string(readFile(t, path)), `"./audit.sh"`) {
 		t.Fatal("the user's hook was lost")
 	}
-	un, err := Uninstall(InstallOptions{Agent: "copilot"})
+	un, err := Uninstall(InstallOptions{Agent: "copilot", Dirs: Dirs{Home: home}})
 	if err != nil || len(un.Removed) != len(copilotHooks) {
 		t.Fatalf("uninstall: %+v, %v", un, err)
 	}
@@ -79,7 +79,7 @@ func TestCopilotInstall(t *testing.T) {
 	if string(readFile(t, path+BackupSuffix)) != orig {
 		t.Fatal("backup is not the original")
 	}
-	if st := status(context.Background(), specs["copilot"]); st.Installed {
+	if st := status(context.Background(), specs["copilot"], Dirs{Home: home}); st.Installed {
 		t.Fatalf("status after uninstall: %+v", st)
 	}
 }
@@ -92,14 +92,14 @@ func TestOpenCodeInstall(t *testing.T) {
 	home := isolate(t)
 	path := filepath.Join(home, ".config", "opencode", "plugins", "reflect.js")
 	bin := "/opt/my reflect/bin/reflect"
-	dry, err := Install(InstallOptions{Agent: "opencode", Binary: bin, DryRun: true})
+	dry, err := Install(InstallOptions{Agent: "opencode", Binary: bin, DryRun: true, Dirs: Dirs{Home: home}})
 	if err != nil || !dry.Changed || !strings.Contains(dry.Diff, "+++ "+path) || !strings.Contains(dry.Diff, `+const REFLECT = "/opt/my reflect/bin/reflect";`) {
 		t.Fatalf("dry run: %+v, %v", dry, err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatal("dry run wrote the plugin")
 	}
-	res, err := Install(InstallOptions{Agent: "opencode", Binary: bin})
+	res, err := Install(InstallOptions{Agent: "opencode", Binary: bin, Dirs: Dirs{Home: home}})
 	if err != nil || !res.Created || len(res.Added) != 1 {
 		t.Fatalf("install: %+v, %v", res, err)
 	}
@@ -107,14 +107,14 @@ func TestOpenCodeInstall(t *testing.T) {
 	if !strings.HasPrefix(data, openCodeMarker) || strings.Contains(data, "@REFLECT@") || binaryOf(data) != bin {
 		t.Fatalf("plugin:\n%s", data)
 	}
-	if again, err := Install(InstallOptions{Agent: "opencode", Binary: bin}); err != nil || again.Changed {
+	if again, err := Install(InstallOptions{Agent: "opencode", Binary: bin, Dirs: Dirs{Home: home}}); err != nil || again.Changed {
 		t.Fatalf("second install: %+v, %v", again, err)
 	}
 	t.Setenv("PATH", "") // no opencode executable: status still reads the file
-	if st := status(context.Background(), specs["opencode"]); !st.Installed || !st.HooksRun || st.Executable != "" {
+	if st := status(context.Background(), specs["opencode"], Dirs{Home: home}); !st.Installed || !st.HooksRun || st.Executable != "" {
 		t.Fatalf("status: %+v", st)
 	}
-	un, err := Uninstall(InstallOptions{Agent: "opencode"})
+	un, err := Uninstall(InstallOptions{Agent: "opencode", Dirs: Dirs{Home: home}})
 	if err != nil || len(un.Removed) != 1 || !un.Deleted || !strings.Contains(un.Removed[0].Command, "'/opt/my reflect/bin/reflect'") {
 		t.Fatalf("uninstall: %+v, %v", un, err)
 	}
@@ -126,10 +126,10 @@ func TestOpenCodeInstall(t *testing.T) {
 	if err := os.WriteFile(path, []byte(mine), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Install(InstallOptions{Agent: "opencode", Binary: bin}); err == nil || !strings.Contains(err.Error(), "not written by reflect") {
+	if _, err := Install(InstallOptions{Agent: "opencode", Binary: bin, Dirs: Dirs{Home: home}}); err == nil || !strings.Contains(err.Error(), "not written by reflect") {
 		t.Fatalf("install over the user's file: %v", err)
 	}
-	if un, err := Uninstall(InstallOptions{Agent: "opencode"}); err != nil || un.Changed {
+	if un, err := Uninstall(InstallOptions{Agent: "opencode", Dirs: Dirs{Home: home}}); err != nil || un.Changed {
 		t.Fatalf("uninstall of the user's file: %+v, %v", un, err)
 	}
 	if string(readFile(t, path)) != mine {
@@ -139,11 +139,10 @@ func TestOpenCodeInstall(t *testing.T) {
 
 // XDG_CONFIG_HOME and COPILOT_HOME move the files as they move the agents'.
 func TestNewAgentsConfigDirs(t *testing.T) {
-	isolate(t)
-	t.Setenv("XDG_CONFIG_HOME", "/x/config")
-	t.Setenv("COPILOT_HOME", "/x/copilot")
+	t.Parallel()
+	dirs := Dirs{Home: isolate(t), XDGConfig: "/x/config", Copilot: "/x/copilot"}
 	for agent, want := range map[string]string{"opencode": "/x/config/opencode/plugins/reflect.js", "copilot": "/x/copilot/settings.json"} {
-		if got, err := DefaultSettingsPath(agent); err != nil || got != want {
+		if got, err := DefaultSettingsPath(agent, dirs); err != nil || got != want {
 			t.Errorf("%s: %q, %v; want %q", agent, got, err, want)
 		}
 	}
@@ -155,8 +154,8 @@ func TestNewAgentsConfigDirs(t *testing.T) {
 func TestStatuses(t *testing.T) {
 	home := isolate(t)
 	t.Setenv("PATH", "")
-	for _, a := range []string{"codex", "copilot"} {
-		if _, err := Install(InstallOptions{Agent: a, Binary: testBinary}); err != nil {
+	for _, a := range []string{"codex", "gemini", "copilot"} {
+		if _, err := Install(InstallOptions{Agent: a, Binary: testBinary, Dirs: Dirs{Home: home}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,12 +164,12 @@ func TestStatuses(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sts := Statuses(context.Background())
+	sts := Statuses(context.Background(), Dirs{Home: home})
 	var names []string
 	for _, s := range sts {
 		names = append(names, s.Agent)
 	}
-	if strings.Join(names, ",") != strings.Join(Names, ",") || strings.Join(Names, ",") != "claude,codex,opencode,copilot" {
+	if strings.Join(names, ",") != strings.Join(Names, ",") || strings.Join(Names, ",") != "claude,codex,gemini,opencode,copilot" {
 		t.Fatalf("agents %q", names)
 	}
 	by := map[string]AgentStatus{}
@@ -182,6 +181,9 @@ func TestStatuses(t *testing.T) {
 	}
 	if s := by["codex"]; !s.Installed || s.HooksRun || !strings.Contains(s.Detail, "/hooks") {
 		t.Errorf("codex without trust: %+v", s)
+	}
+	if s := by["gemini"]; !s.Installed || !s.HooksRun {
+		t.Errorf("gemini installed: %+v", s)
 	}
 	if s := by["copilot"]; !s.Installed || s.HooksRun || !strings.Contains(s.Detail, "disableAllHooks") {
 		t.Errorf("copilot with disableAllHooks: %+v", s)

@@ -46,11 +46,15 @@ var openCodeAgent = agentSpec{
 	name:       "opencode",
 	display:    "OpenCode",
 	executable: "opencode",
-	envDir:     "XDG_CONFIG_HOME",
-	envSub:     "opencode",
-	homeDir:    ".config/opencode",
-	file:       OpenCodePluginFile,
-	run:        runOpenCode,
+	relocated: func(d Dirs) string {
+		if d.XDGConfig == "" {
+			return ""
+		}
+		return filepath.Join(d.XDGConfig, "opencode")
+	},
+	homeDir: ".config/opencode",
+	file:    OpenCodePluginFile,
+	run:     runOpenCode,
 }
 
 // openCodePluginFor is the plugin that runs bin.

@@ -36,24 +36,25 @@ type AgentStatus struct {
 // agent that wants a login or a network first.
 const versionTimeout = 5 * time.Second
 
-// Statuses reports every agent of the registry, in its order. It runs
+// Statuses reports every agent of the registry, in its order, finding
+// their files through dirs. It runs
 // each installed agent's --version (never from a hook: only status and
 // doctor call this).
-func Statuses(ctx context.Context) []AgentStatus {
+func Statuses(ctx context.Context, dirs Dirs) []AgentStatus {
 	out := make([]AgentStatus, 0, len(registry))
 	for _, a := range registry {
-		out = append(out, status(ctx, a))
+		out = append(out, status(ctx, a, dirs))
 	}
 	return out
 }
 
-func status(ctx context.Context, a agentSpec) AgentStatus {
+func status(ctx context.Context, a agentSpec, dirs Dirs) AgentStatus {
 	st := AgentStatus{Agent: a.name, Name: a.display}
 	if p, err := exec.LookPath(a.executable); err == nil {
 		st.Executable = p
 		st.Version = version(ctx, p)
 	}
-	res, err := Uninstall(InstallOptions{Agent: a.name, DryRun: true})
+	res, err := Uninstall(InstallOptions{Agent: a.name, DryRun: true, Dirs: dirs})
 	st.Path = res.Path
 	if err != nil {
 		st.Error = err.Error()

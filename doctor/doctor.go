@@ -122,7 +122,7 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 	r.checkReview(c)
 	r.checkSync(c)
 	r.checkWriter(c)
-	r.checkHooks(ctx)
+	r.checkHooks(ctx, agents.Dirs(c.Agents))
 	return r
 }
 
@@ -227,8 +227,8 @@ var installBinary = ""
 // writes nothing; a dry-run install then tells entries this reflect would
 // rewrite (another binary path, timeout or command form, as after an
 // upgrade).
-func (r *Report) checkHooks(ctx context.Context) {
-	r.Agents = agents.Statuses(ctx)
+func (r *Report) checkHooks(ctx context.Context, dirs agents.Dirs) {
+	r.Agents = agents.Statuses(ctx, dirs)
 	for _, st := range r.Agents {
 		agent := st.Agent
 		name := agent + " hooks"
@@ -239,7 +239,7 @@ func (r *Report) checkHooks(ctx context.Context) {
 			detail := fmt.Sprintf("%d hook entries in %s%s", st.Entries, st.Path, versionNote(st))
 			// An error here (a reflect run from a build directory) leaves
 			// the entries' presence as the answer.
-			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary}); err == nil && len(ins.Updated) > 0 {
+			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary, Dirs: dirs}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
 			} else if !st.HooksRun && agent != "codex" && agent != "gemini" {
@@ -407,7 +407,7 @@ func indexFix(err error) string {
 }
 
 func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index.OpenOption) {
-	opts, err := index.ConfigOptions(c.Index, false)
+	opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 	if err != nil {
 		r.add(Check{Name: "index", Status: Fail, Detail: err.Error(), Fix: "set index.embedder to hash, ollama, openai or none in " + c.File})
 		return

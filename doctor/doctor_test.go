@@ -28,12 +28,9 @@ func checkNamed(r *Report, name string) *Check {
 // settings file it cannot read, without ever changing it.
 func TestHooksCheck(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
 	t.Setenv("PATH", t.TempDir()) // no claude or codex: the writer check stays quiet
 	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
-		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}, Agents: config.AgentDirs{Home: home}}
 	c.Drain.Writer = "builtin"
 
 	installed, err := os.ReadFile(filepath.Join("..", "agents", "testdata", "claude", "missing.installed.json"))
@@ -106,13 +103,10 @@ func TestHooksCheck(t *testing.T) {
 // reindex has made that choice.
 func TestVectorsCheck(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	newConfig := func(embedder string) *config.Config {
 		c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
-			File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+			File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}, Agents: config.AgentDirs{Home: home}}
 		c.Drain.Writer = "builtin"
 		c.Index.Embedder = embedder
 		return c
@@ -178,19 +172,16 @@ func TestThousands(t *testing.T) {
 // trusted, or trusted for an older definition, with the fix.
 func TestCodexTrustCheck(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
-		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}, Agents: config.AgentDirs{Home: home}}
 	c.Drain.Writer = "builtin"
 	prev := installBinary
 	installBinary = "/opt/reflect/bin/reflect"
 	defer func() { installBinary = prev }()
 
 	hooksPath := filepath.Join(home, ".codex", "hooks.json")
-	if _, err := agents.Install(agents.InstallOptions{Agent: "codex", Binary: installBinary}); err != nil {
+	if _, err := agents.Install(agents.InstallOptions{Agent: "codex", Binary: installBinary, Dirs: agents.Dirs(c.Agents)}); err != nil {
 		t.Fatal(err)
 	}
 	r := Run(context.Background(), c)

@@ -22,12 +22,9 @@ import (
 func faultKB(t *testing.T) *config.Config {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("CLAUDE_CONFIG_DIR", "")
-	t.Setenv("CODEX_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
-		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}, Agents: config.AgentDirs{Home: home}}
 	c.Drain.Writer = "builtin"
 	st := store.Open(c.DocumentsDir())
 	for _, id := range []string{"lrn-a", "lrn-b", "lrn-c"} {
@@ -36,7 +33,7 @@ func faultKB(t *testing.T) *config.Config {
 			t.Fatal(err)
 		}
 	}
-	opts, err := index.ConfigOptions(c.Index, false)
+	opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ func lines(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 func withConfig(c *config.Config, o Options) Options {
 	o.StateDir = c.StateDir
 	o.OpenIndex = func(ctx context.Context) (*index.Index, error) {
-		opts, err := index.ConfigOptions(c.Index, false)
+		opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 		if err != nil {
 			return nil, err
 		}

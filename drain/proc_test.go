@@ -56,7 +56,7 @@ func helperDrain() int {
 			return 1
 		}
 	}
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

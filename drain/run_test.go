@@ -64,7 +64,7 @@ func newDrainEnv(t testing.TB) *drainEnv {
 // config loads the configuration the environment (and t.Setenv) says.
 func (e *drainEnv) config(t testing.TB) *config.Config {
 	t.Helper()
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

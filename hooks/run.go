@@ -367,7 +367,7 @@ func postTool(ctx context.Context, r *invocation) (answer, error) {
 // `reflect reindex`, and this hook recalls nothing.
 func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	c := r.Config
-	opts, err := index.ConfigOptions(c.Index, true)
+	opts, err := index.SettingsOptions(index.Settings(c.Index), true)
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func fakeReflect(args []string) int {
 			event = a
 		}
 	}
-	cfg, _ := config.Load()
+	cfg, _ := config.Load(os.LookupEnv)
 	hooks.Run(context.Background(), hooks.Options{
 		Event: event, Agent: agent, In: os.Stdin, Out: os.Stdout, Config: cfg,
 	})
@@ -473,7 +473,7 @@ func TestRunDisabledDoesNothing(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("REFLECT_STATE_DIR", state)
 	t.Setenv("REFLECT_DISABLE", "1")
-	cfg, err := config.Load()
+	cfg, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,7 +145,7 @@ func (s *Server) withIndex(ctx context.Context, fn func(*index.Index) error) err
 		s.ix = nil
 	}
 	if s.ix == nil {
-		cfgOpts, err := index.ConfigOptions(c.Index, false)
+		cfgOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
 		if err != nil {
 			return err
 		}

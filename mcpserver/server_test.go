@@ -22,10 +22,8 @@ import (
 func kb(t *testing.T) *config.Config {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("REFLECT_STATE_DIR", filepath.Join(home, "state"))
-	t.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(home, "learnings"))
-	c, err := config.Load()
+	c, err := config.Load(config.MapLookup(map[string]string{"HOME": home,
+		"REFLECT_STATE_DIR": filepath.Join(home, "state"), "REFLECT_LEARNINGS_DIR": filepath.Join(home, "learnings")}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,6 +126,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, kb(t))
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -186,6 +185,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 }
 
 func TestRememberSearchGetListForget(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	cs := connect(t, c)
 	args := map[string]any{
@@ -260,6 +260,7 @@ func TestRememberSearchGetListForget(t *testing.T) {
 }
 
 func TestRememberRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	cs := connect(t, c)
 	const secret = "ghp_FAKEexample0123456789abcdefghijklmno"
@@ -288,6 +289,7 @@ func TestRememberRedactsSecrets(t *testing.T) {
 // TestSearchRanksAsTheIndex checks the tool returns index.Search's ranking
 // (what `reflect search` prints) for the same query and project.
 func TestSearchRanksAsTheIndex(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	for _, l := range [][2]string{
 		{"Postgres connection pool exhausted under load", "raise max_connections or use pgbouncer"},
@@ -322,6 +324,7 @@ func TestSearchRanksAsTheIndex(t *testing.T) {
 }
 
 func TestRecallDedupesPerSession(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	id := put(t, c, "SQLite database is locked during concurrent writes",
 		"enable WAL mode and a busy_timeout so writers wait instead of failing with SQLITE_BUSY",
@@ -353,6 +356,7 @@ func TestRecallDedupesPerSession(t *testing.T) {
 }
 
 func TestToolErrorsKeepTheServerUp(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	cs := connect(t, c)
 	huge := strings.Repeat("x", MaxInput+1)
@@ -379,6 +383,7 @@ func TestToolErrorsKeepTheServerUp(t *testing.T) {
 // TestGetShortIDAmbiguous: a prefix naming two learnings is refused with
 // both ids, and forget never expands a prefix.
 func TestShortIDs(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	a := put(t, c, "Flaky test in the auth package", "retry the token fetch", "")
 	put(t, c, "Flaky test in the billing package", "freeze the clock", "")
@@ -393,6 +398,7 @@ func TestShortIDs(t *testing.T) {
 }
 
 func TestSeesWritesOfOtherProcesses(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	put(t, c, "First learning about webpack", "clear the cache", "")
 	cs := connect(t, c)
@@ -409,6 +415,7 @@ func TestSeesWritesOfOtherProcesses(t *testing.T) {
 }
 
 func TestResources(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	id := put(t, c, "Use go test -count=1 to skip the cache", "cached results hide flaky tests", "Body text.\n")
 	cs := connect(t, c)
@@ -434,6 +441,7 @@ func TestResources(t *testing.T) {
 }
 
 func TestResourcesPaginate(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	// Write documents directly and let the server's refresh index them.
 	st := store.Open(c.DocumentsDir())
@@ -459,6 +467,7 @@ func TestResourcesPaginate(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
+	t.Parallel()
 	cs := connect(t, kb(t))
 	ctx := context.Background()
 	list, err := cs.ListPrompts(ctx, nil)
@@ -481,6 +490,7 @@ func TestPrompt(t *testing.T) {
 // TestRecallUsesConfiguredBudgets: recall.max from the configuration
 // bounds the tool's block as it bounds the hooks'.
 func TestRecallUsesConfiguredBudgets(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	put(t, c, "Gradle daemon runs out of memory on CI", "set org.gradle.jvmargs=-Xmx2g in gradle.properties for the gradle daemon", "")
 	put(t, c, "Gradle daemon runs out of memory on CI runners", "the gradle daemon on CI runs out of memory: lower its heap below the runner's memory", "")
@@ -501,6 +511,7 @@ func TestRecallUsesConfiguredBudgets(t *testing.T) {
 // remember refuses a near-duplicate of an existing learning by the rule
 // `reflect add` uses, naming it; force adds it anyway.
 func TestRememberRefusesNearDuplicates(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	id := put(t, c, "Flush the widget cache with widgetctl flush", "widgetctl flush --all empties the widget cache on every node", "")
 	cs := connect(t, c)

@@ -20,6 +20,7 @@ import (
 // sweep of other floors, which is how the constants in floor.go were
 // chosen.
 func TestFloorCalibration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	ix := NewKB(t, func(docs string) { CopyCorpus(t, docs) })
 	pos, neg := LoadPrompts(t)
@@ -120,6 +121,7 @@ func TestFloorCalibration(t *testing.T) {
 // the project they came from recalls the matching one, and an unrelated
 // prompt still recalls nothing.
 func TestFloorTinyKB(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	ix, err := index.Open(ctx, filepath.Join(dir, "documents"), filepath.Join(dir, "index"))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestPromptQuery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		prompt, query, skip string
 	}{
@@ -42,6 +43,7 @@ func TestPromptQuery(t *testing.T) {
 }
 
 func TestBranchWords(t *testing.T) {
+	t.Parallel()
 	for branch, want := range map[string][]string{
 		"main":                             nil,
 		"master":                           nil,
@@ -61,6 +63,7 @@ func TestBranchWords(t *testing.T) {
 }
 
 func TestCommitTokens(t *testing.T) {
+	t.Parallel()
 	subjects := []string{ // newest first, as git log prints them
 		"fix: state cookie dropped on the OAuth callback",
 		"Merge pull request #42 from acme/oauth-callback",

@@ -41,6 +41,7 @@ func recallIDs(t *testing.T, ix *index.Index, prompt string) ([]string, Result) 
 // first. The coverage path lets them through; unrelated prompts stay
 // silent.
 func TestRecallSmallOverlappingKB(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, func(docs string) {
 		for i, v := range []string{"--force", "--all", "in staging", "after a deploy"} {
 			writeLearning(t, docs, fmt.Sprintf("lrn-widgetctl-flush-%d", i), "high",
@@ -73,6 +74,7 @@ func TestRecallSmallOverlappingKB(t *testing.T) {
 // learnings about the loader and drowned the error line. The query keeps
 // the error line and drops the frames.
 func TestRecallPastedStackTrace(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, func(docs string) {
 		writeLearning(t, docs, "lrn-ts-alias", "medium", "TypeScript path aliases like @/lib fail at runtime",
 			"Cannot find module '@/lib/db' after tsc: paths only teach the type checker; add tsc-alias or tsx.",
@@ -104,6 +106,7 @@ func TestRecallPastedStackTrace(t *testing.T) {
 }
 
 func TestPasteQuery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		// Not a trace: unchanged, port numbers and all.
 		{"why does listen fail with EADDRINUSE :::8080 at startup", "why does listen fail with EADDRINUSE :::8080 at startup"},

@@ -35,6 +35,7 @@ func measure(t *testing.T, ix *index.Index, pos, neg []recall.Labelled) recall.S
 // TestFloorHoldout measures the floor on prompts that played no part in
 // choosing it.
 func TestFloorHoldout(t *testing.T) {
+	t.Parallel()
 	pos, neg := recall.LoadHoldout(t)
 	s := measure(t, corpusKB(t, 0), pos, neg)
 	t.Logf("held out, 34 learnings, %d+%d prompts: %s", len(pos), len(neg), s)
@@ -121,6 +122,7 @@ func TestSamePromptAtEverySize(t *testing.T) {
 // corpus (docker, npm, cache, test, error…), which makes this a harder
 // setting than a real KB of that size.
 func TestFloorAtScale(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds KBs of up to 10,000 learnings")
 	}

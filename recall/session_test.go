@@ -219,6 +219,7 @@ func TestResumeKeepsDedupe(t *testing.T) {
 }
 
 func TestNoSessionNoState(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	state := t.TempDir()
 	for _, sid := range []string{"", "s1"} {
@@ -246,6 +247,7 @@ func TestNoSessionNoState(t *testing.T) {
 // TestSessionIDSanitised feeds hostile session ids: every file recall
 // writes stays directly under session-injected/.
 func TestSessionIDSanitised(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	root := t.TempDir()
 	state := filepath.Join(root, "state")
@@ -291,6 +293,7 @@ func TestSessionIDSanitised(t *testing.T) {
 }
 
 func TestDamagedSessionFile(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	state := t.TempDir()
 	p := sessionPath(state, "s1")
@@ -315,6 +318,7 @@ func TestDamagedSessionFile(t *testing.T) {
 // TestConcurrentHooks runs several recalls of one session at once, as two
 // hooks may: the lock makes each learning injected exactly once.
 func TestConcurrentHooks(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	state := t.TempDir()
 	const n = 8
@@ -360,6 +364,7 @@ func TestConcurrentHooks(t *testing.T) {
 // a warning, so two hooks of a session could inject the same learning), and
 // it must not wait past lockWait either.
 func TestDedupeLockBusyInjectsNothing(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	state := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(state, sessionDir), 0o700); err != nil {
@@ -393,6 +398,7 @@ func TestDedupeLockBusyInjectsNothing(t *testing.T) {
 // all of it went through the block filter and the tokenizer (1.6–2.3 s and
 // up to 250 MB for a 4–7 MB prompt).
 func TestHugePromptClipped(t *testing.T) {
+	t.Parallel()
 	ix := NewKB(t, oauthKB(t))
 	huge := "login fails with state mismatch after the OAuth callback " + strings.Repeat("padding wörds here ", 300_000)
 	res, err := Recall(context.Background(), ix, Request{Kind: Prompt, Prompt: huge})

@@ -81,7 +81,7 @@ func newWorld(t *testing.T) *world {
 		t.Setenv(k, "")
 	}
 	t.Setenv("REFLECT_EMBEDDER", "hash")
-	cfg, err := config.Load()
+	cfg, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func (w *world) drainOptions(wr writer.Writer) drain.Options {
 	return drain.Options{
 		StateDir: c.StateDir,
 		OpenIndex: func(ctx context.Context) (*index.Index, error) {
-			opts, err := index.ConfigOptions(c.Index, false)
+			opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 			if err != nil {
 				return nil, err
 			}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestChanges(t *testing.T) {
+	t.Parallel()
 	prev := newLearning("Pool exhausted")
 	prev.Tags = []string{"postgres", "pool"}
 	next := *prev
@@ -26,6 +27,7 @@ func TestChanges(t *testing.T) {
 }
 
 func TestMergeTags(t *testing.T) {
+	t.Parallel()
 	got := MergeTags([]string{"go", "Build"}, []string{"build", "linker", "go", "cgo"})
 	want := []string{"go", "Build", "linker", "cgo"}
 	if !reflect.DeepEqual(got, want) {

@@ -9,6 +9,7 @@ import (
 // TestParseDiagnostics checks that frontmatter errors name the file's line
 // of the mistake (not of the mapping around it) and say how to fix it.
 func TestParseDiagnostics(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, doc string
 		want      []string

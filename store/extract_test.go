@@ -7,6 +7,7 @@ import (
 )
 
 func TestExtractEntities(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		l    Learning
@@ -88,6 +89,7 @@ func TestExtractEntities(t *testing.T) {
 
 // Heuristic entities must be usable as a sidecar as they are.
 func TestExtractEntitiesMakeAValidSidecar(t *testing.T) {
+	t.Parallel()
 	l, err := Parse(readTestdata(t, "design-example.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +106,7 @@ func TestExtractEntitiesMakeAValidSidecar(t *testing.T) {
 }
 
 func TestExtractEntitiesIsBounded(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	for i := 0; i < 50; i++ {
 		fmt.Fprintf(&b, "pkg%d/file%d.go\n", i, i)

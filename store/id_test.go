@@ -9,6 +9,7 @@ import (
 )
 
 func TestSlug(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, title, want string
 	}{
@@ -48,6 +49,7 @@ func TestSlug(t *testing.T) {
 // Whatever the title, a slug is short, lowercase letters and digits, and
 // has no empty segments: it is part of a file name.
 func TestSlugShape(t *testing.T) {
+	t.Parallel()
 	shape := regexp.MustCompile(`^[\p{Ll}\p{Lo}\p{Lm}\p{N}]+(-[\p{Ll}\p{Lo}\p{Lm}\p{N}]+)*$`)
 	titles := []string{
 		"", "-", "a", "A-", "-A", strings.Repeat("x-", 100), strings.Repeat("ß", 61) + "a",
@@ -62,6 +64,7 @@ func TestSlugShape(t *testing.T) {
 }
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	const title = "OAuth state cookie must be SameSite=Lax"
 	const insight = "A SameSite=Strict state cookie is dropped on the cross-site redirect back from the IdP."
 
@@ -106,6 +109,7 @@ func TestNewID(t *testing.T) {
 }
 
 func TestValidID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id   string
 		want bool

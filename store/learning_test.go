@@ -49,6 +49,7 @@ func docWith(extra string, omit ...string) string {
 }
 
 func TestParseDesignExample(t *testing.T) {
+	t.Parallel()
 	l, err := Parse(readTestdata(t, "design-example.md"))
 	if err != nil {
 		t.Fatalf("Parse(ARCHITECTURE §3 example): %v", err)
@@ -94,6 +95,7 @@ func TestParseDesignExample(t *testing.T) {
 }
 
 func TestParseGood(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		data  string
@@ -158,6 +160,7 @@ func TestParseGood(t *testing.T) {
 }
 
 func TestParseBad(t *testing.T) {
+	t.Parallel()
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
 	for c := 'b'; c <= 'h'; c++ {
 		p := string(c - 1)
@@ -228,6 +231,7 @@ func TestParseBad(t *testing.T) {
 }
 
 func TestParseExactlyMaxDocumentSize(t *testing.T) {
+	t.Parallel()
 	doc := docWith("")
 	data := doc + strings.Repeat("x", MaxDocumentSize-len(doc))
 	if _, err := Parse([]byte(data)); err != nil {
@@ -270,6 +274,7 @@ func unknownKeys(keys []string) []string {
 }
 
 func TestRoundTripKeepsUnknownFieldsAndBody(t *testing.T) {
+	t.Parallel()
 	orig := readTestdata(t, "extras.md")
 	l, err := Parse(orig)
 	if err != nil {
@@ -355,6 +360,7 @@ func TestRoundTripKeepsUnknownFieldsAndBody(t *testing.T) {
 // fields are re-encoded without anchors, so Marshal must not emit a
 // dangling alias.
 func TestRoundTripAliases(t *testing.T) {
+	t.Parallel()
 	doc := "---\n" +
 		"id: &id lrn-alias-1a2b3c\n" +
 		"title: &t Aliases in frontmatter\n" +
@@ -405,6 +411,7 @@ func TestRoundTripAliases(t *testing.T) {
 }
 
 func TestMarshalFreshLearningParsesBackEqual(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	tests := []*Learning{
 		{
@@ -476,6 +483,7 @@ func assertLearningEqual(t *testing.T, got, want *Learning, created, updated tim
 }
 
 func TestValidateFreshLearning(t *testing.T) {
+	t.Parallel()
 	l := &Learning{ID: "lrn-x", Title: "t", Confidence: "high", Created: time.Now()}
 	if err := l.Validate(); err != nil {
 		t.Fatalf("minimal learning: %v", err)
@@ -491,6 +499,7 @@ func TestValidateFreshLearning(t *testing.T) {
 }
 
 func TestDocErrorMessage(t *testing.T) {
+	t.Parallel()
 	if got := (&DocError{Path: "/kb/x.md", Reason: "missing title"}).Error(); got != "/kb/x.md: missing title" {
 		t.Errorf("Error() = %q", got)
 	}
@@ -500,6 +509,7 @@ func TestDocErrorMessage(t *testing.T) {
 }
 
 func TestPlainBody(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		body     string
@@ -574,6 +584,7 @@ func TestPlainBody(t *testing.T) {
 // Words of adjacent blocks must not run together, or the index sees
 // "droppedSet" instead of two words.
 func TestPlainBodySeparatesBlocks(t *testing.T) {
+	t.Parallel()
 	got := (&Learning{Body: "## Problem\nfirst paragraph\n\nsecond paragraph\n## Solution\nthird\nline\n"}).PlainBody()
 	want := "first paragraph\nsecond paragraph\nthird\nline"
 	if got != want {

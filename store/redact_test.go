@@ -9,6 +9,7 @@ import (
 const fakeHF = "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" // fake, letters only like real ones
 
 func TestRedactDerivesIDFromRedactedText(t *testing.T) {
+	t.Parallel()
 	l := &Learning{Title: "Token " + fakeHF + " leaked", KeyInsight: "rotate " + fakeHF, Confidence: "high"}
 	l.FillDefaults(time.Now())
 	rs := l.Redact()
@@ -24,6 +25,7 @@ func TestRedactDerivesIDFromRedactedText(t *testing.T) {
 }
 
 func TestRedactReplacesAChosenIDHoldingASecret(t *testing.T) {
+	t.Parallel()
 	l := &Learning{ID: "lrn-" + fakeHF, Title: "Hub login", Confidence: "high"}
 	rs := l.Redact()
 	if l.ID != NewID("Hub login", "") || len(rs) != 1 || rs[0].Field != "id" {
@@ -37,6 +39,7 @@ func TestRedactReplacesAChosenIDHoldingASecret(t *testing.T) {
 }
 
 func TestRedactEveryField(t *testing.T) {
+	t.Parallel()
 	doc := "---\nid: lrn-x\ntitle: x\nconfidence: high\ncreated: 2026-01-02T03:04:05Z\ntags: [a, " + fakeHF + "]\n" +
 		"symptoms: [\"password: hunter2x on staging\"]\ncategory: c\nproject: p\n" +
 		"source: {harness: claude, session_id: " + fakeHF + "}\ncites: [{path: " + fakeHF + ".go}]\n" +
@@ -67,6 +70,7 @@ func TestRedactEveryField(t *testing.T) {
 }
 
 func TestSidecarRedact(t *testing.T) {
+	t.Parallel()
 	sc := &Sidecar{DocumentID: "lrn-x", Entities: []Entity{{Name: fakeHF, Type: "config", Description: "token " + fakeHF}},
 		Relationships: []Relationship{{Source: fakeHF, Target: "hub", Type: "uses", Description: fakeHF}}}
 	sc.Redact()

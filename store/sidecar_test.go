@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseSidecarDesignExample(t *testing.T) {
+	t.Parallel()
 	sc, err := ParseSidecar(readTestdata(t, "design-example.entities.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestParseSidecarDesignExample(t *testing.T) {
 }
 
 func TestSidecarValidate(t *testing.T) {
+	t.Parallel()
 	const head = "document_id: lrn-x\nentities:\n  - {name: a, type: file}\n  - {name: b, type: concept}\n"
 	tests := []struct {
 		name string
@@ -79,6 +81,7 @@ func TestSidecarValidate(t *testing.T) {
 }
 
 func TestSidecarValidBoundaries(t *testing.T) {
+	t.Parallel()
 	sc := &Sidecar{
 		DocumentID: "lrn-x",
 		Entities:   []Entity{{Name: "a", Type: "file"}, {Name: "b", Type: "error"}},
@@ -102,6 +105,7 @@ func TestSidecarValidBoundaries(t *testing.T) {
 }
 
 func TestSidecarMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []*Sidecar{
 		{
 			DocumentID: "lrn-oauth-state-cookie-samesite-1a2b3c",

@@ -60,6 +60,7 @@ func asDocError(t *testing.T, err error) *DocError {
 }
 
 func TestReadFileRefusesHugeFileBySize(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lrn-huge.md")
 	writeFile(t, path, "")
 	if err := os.Truncate(path, 50<<20); err != nil { // sparse: no 50 MB written
@@ -81,6 +82,7 @@ func TestReadFileRefusesHugeFileBySize(t *testing.T) {
 }
 
 func TestReadFileJustOverLimit(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "lrn-x.md")
 	writeFile(t, path, strings.Repeat("x", MaxDocumentSize+1))
 	de := asDocError(t, func() error { _, err := ReadFile(path); return err }())
@@ -90,6 +92,7 @@ func TestReadFileJustOverLimit(t *testing.T) {
 }
 
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "lrn-oauth-state-cookie-samesite-1a2b3c.md")
 	writeFile(t, good, string(readTestdata(t, "design-example.md")))
@@ -166,6 +169,7 @@ func TestReadFile(t *testing.T) {
 }
 
 func TestWriteRead(t *testing.T) {
+	t.Parallel()
 	s := Open(filepath.Join(t.TempDir(), "documents")) // created on first write
 	l := newLearning("Use ripgrep, not grep")
 	l.Created = time.Date(2026, 11, 22, 12, 5, 0, 999, time.FixedZone("CET", 3600))
@@ -213,6 +217,7 @@ func TestWriteRead(t *testing.T) {
 // Files written by Write end with a newline even when the body given does
 // not; l is updated to match what was written.
 func TestWriteEndsBodyWithNewline(t *testing.T) {
+	t.Parallel()
 	s := Open(t.TempDir())
 	for _, tt := range []struct{ body, want string }{
 		{"no newline", "no newline\n"},
@@ -239,6 +244,7 @@ func TestWriteEndsBodyWithNewline(t *testing.T) {
 }
 
 func TestWriteManyLeavesNoTempFiles(t *testing.T) {
+	t.Parallel()
 	s := Open(t.TempDir())
 	var want []string
 	for _, title := range []string{"one", "two", "three", "four", "five"} {
@@ -257,6 +263,7 @@ func TestWriteManyLeavesNoTempFiles(t *testing.T) {
 }
 
 func TestWriteInvalid(t *testing.T) {
+	t.Parallel()
 	s := Open(t.TempDir())
 	tests := []struct {
 		name   string
@@ -287,6 +294,7 @@ func TestWriteInvalid(t *testing.T) {
 }
 
 func TestReadNotFound(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := Open(filepath.Join(root, "documents"))
 	writeFile(t, filepath.Join(root, "outside.md"), string(readTestdata(t, "valid.md")))
@@ -298,6 +306,7 @@ func TestReadNotFound(t *testing.T) {
 }
 
 func TestScan(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := Open(dir)
 	files := map[string]string{
@@ -343,6 +352,7 @@ func TestScan(t *testing.T) {
 }
 
 func TestScanMissingDir(t *testing.T) {
+	t.Parallel()
 	s := Open(filepath.Join(t.TempDir(), "no", "such", "dir"))
 	got, err := s.Scan()
 	if err != nil || len(got) != 0 {
@@ -351,6 +361,7 @@ func TestScanMissingDir(t *testing.T) {
 }
 
 func TestScanDirIsAFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "documents")
 	writeFile(t, path, "not a directory")
 	if _, err := Open(path).Scan(); err == nil || !strings.Contains(err.Error(), path) {
@@ -359,6 +370,7 @@ func TestScanDirIsAFile(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := Open(filepath.Join(root, "documents"))
 	l := newLearning("to be forgotten")
@@ -409,6 +421,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestSidecarReadWrite(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	s := Open(filepath.Join(root, "documents"))
 	sc, err := ParseSidecar(readTestdata(t, "design-example.entities.yaml"))
@@ -455,6 +468,7 @@ func TestSidecarReadWrite(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	s := Open(t.TempDir())
 	a, b := newLearning("OAuth state cookie"), newLearning("OAuth token refresh")
 	for _, l := range []*Learning{a, b} {

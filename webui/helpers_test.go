@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -25,7 +26,7 @@ func kb(t testing.TB) *config.Config {
 	t.Setenv("HOME", home)
 	t.Setenv("REFLECT_STATE_DIR", filepath.Join(home, "state"))
 	t.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(home, "learnings"))
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestScaleInBrowser(t *testing.T) {
 	if dir := os.Getenv("REFLECT_UI_BENCH_KB"); dir != "" {
 		t.Setenv("REFLECT_LEARNINGS_DIR", dir)
 	}
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

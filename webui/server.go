@@ -99,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		opts.Now = time.Now
 	}
 	c := opts.Config
-	ixOpts, err := index.ConfigOptions(c.Index, false)
+	ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "reflect-mcp: takes no arguments (got %q); agents start it as 'reflect mcp'\n", args[0])
 		return 2
 	}
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "reflect-mcp:", err)
 		return 1

@@ -74,7 +74,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func serve(ctx context.Context, addr string, custom, open bool, stdout, stderr io.Writer) error {
-	c, err := config.Load()
+	c, err := config.Load(os.LookupEnv)
 	if err != nil {
 		return err
 	}

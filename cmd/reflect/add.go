@@ -29,8 +29,9 @@ type AddOptions struct {
 	Cwd string
 }
 
-// NewCmdAdd builds `reflect add`.
-func NewCmdAdd(f *Factory) *cobra.Command {
+// NewCmdAdd builds `reflect add`; runF, when not nil, runs instead with
+// the parsed options.
+func NewCmdAdd(f *Factory, runF func(*AddOptions) error) *cobra.Command {
 	opts := &AddOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "add [FILE|-]",
@@ -63,6 +64,9 @@ without --scope implies --scope project.`,
 			}
 			if cwd, err := os.Getwd(); err == nil {
 				opts.Cwd = cwd
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			l, sc, err := buildLearning(opts, time.Now())
 			if err != nil {

@@ -59,7 +59,7 @@ touched. The embedder is the one config.toml sets (hash by default);
 			if err != nil {
 				return err
 			}
-			ixOpts, err := index.ConfigOptions(c.Index, false)
+			ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
 			if err != nil {
 				return err
 			}
@@ -179,7 +179,7 @@ touched.`,
 			if err != nil {
 				return err
 			}
-			ixOpts, err := index.ConfigOptions(c.Index, false)
+			ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
 			if err != nil {
 				return err
 			}

@@ -6,10 +6,10 @@ import (
 )
 
 func TestColorOnlyOnATerminalAndNotWithNoColor(t *testing.T) {
-	tempKB(t)
-	t.Setenv("NO_COLOR", "")
-	t.Setenv("TERM", "xterm")
-	if code, _, stderr := run(t, "", false, "add", "--title", "OAuth state cookies must be SameSite=Lax", "--insight", "Strict drops the cookie on the redirect"); code != 0 {
+	t.Parallel()
+	kb := tempKB(t)
+	kb.env["TERM"] = "xterm"
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", "OAuth state cookies must be SameSite=Lax", "--insight", "Strict drops the cookie on the redirect"); code != 0 {
 		t.Fatalf("add: %s", stderr)
 	}
 	for _, tc := range []struct {
@@ -25,9 +25,9 @@ func TestColorOnlyOnATerminalAndNotWithNoColor(t *testing.T) {
 		{"pipe with --color always", false, "", []string{"--color", "always"}, true},
 		{"terminal with --color never", true, "", []string{"--color=never"}, false},
 	} {
-		t.Setenv("NO_COLOR", tc.noColor)
+		kb.env["NO_COLOR"] = tc.noColor
 		args := append([]string{"search", "cookie"}, tc.args...)
-		code, stdout, stderr := run(t, "", tc.tty, args...)
+		code, stdout, stderr := kb.run(t, "", tc.tty, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
 		}
@@ -42,12 +42,12 @@ func TestColorOnlyOnATerminalAndNotWithNoColor(t *testing.T) {
 		}
 	}
 	// doctor colours its status words on a terminal.
-	t.Setenv("NO_COLOR", "")
-	_, stdout, _ := run(t, "", true, "doctor")
+	kb.env["NO_COLOR"] = ""
+	_, stdout, _ := kb.run(t, "", true, "doctor")
 	if !strings.Contains(stdout, "\x1b[32mok  \x1b[0m") {
 		t.Errorf("doctor on a terminal: %q", stdout)
 	}
-	_, stdout, _ = run(t, "", false, "doctor")
+	_, stdout, _ = kb.run(t, "", false, "doctor")
 	if strings.Contains(stdout, "\x1b[") {
 		t.Errorf("doctor on a pipe: %q", stdout)
 	}

@@ -12,9 +12,31 @@ import (
 	"github.com/reflectkb/reflect/internal/config"
 )
 
-// NewCmdConfig builds `reflect config` and its subcommands.
-func NewCmdConfig(f *Factory) *cobra.Command {
-	var asJSON bool
+// ConfigOptions are the inputs of `reflect config` and its subcommands.
+type ConfigOptions struct {
+	Action     string // path, list, get or set
+	Key, Value string // get's and set's arguments
+	JSON       bool
+}
+
+// NewCmdConfig builds `reflect config` and its subcommands; runF, when not
+// nil, runs instead of any of them with the parsed options.
+func NewCmdConfig(f *Factory, runF func(*ConfigOptions) error) *cobra.Command {
+	opts := &ConfigOptions{}
+	// seam records the subcommand's inputs and says whether runF took over.
+	seam := func(action string, args []string) (bool, error) {
+		opts.Action = action
+		if len(args) > 0 {
+			opts.Key = args[0]
+		}
+		if len(args) > 1 {
+			opts.Value = args[1]
+		}
+		if runF != nil {
+			return true, runF(opts)
+		}
+		return false, nil
+	}
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show and change settings (config.toml)",
@@ -31,7 +53,7 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 		Args: noSubcommand,
 		RunE: showHelp,
 	}
-	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.PersistentFlags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	keyCompletion := func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -45,11 +67,14 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
   $EDITOR "$(reflect config path)"`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("path", args); done {
+				return err
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, map[string]string{"path": c.File})
 			}
 			fmt.Fprintln(f.IO.Out, c.File)
@@ -62,12 +87,15 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
   reflect config list --json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("list", args); done {
+				return err
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
 			}
 			settings := c.Settings()
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, map[string]any{"file": c.File, "settings": settings, "unknown": nonNil(c.Unknown)})
 			}
 			width := 0
@@ -91,18 +119,21 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 		Args:              exactArgs(1, "one key"),
 		ValidArgsFunction: keyCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("get", args); done {
+				return err
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
 			}
-			s, err := c.Get(args[0])
+			s, err := c.Get(opts.Key)
 			if errors.Is(err, config.ErrUnknownKey) {
 				return usageError{err}
 			}
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, s)
 			}
 			fmt.Fprintln(f.IO.Out, s.Value)
@@ -117,6 +148,9 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 		Args:              exactArgs(2, "a key and a value"),
 		ValidArgsFunction: keyCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("set", args); done {
+				return err
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
@@ -124,18 +158,18 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 			if err := os.MkdirAll(filepath.Dir(c.File), 0o700); err != nil {
 				return err
 			}
-			if err := config.Set(c.File, args[0], args[1]); err != nil {
+			if err := config.Set(c.File, opts.Key, opts.Value); err != nil {
 				if errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), "would not parse") {
 					return usageError{err}
 				}
 				return err
 			}
 			// Say so when the environment overrides what was just written.
-			s, _ := c.Get(args[0])
-			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"key": s.Key, "value": args[1], "file": c.File, "overridden_by": envSource(s.Source)})
+			s, _ := c.Get(opts.Key)
+			if opts.JSON {
+				return printJSON(f.IO.Out, map[string]any{"key": s.Key, "value": opts.Value, "file": c.File, "overridden_by": envSource(s.Source)})
 			}
-			fmt.Fprintf(f.IO.Out, "Set %s = %s in %s\n", s.Key, args[1], c.File)
+			fmt.Fprintf(f.IO.Out, "Set %s = %s in %s\n", s.Key, opts.Value, c.File)
 			if env := envSource(s.Source); env != "" {
 				fmt.Fprintf(f.IO.Err, "reflect: note: %s is set and wins over config.toml\n", env)
 			}

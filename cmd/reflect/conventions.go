@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -205,12 +204,14 @@ func versionString() string {
 
 // useColor decides colour for stdout: --color always or never wins; auto
 // (the default) colours a terminal unless NO_COLOR is set or TERM is dumb.
-func useColor(mode string, s *Streams) bool {
+// getenv is the factory's (Factory.Getenv): these are terminal
+// conventions, read through the same seam as the configuration.
+func useColor(mode string, s *Streams, getenv func(string) string) bool {
 	switch mode {
 	case "always":
 		return true
 	case "never":
 		return false
 	}
-	return s.OutTTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+	return s.OutTTY && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }

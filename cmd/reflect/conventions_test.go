@@ -14,6 +14,7 @@ import (
 // TestEveryCommandHasExamples walks the command tree: every command a user
 // can run shows at least one example in its help.
 func TestEveryCommandHasExamples(t *testing.T) {
+	t.Parallel()
 	root := NewRootCmd(&Factory{IO: &Streams{}})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -33,6 +34,7 @@ func TestEveryCommandHasExamples(t *testing.T) {
 // TestEveryCommandIsGrouped: the root's help lists no command outside the
 // everyday, set-up and plumbing groups.
 func TestEveryCommandIsGrouped(t *testing.T) {
+	t.Parallel()
 	root := NewRootCmd(&Factory{IO: &Streams{}})
 	for _, c := range root.Commands() {
 		if c.IsAvailableCommand() && c.GroupID == "" && c.Name() != "help" {
@@ -45,6 +47,7 @@ func TestEveryCommandIsGrouped(t *testing.T) {
 // variables reflect itself reads and checks that 'reflect help
 // environment' lists each.
 func TestEnvironmentTopicListsEveryVariable(t *testing.T) {
+	t.Parallel()
 	topic := environmentTopic().Long
 	re := regexp.MustCompile(`"(REFLECT_[A-Z_]+)`)
 	seen := map[string]bool{}

@@ -12,6 +12,7 @@ import (
 // only doc.go carries a package comment (go doc joins every file's), and it
 // starts by saying what reflect is.
 func TestPackageDoc(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ func drainOptions(c *config.Config) drain.Options {
 		// The same index the commands open, without their stderr notices:
 		// a drain usually runs detached, and reports through its Report.
 		OpenIndex: func(ctx context.Context) (*index.Index, error) {
-			opts, err := index.ConfigOptions(c.Index, false)
+			opts, err := index.SettingsOptions(index.Settings(c.Index), false)
 			if err != nil {
 				return nil, err
 			}

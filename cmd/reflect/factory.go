@@ -43,6 +43,10 @@ func SystemStreams() *Streams {
 // command that needs neither (version, hook no-ops) pays for neither.
 type Factory struct {
 	IO *Streams
+	// LookupEnv reads the environment (os.LookupEnv in the program; a
+	// map in tests). Configuration and the terminal conventions (NO_COLOR,
+	// TERM, COLUMNS) read it through here and nowhere else.
+	LookupEnv config.LookupFunc
 	// ColorMode is --color: auto, always or never.
 	ColorMode string
 	// QuietConfig keeps warnings about config.toml off stderr, for the
@@ -54,15 +58,21 @@ type Factory struct {
 	lastSyncResult *kbsync.Result
 }
 
+// Getenv is the value of the environment variable key, empty when unset.
+func (f *Factory) Getenv(key string) string {
+	v, _ := f.LookupEnv(key)
+	return v
+}
+
 // Color says whether stdout gets colour (see useColor).
-func (f *Factory) Color() bool { return useColor(f.ColorMode, f.IO) }
+func (f *Factory) Color() bool { return useColor(f.ColorMode, f.IO, f.Getenv) }
 
 // Config loads the configuration once.
 func (f *Factory) Config() (*config.Config, error) {
 	if f.cfg != nil {
 		return f.cfg, nil
 	}
-	c, err := config.Load()
+	c, err := config.Load(f.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +98,7 @@ func (f *Factory) OpenIndex(ctx context.Context, refresh bool, opts ...index.Ope
 	if err != nil {
 		return nil, err
 	}
-	cfgOpts, err := index.ConfigOptions(c.Index, false)
+	cfgOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/index/embed"
+	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -14,6 +18,7 @@ import (
 // update outlasted the wait) is reported on stderr and is not a failure;
 // any other error stays an error and prints nothing.
 func TestNotIndexedYet(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	f := &Factory{IO: &Streams{Err: &stderr}}
 	busy := fmt.Errorf("%w (index/update.lock held for over 1m0s)", index.ErrBusy)
@@ -40,6 +45,7 @@ func TestNotIndexedYet(t *testing.T) {
 // failure, 2 usage, and 75 when another process held a lock too long, the
 // one status a script should retry on, however deeply the error is wrapped.
 func TestExitCode(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		err  error
@@ -58,5 +64,37 @@ func TestExitCode(t *testing.T) {
 	}
 	if exitBusy != 75 {
 		t.Errorf("exitBusy = %d, want 75 (EX_TEMPFAIL), as documented", exitBusy)
+	}
+}
+
+// internal/config reads the openai key from the variable embed names in
+// its errors when none is configured; the two packages may not import each
+// other, so this test keeps the one default in step.
+func TestAPIKeyEnvDefaultsAgree(t *testing.T) {
+	t.Parallel()
+	if config.DefaultAPIKeyEnv != embed.DefaultAPIKeyEnv {
+		t.Fatalf("config reads the key from %s, embed names %s", config.DefaultAPIKeyEnv, embed.DefaultAPIKeyEnv)
+	}
+}
+
+// The key config read reaches the openai embedder through index.Settings;
+// without one the error names the variable to set.
+func TestOpenAIKeyReachesTheEmbedder(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "REFLECT_EMBEDDER": "openai", "REFLECT_STATE_DIR": filepath.Join(home, "st")}
+	c, err := config.Load(config.MapLookup(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.SettingsOptions(index.Settings(c.Index), false); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY is not set") {
+		t.Fatalf("without a key: %v", err)
+	}
+	env["OPENAI_API_KEY"] = "sk-test"
+	if c, err = config.Load(config.MapLookup(env)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := index.SettingsOptions(index.Settings(c.Index), false); err != nil {
+		t.Fatalf("with a key: %v", err)
 	}
 }

@@ -13,12 +13,14 @@ import (
 
 // ForgetOptions are the inputs of `reflect forget`.
 type ForgetOptions struct {
+	Refs              []string // the ids as given
 	Yes, DryRun, JSON bool
 }
 
-// NewCmdForget builds `reflect forget`.
-func NewCmdForget(f *Factory) *cobra.Command {
-	var opts ForgetOptions
+// NewCmdForget builds `reflect forget`; runF, when not nil, runs instead
+// with the parsed options.
+func NewCmdForget(f *Factory, runF func(*ForgetOptions) error) *cobra.Command {
+	opts := &ForgetOptions{}
 	cmd := &cobra.Command{
 		Use:   "forget ID...",
 		Short: "Delete learnings, their entities and their index entries",
@@ -37,9 +39,13 @@ id deletes nothing.`,
 		Args:              minArgs(1, "at least one learning id"),
 		ValidArgsFunction: completeLearningIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Refs = args
+			if runF != nil {
+				return runF(opts)
+			}
 			var ids []string
 			seen := map[string]bool{}
-			for _, ref := range args {
+			for _, ref := range opts.Refs {
 				id, err := f.resolveLearning(ref)
 				if err != nil {
 					return err

@@ -6,30 +6,43 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/config"
 )
 
-// tempKB points reflect at empty directories under a temp dir.
-func tempKB(t *testing.T) (docs string) {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("HOME", filepath.Join(dir, "home"))
-	t.Setenv("REFLECT_STATE_DIR", filepath.Join(dir, "state"))
-	t.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(dir, "kb"))
-	return filepath.Join(dir, "kb", "documents")
+// testKB is a knowledge base under a temp dir and the environment that
+// points reflect at it. The environment is the test's own, not the
+// process's, so tests using it run in parallel.
+type testKB struct {
+	docs string            // the documents directory
+	env  map[string]string // HOME, REFLECT_STATE_DIR, REFLECT_LEARNINGS_DIR, and what a test adds
 }
 
-// run runs reflect in-process with stdin as given and says whether the
-// streams are terminals.
-func run(t *testing.T, stdin string, tty bool, args ...string) (code int, stdout, stderr string) {
+// tempKB points reflect at empty directories under a temp dir.
+func tempKB(t *testing.T) *testKB {
+	t.Helper()
+	dir := t.TempDir()
+	return &testKB{docs: filepath.Join(dir, "kb", "documents"), env: map[string]string{
+		"HOME":                  filepath.Join(dir, "home"),
+		"REFLECT_STATE_DIR":     filepath.Join(dir, "state"),
+		"REFLECT_LEARNINGS_DIR": filepath.Join(dir, "kb"),
+	}}
+}
+
+// run runs reflect in-process in k's environment with stdin as given and
+// says whether the streams are terminals.
+func (k *testKB) run(t *testing.T, stdin string, tty bool, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = Main(args, &Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, InTTY: tty, ErrTTY: tty, OutTTY: tty})
+	code = Main(args, &Streams{In: strings.NewReader(stdin), Out: &out, Err: &errb, InTTY: tty, ErrTTY: tty, OutTTY: tty}, config.MapLookup(k.env))
 	return code, out.String(), errb.String()
 }
 
 func TestForgetAsksOnATerminal(t *testing.T) {
-	docs := tempKB(t)
-	if code, _, stderr := run(t, "", false, "add", "--title", "Pin the Go toolchain", "--insight", "go.mod toolchain line"); code != 0 {
+	t.Parallel()
+	kb := tempKB(t)
+	docs := kb.docs
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", "Pin the Go toolchain", "--insight", "go.mod toolchain line"); code != 0 {
 		t.Fatalf("add: exit %d: %s", code, stderr)
 	}
 	files, _ := filepath.Glob(filepath.Join(docs, "lrn-pin-*.md"))
@@ -41,7 +54,7 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 
 	// Anything but yes keeps the learning.
 	for _, answer := range []string{"\n", "n\n", "nope\n", ""} {
-		code, stdout, stderr := run(t, answer, true, "forget", tail)
+		code, stdout, stderr := kb.run(t, answer, true, "forget", tail)
 		if code != 0 || stdout != "" {
 			t.Fatalf("answer %q: exit %d, stdout %q", answer, code, stdout)
 		}
@@ -54,7 +67,7 @@ func TestForgetAsksOnATerminal(t *testing.T) {
 			t.Fatalf("answer %q deleted the learning: %v", answer, err)
 		}
 	}
-	code, stdout, stderr := run(t, "Y\n", true, "forget", tail)
+	code, stdout, stderr := kb.run(t, "Y\n", true, "forget", tail)
 	if code != 0 || stdout != "Forgot "+id+".\n" {
 		t.Fatalf("answer Y: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/internal/config"
 )
 
 // NewCmdInstall builds `reflect install` and `reflect uninstall`.
@@ -71,6 +72,9 @@ func runInstall(f *Factory, run func(agents.InstallOptions) (agents.Result, erro
 		return fmt.Errorf("find the reflect binary: %w", err)
 	}
 	opts.Binary = exe
+	// The agents' directories come from the environment only, not from
+	// config.toml, so a broken config.toml does not block installing.
+	opts.Dirs = agents.Dirs(config.ResolveAgentDirs(f.LookupEnv))
 	res, err := run(opts)
 	if err != nil {
 		return err

@@ -32,10 +32,16 @@ type listItem struct {
 	NeedsReview bool `json:"needs_review,omitempty"`
 }
 
-// NewCmdList builds `reflect list`.
-func NewCmdList(f *Factory) *cobra.Command {
-	var opts index.ListOptions
-	var asJSON bool
+// ListOptions are the inputs of `reflect list`.
+type ListOptions struct {
+	index.ListOptions
+	JSON bool
+}
+
+// NewCmdList builds `reflect list`; runF, when not nil, runs instead with
+// the parsed options.
+func NewCmdList(f *Factory, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List learnings, most recently updated first",
@@ -53,17 +59,20 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 			if opts.Limit < 1 {
 				return usagef("--limit must be at least 1")
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			ix, err := f.OpenIndex(cmd.Context(), true)
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
-			items, err := ix.List(cmd.Context(), opts)
+			items, err := ix.List(cmd.Context(), opts.ListOptions)
 			if err != nil {
 				return err
 			}
 			short := f.shortener()
-			if asJSON {
+			if opts.JSON {
 				out := make([]listItem, len(items))
 				for i, r := range items {
 					out[i] = listItem{ID: r.ID, ShortID: short(r.ID), Title: r.Title, Confidence: r.Confidence,
@@ -80,18 +89,18 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 				fmt.Fprintln(f.IO.Out, "No learnings yet. Add one with 'reflect add --title ... --insight ...'.")
 				return nil
 			}
-			printList(f.IO, items, short)
+			printList(f.IO, items, short, f.Getenv("COLUMNS"))
 			return nil
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "how many learnings at most")
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only learnings of this project")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 
 // printList prints the aligned table of `reflect list`.
-func printList(s *Streams, items []index.Result, short func(string) string) {
+func printList(s *Streams, items []index.Result, short func(string) string, columns string) {
 	ids := make([]string, len(items))
 	idWidth := len("ID")
 	for i, r := range items {
@@ -112,16 +121,16 @@ func printList(s *Streams, items []index.Result, short func(string) string) {
 			title = "[needs review] " + title
 		}
 		if s.OutTTY {
-			title = truncateWidth(title, max(termWidth(s)-titleAt, 20))
+			title = truncateWidth(title, max(termWidth(s, columns)-titleAt, 20))
 		}
 		fmt.Fprintf(s.Out, "%-*s  %-10s  %-*s  %s\n", idWidth, ids[i], day, confWidth, r.Confidence, title)
 	}
 }
 
-// termWidth is the width of the terminal stdout is, from $COLUMNS when set
-// (as shells and tests set it), else from the terminal, else 80.
-func termWidth(s *Streams) int {
-	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+// termWidth is the width of the terminal stdout is, from columns ($COLUMNS)
+// when set (as shells and tests set it), else from the terminal, else 80.
+func termWidth(s *Streams, columns string) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
 		return n
 	}
 	if f, ok := s.Out.(*os.File); ok {

@@ -8,16 +8,17 @@ import (
 )
 
 func TestListCutsTitlesToTheTerminal(t *testing.T) {
-	tempKB(t)
-	t.Setenv("COLUMNS", "50")
+	t.Parallel()
+	kb := tempKB(t)
+	kb.env["COLUMNS"] = "50"
 	long := "A very long title that goes on and on well past the width of any reasonable terminal"
-	if code, _, stderr := run(t, "", false, "add", "--title", long); code != 0 {
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", long); code != 0 {
 		t.Fatalf("add: %s", stderr)
 	}
-	if code, _, stderr := run(t, "", false, "add", "--title", "日本語のタイトルはとても長くなることがありますのでここで切ります"); code != 0 {
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", "日本語のタイトルはとても長くなることがありますのでここで切ります"); code != 0 {
 		t.Fatalf("add: %s", stderr)
 	}
-	code, stdout, _ := run(t, "", true, "list")
+	code, stdout, _ := kb.run(t, "", true, "list")
 	if code != 0 {
 		t.Fatalf("list: exit %d", code)
 	}
@@ -31,12 +32,13 @@ func TestListCutsTitlesToTheTerminal(t *testing.T) {
 		}
 	}
 	// Piped, the title is printed in full.
-	if _, stdout, _ = run(t, "", false, "list"); !strings.Contains(stdout, long) {
+	if _, stdout, _ = kb.run(t, "", false, "list"); !strings.Contains(stdout, long) {
 		t.Errorf("piped list cut the title: %q", stdout)
 	}
 }
 
 func TestTruncateWidth(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in    string
 		width int

@@ -10,5 +10,5 @@ package main
 import "os"
 
 func main() {
-	os.Exit(Main(os.Args[1:], SystemStreams()))
+	os.Exit(Main(os.Args[1:], SystemStreams(), os.LookupEnv))
 }

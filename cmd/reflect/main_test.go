@@ -29,11 +29,11 @@ import (
 // a copy of it named "reflect" on $PATH, and running that copy runs Main.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"reflect": func() { os.Exit(Main(os.Args[1:], SystemStreams())) },
+		"reflect": func() { os.Exit(Main(os.Args[1:], SystemStreams(), os.LookupEnv)) },
 		// reflect mcp hands over to reflect-mcp (cmd/reflect-mcp), found
 		// on PATH here; this stand-in serves as that binary does.
 		"reflect-mcp": func() {
-			c, err := config.Load()
+			c, err := config.Load(os.LookupEnv)
 			if err == nil {
 				err = mcpserver.Serve(context.Background(), c, "test", os.Stdin, os.Stdout)
 			}
@@ -51,6 +51,7 @@ func TestMain(m *testing.M) {
 // script can read or write the real ~/.reflect, ~/.learnings, ~/.claude or
 // ~/.codex.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -9,10 +9,33 @@ import (
 	"github.com/reflectkb/reflect/queue"
 )
 
-// NewCmdQueue builds `reflect queue` (list by default) and its subcommands.
-func NewCmdQueue(f *Factory) *cobra.Command {
-	var asJSON bool
+// QueueOptions are the inputs of `reflect queue` and its subcommands.
+type QueueOptions struct {
+	Action string // list, retry or drop
+	ID     string // retry's and drop's entry, as given
+	JSON   bool
+}
+
+// NewCmdQueue builds `reflect queue` (list by default) and its
+// subcommands; runF, when not nil, runs instead of any of them with the
+// parsed options.
+func NewCmdQueue(f *Factory, runF func(*QueueOptions) error) *cobra.Command {
+	opts := &QueueOptions{}
+	// seam records the subcommand's inputs and says whether runF took over.
+	seam := func(action string, args []string) (bool, error) {
+		opts.Action = action
+		if len(args) > 0 {
+			opts.ID = args[0]
+		}
+		if runF != nil {
+			return true, runF(opts)
+		}
+		return false, nil
+	}
 	list := func(cmd *cobra.Command, args []string) error {
+		if done, err := seam("list", nil); done {
+			return err
+		}
 		q, err := f.Queue()
 		if err != nil {
 			return err
@@ -29,7 +52,7 @@ func NewCmdQueue(f *Factory) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if asJSON {
+		if opts.JSON {
 			return printJSON(f.IO.Out, map[string]any{
 				"entries": nonNil(recs), "malformed": nonNil(bad),
 				"poisoned": nonNil(poisoned), "moved_aside": nonNil(movedAside),
@@ -65,7 +88,7 @@ its random hex tail (or the first 4+ characters of that tail).`,
 		Args: noSubcommand,
 		RunE: list,
 	}
-	cmd.PersistentFlags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.PersistentFlags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List queued transcripts, oldest first",
@@ -81,21 +104,24 @@ its random hex tail (or the first 4+ characters of that tail).`,
 		Args:              exactArgs(1, "one queue entry id (see reflect queue list)"),
 		ValidArgsFunction: completeQueueIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("retry", args); done {
+				return err
+			}
 			q, err := f.Queue()
 			if err != nil {
 				return err
 			}
-			id, err := q.Resolve(args[0])
+			id, err := q.Resolve(opts.ID)
 			if err == nil {
 				err = q.Requeue(id)
 			}
 			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
-					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", args[0])
+					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", opts.ID)
 				}
 				return err
 			}
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, map[string]any{"id": id, "requeued": true})
 			}
 			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", id)
@@ -109,21 +135,24 @@ its random hex tail (or the first 4+ characters of that tail).`,
 		Args:              exactArgs(1, "one queue entry id (see reflect queue list)"),
 		ValidArgsFunction: completeQueueIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if done, err := seam("drop", args); done {
+				return err
+			}
 			q, err := f.Queue()
 			if err != nil {
 				return err
 			}
-			id, err := q.Resolve(args[0])
+			id, err := q.Resolve(opts.ID)
 			if err == nil {
 				err = q.Drop(id)
 			}
 			if err != nil {
 				if errors.Is(err, queue.ErrNotFound) {
-					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", args[0])
+					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", opts.ID)
 				}
 				return err
 			}
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, map[string]any{"id": id, "dropped": true})
 			}
 			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", id)

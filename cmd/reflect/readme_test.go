@@ -107,6 +107,7 @@ func TestReadmeQuickTour(t *testing.T) {
 // outside it (the project's shared directory next to the clone): the demo,
 // tests, scripts and docs must work from a fresh clone.
 func TestRepoOwnsItsFiles(t *testing.T) {
+	t.Parallel()
 	needle := []byte("../" + "shared")
 	var offenders []string
 	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {

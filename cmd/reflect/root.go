@@ -7,11 +7,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/reflectkb/reflect/internal/config"
 )
 
-// Main runs reflect with args and returns the process exit code.
-func Main(args []string, io *Streams) int {
-	f := &Factory{IO: io}
+// Main runs reflect with args, the streams io and the environment env
+// reads (os.LookupEnv in the program), and returns the process exit code.
+func Main(args []string, io *Streams, env config.LookupFunc) int {
+	f := &Factory{IO: io, LookupEnv: env}
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	root.SetIn(io.In)
@@ -57,25 +60,25 @@ derived from them and can be rebuilt at any time.`,
 	_ = root.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	root.Args, root.RunE = noSubcommand, showHelp
 	root.AddCommand(
-		NewCmdSearch(f),
-		NewCmdAdd(f),
-		NewCmdList(f),
-		NewCmdShow(f),
+		NewCmdSearch(f, nil),
+		NewCmdAdd(f, nil),
+		NewCmdList(f, nil),
+		NewCmdShow(f, nil),
 		NewCmdGraph(f),
-		NewCmdForget(f),
+		NewCmdForget(f, nil),
 		NewCmdReindex(f),
 		NewCmdDoctor(f),
 		NewCmdVersion(f),
 		NewCmdBench(f),
 		NewCmdInstall(f, false),
 		NewCmdInstall(f, true),
-		NewCmdQueue(f),
+		NewCmdQueue(f, nil),
 		NewCmdStatusline(f),
-		NewCmdStatus(f),
+		NewCmdStatus(f, nil),
 		NewCmdHook(f),
 		NewCmdRecall(f),
 		NewCmdDrain(f),
-		NewCmdConfig(f),
+		NewCmdConfig(f, nil),
 		NewCmdDocs(f),
 		environmentTopic(),
 		NewCmdMCP(f),

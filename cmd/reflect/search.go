@@ -29,8 +29,10 @@ type SearchOptions struct {
 	Color bool
 }
 
-// NewCmdSearch builds `reflect search`.
-func NewCmdSearch(f *Factory) *cobra.Command {
+// NewCmdSearch builds `reflect search`. runF, when not nil, runs instead
+// of the search with the parsed options (the seam tests use to check flag
+// parsing without an index).
+func NewCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
 	opts := &SearchOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
@@ -71,6 +73,9 @@ Operators and quotes in QUERY are searched as plain words.`,
 			opts.ProjectSet = cmd.Flags().Changed("project")
 			if opts.Limit < 1 || opts.Limit > 1000 {
 				return usagef("--limit must be between 1 and 1000")
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			ix, err := f.OpenIndex(cmd.Context(), true)
 			if err != nil {

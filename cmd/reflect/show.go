@@ -20,9 +20,16 @@ import (
 // the neighbours worth reading, few enough to read at a glance.
 const showRelated = 5
 
-// NewCmdShow builds `reflect show`.
-func NewCmdShow(f *Factory) *cobra.Command {
-	var asJSON bool
+// ShowOptions are the inputs of `reflect show`.
+type ShowOptions struct {
+	Ref  string // the id as given: full, a prefix or the 6-hex tail
+	JSON bool
+}
+
+// NewCmdShow builds `reflect show`; runF, when not nil, runs instead with
+// the parsed options.
+func NewCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
+	opts := &ShowOptions{}
 	cmd := &cobra.Command{
 		Use: "show ID",
 		Example: `  reflect show 3f9a1c
@@ -36,18 +43,22 @@ that share entities with it, rarest shared entity first. ID may be the full
 id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
 			}
 			st := store.Open(c.DocumentsDir())
-			id, err := f.resolveLearning(args[0])
+			id, err := f.resolveLearning(opts.Ref)
 			if err != nil {
 				return err
 			}
 			l, err := st.Read(id)
 			if errors.Is(err, store.ErrNotFound) {
-				return learningRefError(args[0], err)
+				return learningRefError(opts.Ref, err)
 			}
 			var de *store.DocError
 			if errors.As(err, &de) {
@@ -61,7 +72,7 @@ id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
 			}
 			ents, related, indexed := showGraph(cmd.Context(), f, l.ID)
-			if asJSON {
+			if opts.JSON {
 				if ents == nil {
 					ents = []graph.EntityInfo{}
 				}
@@ -103,7 +114,7 @@ id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 

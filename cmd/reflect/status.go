@@ -12,9 +12,15 @@ import (
 	"github.com/reflectkb/reflect/statusline"
 )
 
-// NewCmdStatus builds `reflect status`.
-func NewCmdStatus(f *Factory) *cobra.Command {
-	var asJSON bool
+// StatusOptions are the inputs of `reflect status`.
+type StatusOptions struct {
+	JSON bool
+}
+
+// NewCmdStatus builds `reflect status`; runF, when not nil, runs instead
+// with the parsed options.
+func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{}
 	cmd := &cobra.Command{
 		Use: "status",
 		Example: `  reflect status
@@ -22,6 +28,9 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 		Short: "Show queue depth, the last hook event and the size of the knowledge base",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			c, err := f.Config()
 			if err != nil {
 				return err
@@ -62,11 +71,11 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				Disabled     bool              `json:"disabled"`
 				// Agents: every supported agent, installed or not.
 				Agents []agents.AgentStatus `json:"agents"`
-			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context())}
+			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context(), agents.Dirs(c.Agents))}
 			if !ev.TS.IsZero() {
 				st.LastEvent = &ev
 			}
-			if asJSON {
+			if opts.JSON {
 				return printJSON(f.IO.Out, st)
 			}
 			out := f.IO.Out
@@ -102,7 +111,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 

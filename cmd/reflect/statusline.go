@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,7 +43,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 				color = true
 			case "never":
 			case "auto":
-				color = f.IO.OutTTY && os.Getenv("NO_COLOR") == ""
+				color = f.IO.OutTTY && f.Getenv("NO_COLOR") == ""
 			default:
 				return usagef("--color must be auto, always or never")
 			}

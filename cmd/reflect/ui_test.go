@@ -13,7 +13,7 @@ func TestUIWithoutServerBinary(t *testing.T) {
 	if err := execSibling(uiBinary, nil, errNoUIBinary); !errors.Is(err, errNoUIBinary) {
 		t.Fatalf("execSibling(reflect-ui) = %v, want errNoUIBinary", err)
 	}
-	if code, _, stderr := run(t, "", false, "ui"); code != 1 || !strings.Contains(stderr, "reflect-ui") {
+	if code, _, stderr := tempKB(t).run(t, "", false, "ui"); code != 1 || !strings.Contains(stderr, "reflect-ui") {
 		t.Errorf("reflect ui without reflect-ui: exit %d, %q", code, stderr)
 	}
 }
@@ -22,7 +22,7 @@ func TestUIWithoutServerBinary(t *testing.T) {
 func TestUIFlags(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	for _, args := range [][]string{{"ui", "--port", "70000"}, {"ui", "--port", "80", "--listen", "0.0.0.0:80"}, {"ui", "extra"}} {
-		if code, _, stderr := run(t, "", false, args...); code != 2 {
+		if code, _, stderr := tempKB(t).run(t, "", false, args...); code != 2 {
 			t.Errorf("reflect %v: exit %d (%s), want 2", args, code, stderr)
 		}
 	}

@@ -60,7 +60,12 @@ type Config struct {
 	Model string
 	// BaseURL is the server, without the /api/embed or /v1/embeddings path.
 	BaseURL string
-	// APIKeyEnv names the environment variable holding the openai key.
+	// APIKey is the openai key. The caller reads it (internal/config
+	// resolves it from the environment): this package reads no
+	// environment.
+	APIKey string
+	// APIKeyEnv names the environment variable APIKey came from, so the
+	// error for a missing key says what to set.
 	APIKeyEnv string
 	// BatchSize is how many texts go into one request.
 	BatchSize int

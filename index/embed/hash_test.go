@@ -38,6 +38,7 @@ func norm(v []float32) float64 {
 }
 
 func TestHashDeterministic(t *testing.T) {
+	t.Parallel()
 	h1, _ := NewHash(256)
 	h2, _ := NewHash(256)
 	text := "SQLite database is locked: set busy_timeout and use WAL mode"
@@ -57,6 +58,7 @@ func TestHashDeterministic(t *testing.T) {
 }
 
 func TestHashGolden(t *testing.T) {
+	t.Parallel()
 	// Pins the feature scheme: if this fails, the scheme changed, and
 	// hashVersion must change with it so stored vectors get re-embedded.
 	h, _ := NewHash(16)
@@ -70,6 +72,7 @@ func TestHashGolden(t *testing.T) {
 }
 
 func TestHashNormalised(t *testing.T) {
+	t.Parallel()
 	h, _ := NewHash(256)
 	for _, text := range []string{"a", "hello world", strings.Repeat("token ", 1000), "日本語のテキスト", "internal/fsutil/fsutil.go:42 ErrNotExist"} {
 		if n := norm(embedOne(t, h, text)); math.Abs(n-1) > 1e-5 {
@@ -88,6 +91,7 @@ func TestHashNormalised(t *testing.T) {
 }
 
 func TestHashSimilarity(t *testing.T) {
+	t.Parallel()
 	h, _ := NewHash(256)
 	cases := []struct{ a, b, unrelated string }{
 		{"database is locked when running migrations", "the database was locked during a migration", "use a pastel colour palette for the landing page"},
@@ -114,6 +118,7 @@ func TestHashSimilarity(t *testing.T) {
 }
 
 func TestHashDim(t *testing.T) {
+	t.Parallel()
 	for _, dim := range []int{1, 7, 100, 256, 384, 1024} {
 		h, err := NewHash(dim)
 		if err != nil {
@@ -138,6 +143,7 @@ func TestHashDim(t *testing.T) {
 }
 
 func TestHashContext(t *testing.T) {
+	t.Parallel()
 	h, _ := NewHash(32)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -152,6 +158,7 @@ func TestHashContext(t *testing.T) {
 
 // TestHashLongWordsAndUnicode covers the paths the ASCII fast path skips.
 func TestHashLongWordsAndUnicode(t *testing.T) {
+	t.Parallel()
 	h, _ := NewHash(64)
 	long := strings.Repeat("ab", 100)
 	if n := norm(embedOne(t, h, long)); math.Abs(n-1) > 1e-5 {
@@ -164,6 +171,7 @@ func TestHashLongWordsAndUnicode(t *testing.T) {
 }
 
 func TestHashConcurrent(t *testing.T) {
+	t.Parallel()
 	h, _ := NewHash(128)
 	want := embedOne(t, h, "concurrent embedding must not share scratch state")
 	done := make(chan []float32)

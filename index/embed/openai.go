@@ -4,23 +4,22 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 )
 
 // OpenAI embeds with OpenAI or any server that speaks its embeddings API
-// (POST /v1/embeddings). The API key is read from an environment variable
-// once, sent only as a bearer token to BaseURL, and never printed.
+// (POST /v1/embeddings). The API key, which the caller read from an
+// environment variable, is sent only as a bearer token to BaseURL, and never printed.
 type OpenAI struct {
 	r      *remote
 	url    string
 	header http.Header
 }
 
-// NewOpenAI returns an OpenAI-compatible embedder for cfg. The key comes
-// from the environment variable cfg.APIKeyEnv (default OPENAI_API_KEY); a
-// missing key is an error that names the variable. A BaseURL that already
+// NewOpenAI returns an OpenAI-compatible embedder for cfg. The key is
+// cfg.APIKey; a missing key is an error that names the variable it comes
+// from, cfg.APIKeyEnv (default OPENAI_API_KEY). A BaseURL that already
 // ends in /v1 is accepted as well.
 func NewOpenAI(cfg Config) (*OpenAI, error) {
 	r, err := newRemote(ProviderOpenAI, cfg, DefaultOpenAIURL, DefaultOpenAIModel)
@@ -31,7 +30,7 @@ func NewOpenAI(cfg Config) (*OpenAI, error) {
 	if env == "" {
 		env = DefaultAPIKeyEnv
 	}
-	key := strings.TrimSpace(os.Getenv(env))
+	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
 		return nil, fmt.Errorf("openai embedder: environment variable %s is not set (set it to your API key, or name another variable with api_key_env)", env)
 	}

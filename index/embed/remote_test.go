@@ -109,6 +109,7 @@ func wantErr(t *testing.T, err error, parts ...string) {
 }
 
 func TestOllamaEmbed(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, "/api/embed", ollamaOK(3))
 	e, err := New(Config{Provider: "ollama", BaseURL: srv.URL + "/", Model: "nomic-embed-text"})
 	if err != nil {
@@ -135,11 +136,11 @@ func TestOllamaEmbed(t *testing.T) {
 }
 
 func TestRemoteBatching(t *testing.T) {
+	t.Parallel()
 	texts := make([]string, 10)
 	for i := range texts {
 		texts[i] = strings.Repeat("x", i+1)
 	}
-	t.Setenv("TEST_EMBED_KEY", "sk-test")
 	for _, c := range []struct {
 		provider, path string
 		respond        func(http.ResponseWriter, []string)
@@ -149,7 +150,7 @@ func TestRemoteBatching(t *testing.T) {
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			srv := newFake(t, c.path, c.respond)
-			e, err := New(Config{Provider: c.provider, BaseURL: srv.URL, BatchSize: 4, APIKeyEnv: "TEST_EMBED_KEY"})
+			e, err := New(Config{Provider: c.provider, BaseURL: srv.URL, BatchSize: 4, APIKey: "sk-test"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,6 +171,7 @@ func TestRemoteBatching(t *testing.T) {
 }
 
 func TestOllamaErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		cfg     Config
@@ -222,6 +224,7 @@ func TestOllamaErrors(t *testing.T) {
 }
 
 func TestOllamaDimLearnedOnce(t *testing.T) {
+	t.Parallel()
 	dim := 2
 	srv := newFake(t, "/api/embed", func(w http.ResponseWriter, in []string) { ollamaOK(dim)(w, in) })
 	e, _ := New(Config{Provider: "ollama", BaseURL: srv.URL})
@@ -242,6 +245,7 @@ func TestOllamaDimLearnedOnce(t *testing.T) {
 	checkVecs(t, []string{"", "x"}, got, 2)
 }
 
+// Not parallel: another test's server could take the freed port.
 func TestOllamaConnectionRefused(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
@@ -251,6 +255,7 @@ func TestOllamaConnectionRefused(t *testing.T) {
 	wantErr(t, err, "ollama at "+url+": connection refused — is `ollama serve` running?")
 }
 
+// Not parallel: it bounds how long a timeout takes.
 func TestRemoteTimeout(t *testing.T) {
 	release := make(chan struct{})
 	srv := newFake(t, "/api/embed", func(w http.ResponseWriter, in []string) {
@@ -294,10 +299,10 @@ func openAIOK(dim int, reverse bool) func(http.ResponseWriter, []string) {
 }
 
 func TestOpenAIEmbed(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "sk-secret-123")
+	t.Parallel()
 	srv := newFake(t, "/v1/embeddings", openAIOK(3, true))
 	for _, base := range []string{srv.URL, srv.URL + "/v1", srv.URL + "/v1/"} {
-		e, err := New(Config{Provider: "OpenAI", BaseURL: base, Dim: 3})
+		e, err := New(Config{Provider: "OpenAI", BaseURL: base, Dim: 3, APIKey: "sk-secret-123"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,21 +322,19 @@ func TestOpenAIEmbed(t *testing.T) {
 }
 
 func TestOpenAIKey(t *testing.T) {
-	t.Setenv("MY_EMBED_KEY", "")
+	t.Parallel()
 	_, err := New(Config{Provider: "openai", APIKeyEnv: "MY_EMBED_KEY"})
 	wantErr(t, err, "MY_EMBED_KEY is not set")
-	t.Setenv("OPENAI_API_KEY", "")
-	_, err = New(Config{Provider: "openai"})
+	_, err = New(Config{Provider: "openai", APIKey: "  \t"})
 	wantErr(t, err, "OPENAI_API_KEY is not set")
 
 	// The key never shows up in errors or when the embedder is printed, even
 	// when the server echoes it back.
 	const key = "sk-very-secret-key-0123456789"
-	t.Setenv("OPENAI_API_KEY", key)
 	srv := newFake(t, "/v1/embeddings", func(w http.ResponseWriter, _ []string) {
 		http.Error(w, `{"error":{"message":"Incorrect API key provided: `+key+`"}}`, http.StatusUnauthorized)
 	})
-	e, err := New(Config{Provider: "openai", BaseURL: srv.URL})
+	e, err := New(Config{Provider: "openai", BaseURL: srv.URL, APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +348,7 @@ func TestOpenAIKey(t *testing.T) {
 }
 
 func TestOpenAIErrors(t *testing.T) {
-	t.Setenv("OPENAI_API_KEY", "k")
+	t.Parallel()
 	cases := []struct {
 		name    string
 		respond func(http.ResponseWriter, []string)
@@ -366,7 +369,7 @@ func TestOpenAIErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := newFake(t, "/v1/embeddings", c.respond)
-			e, err := New(Config{Provider: "openai", BaseURL: srv.URL})
+			e, err := New(Config{Provider: "openai", BaseURL: srv.URL, APIKey: "k"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -377,6 +380,7 @@ func TestOpenAIErrors(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	t.Parallel()
 	e, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)

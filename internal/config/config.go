@@ -1,6 +1,12 @@
 // Package config resolves reflect's directories and settings from the
 // environment and $REFLECT_STATE_DIR/config.toml. Environment variables win
 // over the file; the file wins over defaults. It never creates anything.
+//
+// It is the one package that reads the environment (ARCHITECTURE §2), and
+// only through the LookupFunc its caller passes: the program's edge passes
+// os.LookupEnv, tests pass a map (MapLookup), so no test needs the process
+// environment. Other packages get settings as their own options from the
+// command layer, never by importing this package.
 package config
 
 import (
@@ -23,6 +29,8 @@ type Config struct {
 	LearningsDir string // portable knowledge base: documents/ and index/
 	File         string // path of config.toml (may not exist)
 	Disabled     bool   // REFLECT_DISABLE=1: hooks are no-ops
+	// Agents are the agents' own configuration directories.
+	Agents AgentDirs
 
 	Drain  Drain
 	Index  Index
@@ -68,6 +76,71 @@ type Index struct {
 	// VectorWeight is the vector signal's fusion weight (0: the embedder's
 	// default).
 	VectorWeight float64 `toml:"vector_weight"`
+	// EmbedderKey is the openai key, read from the variable
+	// EmbedderKeyEnv names (DefaultAPIKeyEnv when empty). It is held in
+	// memory only: never read from nor written to config.toml.
+	EmbedderKey string `toml:"-"`
+}
+
+// DefaultAPIKeyEnv is the variable the openai embedder's key is read from
+// when index.embedder_api_key_env is not set. It must equal
+// embed.DefaultAPIKeyEnv, which names it in errors (a test in cmd/reflect
+// checks the two agree; this package may not import the index's).
+const DefaultAPIKeyEnv = "OPENAI_API_KEY"
+
+// LookupFunc reads one environment variable, as os.LookupEnv does.
+type LookupFunc func(key string) (string, bool)
+
+// MapLookup is a LookupFunc over a fixed set of variables, for tests and
+// for child processes given an explicit environment.
+func MapLookup(env map[string]string) LookupFunc {
+	return func(key string) (string, bool) {
+		v, ok := env[key]
+		return v, ok
+	}
+}
+
+// getenv is os.Getenv over lookup: unset and empty are the same.
+func (lookup LookupFunc) getenv(key string) string {
+	v, _ := lookup(key)
+	return v
+}
+
+// AgentDirs are where the agents keep their own configuration, as the
+// environment says: $HOME, and the variables that relocate each agent's
+// directory (empty: not relocated): $CLAUDE_CONFIG_DIR, $CODEX_HOME,
+// $GEMINI_CLI_HOME (a replacement $HOME for Gemini CLI), $XDG_CONFIG_HOME
+// (OpenCode's parent) and $COPILOT_HOME. agents.Dirs has the same fields.
+type AgentDirs struct {
+	Home       string
+	Claude     string
+	Codex      string
+	GeminiHome string
+	XDGConfig  string
+	Copilot    string
+}
+
+// ResolveAgentDirs reads the agents' directories from the environment. It
+// does not read config.toml, so installing works even when that file is
+// broken.
+func ResolveAgentDirs(lookup LookupFunc) AgentDirs {
+	return AgentDirs{
+		Home:       home(lookup),
+		Claude:     lookup.getenv("CLAUDE_CONFIG_DIR"),
+		Codex:      lookup.getenv("CODEX_HOME"),
+		GeminiHome: lookup.getenv("GEMINI_CLI_HOME"),
+		XDGConfig:  lookup.getenv("XDG_CONFIG_HOME"),
+		Copilot:    lookup.getenv("COPILOT_HOME"),
+	}
+}
+
+// home is $HOME, or the system's idea of it where HOME is unset.
+func home(lookup LookupFunc) string {
+	if h := lookup.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 // Sync holds `reflect sync`'s automatic mode.
@@ -97,9 +170,10 @@ type fileConfig struct {
 	Sync   Sync   `toml:"sync"`
 }
 
-// Load resolves the configuration. A config.toml that cannot be parsed is an
-// error that names the file, so the user can fix it.
-func Load() (*Config, error) {
+// Load resolves the configuration from the environment lookup reads
+// (os.LookupEnv at the program's edge) and config.toml. A config.toml that
+// cannot be parsed is an error that names the file, so the user can fix it.
+func Load(lookup LookupFunc) (*Config, error) {
 	c := &Config{
 		Drain:  Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
 		Index:  Index{Embedder: "hash"},
@@ -107,9 +181,10 @@ func Load() (*Config, error) {
 		Sync:   Sync{PullInterval: 15 * time.Minute},
 		Origin: map[string]string{},
 	}
-	home, _ := os.UserHomeDir()
+	c.Agents = ResolveAgentDirs(lookup)
+	home := c.Agents.Home
 	c.StateDir = filepath.Join(home, ".reflect")
-	if v := os.Getenv("REFLECT_STATE_DIR"); v != "" {
+	if v := lookup.getenv("REFLECT_STATE_DIR"); v != "" {
 		c.StateDir = v
 		c.Origin["state_dir"] = "env REFLECT_STATE_DIR"
 	}
@@ -133,11 +208,16 @@ func Load() (*Config, error) {
 		c.applyFile(&fc)
 		c.Unknown = unknownKeys(md.Undecoded())
 	}
-	if err := c.applyEnv(home); err != nil {
+	if err := c.applyEnv(lookup); err != nil {
 		return nil, err
 	}
 	c.LearningsDir = expandHome(c.LearningsDir, home)
-	c.Disabled = os.Getenv("REFLECT_DISABLE") == "1"
+	c.Disabled = lookup.getenv("REFLECT_DISABLE") == "1"
+	keyEnv := c.Index.EmbedderKeyEnv
+	if keyEnv == "" {
+		keyEnv = DefaultAPIKeyEnv
+	}
+	c.Index.EmbedderKey = strings.TrimSpace(lookup.getenv(keyEnv))
 	return c, nil
 }
 
@@ -192,15 +272,15 @@ func (c *Config) applyFile(fc *fileConfig) {
 	}
 }
 
-func (c *Config) applyEnv(home string) error {
+func (c *Config) applyEnv(lookup LookupFunc) error {
 	str := func(env, key string, dst *string) {
-		if v := os.Getenv(env); v != "" {
+		if v := lookup.getenv(env); v != "" {
 			*dst = v
 			c.Origin[key] = "env " + env
 		}
 	}
 	num := func(env, key string, dst *int) error {
-		v := os.Getenv(env)
+		v := lookup.getenv(env)
 		if v == "" {
 			return nil
 		}
@@ -231,7 +311,7 @@ func (c *Config) applyEnv(home string) error {
 			return err
 		}
 	}
-	if v := os.Getenv("REFLECT_DRAIN_DAILY_USD"); v != "" {
+	if v := lookup.getenv("REFLECT_DRAIN_DAILY_USD"); v != "" {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || f < 0 {
 			return fmt.Errorf("REFLECT_DRAIN_DAILY_USD=%q: want a non-negative number such as 1.50", v)
@@ -239,7 +319,7 @@ func (c *Config) applyEnv(home string) error {
 		c.Drain.DailyUSD = f
 		c.Origin["drain.daily_usd"] = "env REFLECT_DRAIN_DAILY_USD"
 	}
-	if v := os.Getenv("REFLECT_DRAIN_TIMEOUT"); v != "" {
+	if v := lookup.getenv("REFLECT_DRAIN_TIMEOUT"); v != "" {
 		d, err := parseDuration(v)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("REFLECT_DRAIN_TIMEOUT=%q: want a duration such as 300s or 5m", v)

@@ -8,20 +8,18 @@ import (
 	"time"
 )
 
-func setHome(t *testing.T) string {
+// setHome gives a test its own home directory and an environment that
+// holds only HOME: Load reads nothing else of the process's.
+func setHome(t *testing.T) (string, map[string]string) {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	for _, k := range []string{"REFLECT_STATE_DIR", "REFLECT_LEARNINGS_DIR", "REFLECT_DISABLE", "REFLECT_WRITER",
-		"REFLECT_RECALL_MAX", "REFLECT_DRAIN_TIMEOUT", "REFLECT_DRAIN_DAILY_USD", "REFLECT_DRAIN_MAX_PER_RUN"} {
-		t.Setenv(k, "")
-	}
-	return home
+	return home, map[string]string{"HOME": home}
 }
 
 func TestDefaults(t *testing.T) {
-	home := setHome(t)
-	c, err := Load()
+	t.Parallel()
+	home, env := setHome(t)
+	c, err := Load(MapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +37,10 @@ func TestDefaults(t *testing.T) {
 
 // config.toml sets values; environment variables win over it.
 func TestFileThenEnv(t *testing.T) {
-	home := setHome(t)
+	t.Parallel()
+	home, env := setHome(t)
 	state := filepath.Join(home, "st")
-	t.Setenv("REFLECT_STATE_DIR", state)
+	env["REFLECT_STATE_DIR"] = state
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -49,9 +48,9 @@ func TestFileThenEnv(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REFLECT_RECALL_MAX", "2")
-	t.Setenv("REFLECT_DISABLE", "1")
-	c, err := Load()
+	env["REFLECT_RECALL_MAX"] = "2"
+	env["REFLECT_DISABLE"] = "1"
+	c, err := Load(MapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,18 +66,19 @@ func TestFileThenEnv(t *testing.T) {
 }
 
 func TestBadValues(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ env, value, want string }{
 		{"REFLECT_RECALL_MAX", "three", "REFLECT_RECALL_MAX"},
 		{"REFLECT_DRAIN_TIMEOUT", "soon", "REFLECT_DRAIN_TIMEOUT"},
 		{"REFLECT_DRAIN_DAILY_USD", "-1", "REFLECT_DRAIN_DAILY_USD"},
 	} {
-		setHome(t)
-		t.Setenv(tc.env, tc.value)
-		if _, err := Load(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		_, env := setHome(t)
+		env[tc.env] = tc.value
+		if _, err := Load(MapLookup(env)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s=%s: err = %v", tc.env, tc.value, err)
 		}
 	}
-	home := setHome(t)
+	home, env := setHome(t)
 	if err := os.MkdirAll(filepath.Join(home, ".reflect"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,57 @@ func TestBadValues(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("[recall\nmax = 2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := Load(MapLookup(env)); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("broken config.toml: err = %v, want it to name the file", err)
+	}
+}
+
+// The openai key is read from the variable index.embedder_api_key_env
+// names, OPENAI_API_KEY by default, trimmed; config.toml cannot hold it.
+func TestEmbedderKey(t *testing.T) {
+	t.Parallel()
+	home, env := setHome(t)
+	env["OPENAI_API_KEY"] = " sk-default\n"
+	c, err := Load(MapLookup(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Index.EmbedderKey != "sk-default" {
+		t.Errorf("EmbedderKey = %q, want the trimmed OPENAI_API_KEY", c.Index.EmbedderKey)
+	}
+	state := filepath.Join(home, ".reflect")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	toml := "[index]\nembedder_api_key_env = \"MY_KEY\"\nembedder_key = \"sk-file\"\n"
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["MY_KEY"] = "sk-mine"
+	if c, err = Load(MapLookup(env)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Index.EmbedderKey != "sk-mine" || strings.Join(c.Unknown, ",") != "index.embedder_key" {
+		t.Errorf("EmbedderKey = %q, Unknown = %q; want sk-mine from MY_KEY and the file's key ignored", c.Index.EmbedderKey, c.Unknown)
+	}
+}
+
+// The agents' directories come from HOME, CLAUDE_CONFIG_DIR and
+// CODEX_HOME, and need no readable config.toml.
+func TestAgentDirs(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c", "CODEX_HOME": "/x"}
+	if got := ResolveAgentDirs(MapLookup(env)); got != (AgentDirs{Home: "/h", Claude: "/c", Codex: "/x"}) {
+		t.Errorf("ResolveAgentDirs = %+v", got)
+	}
+	home, env := setHome(t)
+	if err := os.MkdirAll(filepath.Join(home, ".reflect"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".reflect", "config.toml"), []byte("[broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := ResolveAgentDirs(MapLookup(env)); got != (AgentDirs{Home: home}) {
+		t.Errorf("ResolveAgentDirs = %+v, want only Home %s", got, home)
 	}
 }

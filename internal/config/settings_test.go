@@ -9,7 +9,8 @@ import (
 )
 
 func TestSetKeepsOtherLinesAndLoads(t *testing.T) {
-	home := setHome(t)
+	t.Parallel()
+	home, env := setHome(t)
 	path := filepath.Join(home, ".reflect", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestSetKeepsOtherLinesAndLoads(t *testing.T) {
 			t.Errorf("config.toml lacks %q:\n%s", want, data)
 		}
 	}
-	c, err := Load()
+	c, err := Load(MapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,8 +49,8 @@ func TestSetKeepsOtherLinesAndLoads(t *testing.T) {
 	if err != nil || s.Value != "claude" || s.Source != "config.toml" {
 		t.Errorf("Get(drain.writer) = %+v, %v", s, err)
 	}
-	t.Setenv("REFLECT_WRITER", "builtin")
-	c, _ = Load()
+	env["REFLECT_WRITER"] = "builtin"
+	c, _ = Load(MapLookup(env))
 	if s, _ := c.Get("drain.writer"); s.Value != "builtin" || s.Source != "env REFLECT_WRITER" {
 		t.Errorf("env: Get(drain.writer) = %+v", s)
 	}
@@ -62,7 +63,8 @@ func TestSetKeepsOtherLinesAndLoads(t *testing.T) {
 }
 
 func TestSetRefusesBadKeysAndValues(t *testing.T) {
-	home := setHome(t)
+	t.Parallel()
+	home, env := setHome(t)
 	path := filepath.Join(home, "config.toml")
 	for _, tc := range []struct{ key, value, want string }{
 		{"drain.writr", "x", "did you mean drain.writer?"},
@@ -80,20 +82,21 @@ func TestSetRefusesBadKeysAndValues(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a refused Set wrote the file: %v", err)
 	}
-	c, _ := Load()
+	c, _ := Load(MapLookup(env))
 	if _, err := c.Get("nope"); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("Get(nope) = %v", err)
 	}
 }
 
 func TestUnknownKeysAreListed(t *testing.T) {
-	home := setHome(t)
+	t.Parallel()
+	home, env := setHome(t)
 	path := filepath.Join(home, ".reflect", "config.toml")
 	_ = os.MkdirAll(filepath.Dir(path), 0o700)
 	if err := os.WriteFile(path, []byte("[drain]\nwritr = \"claude\"\n[recal]\nmax = 2\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load()
+	c, err := Load(MapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +107,14 @@ func TestUnknownKeysAreListed(t *testing.T) {
 
 // An unreadable config.toml is named once, with the reason.
 func TestLoadErrorNamesTheFileOnce(t *testing.T) {
-	home := setHome(t)
+	t.Parallel()
+	home, env := setHome(t)
 	notDir := filepath.Join(home, "f")
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REFLECT_STATE_DIR", notDir)
-	_, err := Load()
+	env["REFLECT_STATE_DIR"] = notDir
+	_, err := Load(MapLookup(env))
 	if err == nil {
 		t.Fatal("Load succeeded with a state dir that is a file")
 	}

@@ -86,6 +86,7 @@ var detectorFloors = []struct {
 }
 
 func TestCorrectionDetectorQuality(t *testing.T) {
+	t.Parallel()
 	for _, fl := range detectorFloors {
 		t.Run(fl.file, func(t *testing.T) {
 			all := readLabelled(t, fl.file)
@@ -107,6 +108,7 @@ func TestCorrectionDetectorQuality(t *testing.T) {
 }
 
 func TestCorrectionListsAreBigEnough(t *testing.T) {
+	t.Parallel()
 	var corr, other int
 	for _, l := range readLabelled(t, "corrections.tsv") {
 		if l.correction {
@@ -123,6 +125,7 @@ func TestCorrectionListsAreBigEnough(t *testing.T) {
 // TestCorrectionEdges covers inputs outside the lists: the rules of the
 // line, not more samples of it.
 func TestCorrectionEdges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		prompt string
 		want   bool
@@ -162,6 +165,7 @@ func TestCorrectionEdges(t *testing.T) {
 }
 
 func TestIsIsFastOnHugePrompts(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("use --insecure instead ", 200000) // 4.6 MB on one line
 	// The best of three runs: a loaded machine can deschedule one run
 	// for longer than the bound, not three; a superlinear scan of 4.6 MB

@@ -6,6 +6,7 @@ import (
 )
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Café crème":      "cafe creme",
 		"Straße":          "strasse",
@@ -23,6 +24,7 @@ func TestString(t *testing.T) {
 }
 
 func TestWords(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want []string

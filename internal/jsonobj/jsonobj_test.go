@@ -10,6 +10,7 @@ import (
 )
 
 func TestKeepsKeyOrderAndRawValues(t *testing.T) {
+	t.Parallel()
 	in := []byte(`{"z": 1, "a": {"y": [1, 2], "b": null}, "m": "x&y", "z": 3}`)
 	o, err := ParseDocument(in)
 	if err != nil {
@@ -43,6 +44,7 @@ func TestKeepsKeyOrderAndRawValues(t *testing.T) {
 }
 
 func TestObjectAndArray(t *testing.T) {
+	t.Parallel()
 	o, err := ParseDocument([]byte(`{"o": {"k": 1}, "n": null, "a": [1, {"x": 2}], "s": "str"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +73,7 @@ func TestObjectAndArray(t *testing.T) {
 }
 
 func TestParseDocumentErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"{\n  \"a\": 1,\n  \"b\": }\n", "line 3, column 8"},
 		{"[1, 2]", "the top level must be a JSON object"},
@@ -88,6 +91,7 @@ func TestParseDocumentErrors(t *testing.T) {
 }
 
 func TestEqual(t *testing.T) {
+	t.Parallel()
 	if !Equal([]byte(`{"a":1,"b":[2]}`), []byte(`{ "b": [2], "a": 1 }`)) {
 		t.Error("same value in another layout is not Equal")
 	}

@@ -83,6 +83,7 @@ const (
 // when the secret gitleaks finds is gone from every one of its examples.
 // Run with -v for the numbers and the rules still missed.
 func TestGitleaksCoverage(t *testing.T) {
+	t.Parallel()
 	exs := loadGitleaks(t)
 	if len(exs) < 1000 {
 		t.Fatalf("only %d gitleaks examples: regenerate testdata/gitleaks_examples.txt", len(exs))
@@ -112,6 +113,7 @@ func TestGitleaksCoverage(t *testing.T) {
 // SHAs, UUIDs, base64 images, digests, prose and code that must come out
 // unchanged. Every one must; the rate is logged for docs/redaction.md.
 func TestLookalikeRate(t *testing.T) {
+	t.Parallel()
 	lines := append(readLines(t, "lookalikes.txt"), readLines(t, "lookalikes_bulk.txt")...)
 	kept := 0
 	for _, l := range lines {

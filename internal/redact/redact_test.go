@@ -93,6 +93,7 @@ func readLines(t testing.TB, name string) []string {
 }
 
 func TestSecretsRedacted(t *testing.T) {
+	t.Parallel()
 	samples := loadSecrets(t)
 	kinds := map[string]bool{}
 	for _, s := range samples {
@@ -120,6 +121,7 @@ func TestSecretsRedacted(t *testing.T) {
 }
 
 func TestLookalikesPreserved(t *testing.T) {
+	t.Parallel()
 	lines := readLines(t, "lookalikes.txt")
 	for _, line := range lines {
 		if got := String(line); got != line {
@@ -143,6 +145,7 @@ func TestLookalikesPreserved(t *testing.T) {
 }
 
 func TestSeveralSecretsOnOneLine(t *testing.T) {
+	t.Parallel()
 	in := "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls"
 	want := "AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key] AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key] aws s3 ls"
 	if got := String(in); got != want {
@@ -153,6 +156,7 @@ func TestSeveralSecretsOnOneLine(t *testing.T) {
 // A label and a token shape on the same value yield one placeholder with
 // the more specific kind.
 func TestOverlapTakesSpecificKind(t *testing.T) {
+	t.Parallel()
 	in := `GITHUB_TOKEN="ghp_FAKEexample0123456789abcdefghijklmno"`
 	if got, want := String(in), `GITHUB_TOKEN="[REDACTED:github-token]"`; got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -160,6 +164,7 @@ func TestOverlapTakesSpecificKind(t *testing.T) {
 }
 
 func TestSmallValuesUnderSecretLabels(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"TOKEN_BUDGET=20000", "API_KEY_ROTATION_DAYS=90", "password_min_length: 12",
 		"REQUIRE_AUTH=false", "token = None", "secret: null", "AUTH=off", "TOKEN_TTL=30s",
@@ -176,6 +181,7 @@ func TestSmallValuesUnderSecretLabels(t *testing.T) {
 }
 
 func TestPrivateBlocks(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"a <private>hidden</private> b", "a [private] b"},
 		{"a <PRIVATE>hidden</Private> b", "a [private] b"},
@@ -201,6 +207,7 @@ func TestPrivateBlocks(t *testing.T) {
 }
 
 func TestIdempotentOnCorpus(t *testing.T) {
+	t.Parallel()
 	var in []string
 	for _, s := range loadSecrets(t) {
 		in = append(in, s.line)
@@ -217,6 +224,7 @@ func TestIdempotentOnCorpus(t *testing.T) {
 // Inputs where one rule's output meets another rule (found by fuzzing or
 // by construction) must still be stable under a second pass.
 func TestIdempotentTricky(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"oauth_token: gho_0FAKEgithubOAUTHtoken0123456789abcde<private>x</private>tail",
 		" Apikey:$!Apikey:00A",
@@ -245,6 +253,7 @@ func TestIdempotentTricky(t *testing.T) {
 }
 
 func TestBytes(t *testing.T) {
+	t.Parallel()
 	in := []byte("token: ghp_FAKEexample0123456789abcdefghijklmno")
 	if got, want := string(Bytes(in)), "token: [REDACTED:github-token]"; got != want {
 		t.Errorf("Bytes = %q, want %q", got, want)
@@ -256,6 +265,7 @@ func TestBytes(t *testing.T) {
 }
 
 func TestNonASCIIKeepsOffsets(t *testing.T) {
+	t.Parallel()
 	// strings.ToLower would change the length of İ; offsets must still line up.
 	in := "İİİ Ünïcödé password=hunter2! ✓"
 	if got, want := String(in), "İİİ Ünïcödé password=[REDACTED:password] ✓"; got != want {
@@ -379,6 +389,7 @@ func adversarialInputs() []string {
 // a speed property, measured by BenchmarkAdversarialInputs rather than
 // asserted here against a clock a busy machine would break.
 func TestAdversarialInputsIdempotent(t *testing.T) {
+	t.Parallel()
 	for _, u := range adversarialInputs() {
 		in := strings.Repeat(u, 200_000/len(u)+1)
 		out := String(in)
@@ -408,6 +419,7 @@ func BenchmarkAdversarialInputs(b *testing.B) {
 // String keeps no state between calls, so hooks may call it concurrently
 // (run with -race).
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	samples := loadSecrets(t)
 	done := make(chan bool)
 	for g := 0; g < 4; g++ {

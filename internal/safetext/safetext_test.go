@@ -10,6 +10,7 @@ import (
 )
 
 func TestInline(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain text", "plain text"},
 		{"  two\n\nlines\t ", "two lines"},
@@ -33,6 +34,7 @@ func TestInline(t *testing.T) {
 }
 
 func TestTerminal(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{"plain\n\ttext ünïcødé", "plain\n\ttext ünïcødé"},
 		{"red \x1b[31mtext\x1b[0m", "red text"},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	type segs = [][]string
 	tests := []struct {
 		cmd  string
@@ -45,6 +46,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitN(t *testing.T) {
+	t.Parallel()
 	cmd := "a; b; c; d"
 	if got, want := SplitN(cmd, 2), [][]string{{"a"}, {"b"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("SplitN(%q, 2) = %q, want %q", cmd, got, want)

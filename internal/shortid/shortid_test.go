@@ -15,6 +15,7 @@ var ids = []string{
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ ref, want string }{
 		{"lrn-postgres-pool-exhausted-0c11aa", "lrn-postgres-pool-exhausted-0c11aa"}, // full id
 		{"lrn-oauth-s", "lrn-oauth-state-cookie-must-be-samesite-lax-3f9a1c"},        // prefix
@@ -31,6 +32,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveAmbiguous(t *testing.T) {
+	t.Parallel()
 	_, err := Resolve("oauth", ids, "lrn-")
 	var ae *AmbiguousError
 	if !errors.As(err, &ae) {
@@ -48,6 +50,7 @@ func TestResolveAmbiguous(t *testing.T) {
 }
 
 func TestResolveAmbiguousListsAtMostTen(t *testing.T) {
+	t.Parallel()
 	var many []string
 	for i := 0; i < 13; i++ {
 		many = append(many, "q-2026"+string(rune('a'+i)))
@@ -59,6 +62,7 @@ func TestResolveAmbiguousListsAtMostTen(t *testing.T) {
 }
 
 func TestResolveNotFound(t *testing.T) {
+	t.Parallel()
 	// "3f9" is too short to match by a tail; "jar" likewise
 	for _, ref := range []string{"", "zzz", "lrn-nope", "-", "3f9", "jar"} {
 		if _, err := Resolve(ref, ids, "lrn-"); !errors.Is(err, ErrNotFound) {
@@ -68,6 +72,7 @@ func TestResolveNotFound(t *testing.T) {
 }
 
 func TestShortAmbiguousTail(t *testing.T) {
+	t.Parallel()
 	// 0c11aa is also the prefix of another id's slug: the tail would not
 	// type back to the id, so it is shown in full.
 	ids := []string{"lrn-a-0c11aa", "lrn-0c11aa-notes-123456"}
@@ -80,6 +85,7 @@ func TestShortAmbiguousTail(t *testing.T) {
 }
 
 func TestShort(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ id, want string }{
 		{ids[0], "3f9a1c"},
 		{ids[2], "0c11aa"},

@@ -8,6 +8,7 @@ import (
 // Each case pins the output the helper's callers produced before they
 // shared this package, boundaries and odd inputs included.
 func TestClippers(t *testing.T) {
+	t.Parallel()
 	long := "the quick brown fox jumps over the lazy dog"
 	tests := []struct {
 		name string
@@ -61,6 +62,7 @@ func TestClippers(t *testing.T) {
 }
 
 func TestPrefixBytes(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		s    string
 		n    int

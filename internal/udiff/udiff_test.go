@@ -3,6 +3,7 @@ package udiff
 import "testing"
 
 func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
 	a := []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n")
 	b := []byte("1\n2\n3\nfour\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\nsixteen\n")
 	want := `--- a
