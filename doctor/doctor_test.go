@@ -283,11 +283,10 @@ func TestSyncAndReviewChecks(t *testing.T) {
 
 func TestGeminiHooksCheck(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("GEMINI_CLI_HOME", "")
 	t.Setenv("PATH", t.TempDir())
 	c := &config.Config{StateDir: filepath.Join(home, "state"), LearningsDir: filepath.Join(home, "kb"),
-		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{}}
+		File: filepath.Join(home, "state", "config.toml"), Origin: map[string]string{},
+		Agents: config.AgentDirs{Home: home}}
 	c.Drain.Writer = "builtin"
 	prev := installBinary
 	installBinary = "/opt/reflect/bin/reflect"
@@ -300,7 +299,7 @@ func TestGeminiHooksCheck(t *testing.T) {
 	if checkNamed(r, "gemini prompt") != nil {
 		t.Error("a run check for hooks that are not installed")
 	}
-	res, err := agents.Install(agents.InstallOptions{Agent: "gemini", Binary: installBinary})
+	res, err := agents.Install(agents.InstallOptions{Agent: "gemini", Binary: installBinary, Dirs: agents.Dirs(c.Agents)})
 	if err != nil {
 		t.Fatal(err)
 	}

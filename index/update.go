@@ -152,59 +152,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	defer w.close()
 
-	plan := planUpdate(files, have, bad)
-	for i, step := range plan.files {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		if opts.Progress != nil {
-			opts.Progress(i, len(files))
-		}
-		if err := w.apply(step, start, &st); err != nil {
-			return st, err
-		}
-	}
-	for _, k := range plan.gone {
-		if err := w.remove(k.n); err != nil {
-			return st, err
-		}
-		st.Removed++
-	}
-	for path := range bad {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, path); err != nil {
-				return st, err
-			}
-		}
-	}
-	if err := w.post.flush(ctx, tx); err != nil {
+	if err := w.applyPlan(ctx, planUpdate(files, have, bad), bad, bulk, opts, start, &st); err != nil {
 		return st, err
 	}
-	if bulk {
-		if err := graph.EndBulk(ctx, tx); err != nil {
-			return st, err
-		}
-	}
-	vc := vectorChanges{full: opts.Full, gone: w.removed}
-	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
-		return st, err
-	}
-	st.Embedded = len(vc.added) > 0 || vc.respaced
-	if st.Graph, err = ix.maybeRebuildCommunities(ctx, tx, opts, st.Added+st.Updated+st.Removed); err != nil {
-		return st, err
-	}
-	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
-		if err := saveCorpusTotals(ctx, tx); err != nil {
-			return st, err
-		}
-	}
-	// Written only when it moved: a transaction that writes nothing leaves
-	// nothing in the WAL for readers to checkpoint (see checkpoint).
-	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES('docs_stamp',?1)
-		ON CONFLICT(key) DO UPDATE SET value=?1 WHERE value<>?1`, dirStamp); err != nil {
-		return st, err
-	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&st.Indexed); err != nil {
+	vc, err := ix.refreshDerived(ctx, tx, w, dirStamp, opts, &st)
+	if err != nil {
 		return st, err
 	}
 	w.close()
@@ -233,6 +185,75 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Duration = time.Since(start)
 	return st, nil
+}
+
+// applyPlan writes each step of plan in the update's transaction: the
+// changed and new files, the removals, the problems of files now gone,
+// then the postings and (bulk) the graph's indexes.
+func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]problem, bulk bool, opts UpdateOptions, start time.Time, st *Stats) error {
+	for i, step := range plan.files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if opts.Progress != nil {
+			opts.Progress(i, len(plan.files))
+		}
+		if err := w.apply(step, start, st); err != nil {
+			return err
+		}
+	}
+	for _, k := range plan.gone {
+		if err := w.remove(k.n); err != nil {
+			return err
+		}
+		st.Removed++
+	}
+	for path := range bad {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if _, err := w.tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, path); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.post.flush(ctx, w.tx); err != nil {
+		return err
+	}
+	if bulk {
+		if err := graph.EndBulk(ctx, w.tx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refreshDerived brings what is derived from the documents up to date in
+// the update's transaction: missing vectors, the communities, the corpus
+// totals, the directory stamp and the count of indexed learnings. It
+// returns the vector changes to export once the transaction commits.
+func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirStamp string, opts UpdateOptions, st *Stats) (vc vectorChanges, err error) {
+	vc = vectorChanges{full: opts.Full, gone: w.removed}
+	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
+		return vc, err
+	}
+	st.Embedded = len(vc.added) > 0 || vc.respaced
+	if st.Graph, err = ix.maybeRebuildCommunities(ctx, tx, opts, st.Added+st.Updated+st.Removed); err != nil {
+		return vc, err
+	}
+	if st.Added+st.Updated+st.Removed > 0 || opts.Full {
+		if err := saveCorpusTotals(ctx, tx); err != nil {
+			return vc, err
+		}
+	}
+	// Written only when it moved: a transaction that writes nothing leaves
+	// nothing in the WAL for readers to checkpoint (see checkpoint).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES('docs_stamp',?1)
+		ON CONFLICT(key) DO UPDATE SET value=?1 WHERE value<>?1`, dirStamp); err != nil {
+		return vc, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&st.Indexed); err != nil {
+		return vc, err
+	}
+	return vc, nil
 }
 
 // clearAll empties every table a full reindex rebuilds, in its

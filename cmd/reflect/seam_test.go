@@ -61,6 +61,7 @@ func TestSearchFlags(t *testing.T) {
 	cmd := NewCmdSearch(seamFactory(), func(*SearchOptions) error { called = true; return nil })
 	cmd.SetArgs([]string{"--limit", "0", "x"})
 	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
 	if err := cmd.Execute(); err == nil || called || exitCode(err) != 2 {
 		t.Errorf("--limit 0: err %v (exit %d), runF called %v; want a usage error before runF", err, exitCode(err), called)
 	}
