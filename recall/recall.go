@@ -225,6 +225,9 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		if err := saveInjected(path, injected); err != nil {
 			res.Warning = err.Error()
 		}
+		if err := recordHits(req.StateDir, req.Now, len(res.Injected)); err != nil && res.Warning == "" {
+			res.Warning = err.Error()
+		}
 	}
 	return res, nil
 }

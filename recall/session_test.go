@@ -65,7 +65,7 @@ func TestSessionScenario(t *testing.T) {
 		"Pass the OAuth state through the callback")
 	const sid = "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01"
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	step := 0
+	step, hits := 0, 0
 	run := func(req Request) Result {
 		t.Helper()
 		step++
@@ -75,6 +75,7 @@ func TestSessionScenario(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		hits += len(res.Injected)
 		t.Logf("step %d: query %q → injected %v, still relevant %q, skipped %q", step, res.Query, IDs(res.Injected), res.StillRelevant, res.Skipped)
 		return res
 	}
@@ -192,6 +193,12 @@ func TestSessionScenario(t *testing.T) {
 	}
 	if err := ClearSession(state, sid); err != nil {
 		t.Errorf("clearing a session without state: %v", err)
+	}
+
+	// Every injection of the session is counted on its day, the ones
+	// before the compaction included (its dedupe file started again).
+	if got := HitsPerDay(state); hits == 0 || !reflect.DeepEqual(got, map[string]int{"2026-11-22": hits}) {
+		t.Errorf("HitsPerDay = %v, want 2026-11-22: %d", got, hits)
 	}
 }
 
@@ -410,5 +417,27 @@ func TestHugePromptClipped(t *testing.T) {
 	}
 	if len(res.Injected) == 0 {
 		t.Errorf("the clipped prompt's topic was not recalled: %+v", res)
+	}
+}
+
+// The hit counter keeps days apart and drops the ones past its window.
+func TestRecordHitsKeepsDaysAndForgetsOldOnes(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	day := time.Date(2026, 11, 25, 23, 59, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		at time.Time
+		n  int
+	}{{day.AddDate(0, 0, -hitsKeepDays-1), 5}, {day.Add(-24 * time.Hour), 2}, {day, 1}, {day, 3}, {day, 0}} {
+		if err := recordHits(state, tc.at, tc.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]int{"2026-11-24": 2, "2026-11-25": 4}
+	if got := HitsPerDay(state); !reflect.DeepEqual(got, want) {
+		t.Errorf("HitsPerDay = %v, want %v", got, want)
+	}
+	if got := HitsPerDay(filepath.Join(state, "missing")); len(got) != 0 {
+		t.Errorf("no file: %v", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/queue"
+	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -23,11 +24,15 @@ type Day struct {
 	USD       float64
 	Entries   int
 	Learnings int
-	// SpendBar and LearningsBar are bar heights in pixels, computed here
-	// because the CSP allows no inline style to size a bar with.
-	SpendBar, LearningsBar int
-	// X, SpendY and LearningsY place the bars in the chart's viewBox.
-	X, SpendY, LearningsY int
+	// Recalls is how many learnings recall injected into sessions.
+	Recalls int
+	// SpendBar, LearningsBar and RecallsBar are bar heights in pixels,
+	// computed here because the CSP allows no inline style to size a bar
+	// with.
+	SpendBar, LearningsBar, RecallsBar int
+	// X, SpendY, LearningsY and RecallsY place the bars in the chart's
+	// viewBox.
+	X, SpendY, LearningsY, RecallsY int
 }
 
 type activityData struct {
@@ -73,19 +78,22 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1-activityDays)
 	d.Runs, err = drain.WriterRuns(s.cfg.StateDir, start)
 	note(err)
-	d.Days = days(d.Runs, start, d.CapUSD, &d.CapBar)
+	d.Days = days(d.Runs, recall.HitsPerDay(s.cfg.StateDir), start, d.CapUSD, &d.CapBar)
 	// Newest run first in the table.
 	sort.SliceStable(d.Runs, func(i, j int) bool { return d.Runs[i].TS.After(d.Runs[j].TS) })
 	s.renderPage(w, http.StatusOK, "activity", page{Title: "Activity", Nav: "activity", Data: d})
 }
 
-// days sums runs per UTC day from start and scales the bars: spend against
-// the larger of the cap and the most spent in a day, so the cap line is
-// always on the chart.
-func days(runs []drain.WriterRun, start time.Time, capUSD float64, capBar *int) []Day {
+// days sums runs per UTC day from start, takes each day's recall hits
+// (by "2006-01-02" day) and scales the bars: spend against the larger of
+// the cap and the most spent in a day, so the cap line is always on the
+// chart.
+func days(runs []drain.WriterRun, hits map[string]int, start time.Time, capUSD float64, capBar *int) []Day {
 	out := make([]Day, activityDays)
 	for i := range out {
-		out[i].Date = start.AddDate(0, 0, i).Format("01-02")
+		day := start.AddDate(0, 0, i)
+		out[i].Date = day.Format("01-02")
+		out[i].Recalls = hits[day.Format(time.DateOnly)]
 	}
 	for _, r := range runs {
 		i := int(r.TS.UTC().Sub(start) / (24 * time.Hour))
@@ -96,10 +104,11 @@ func days(runs []drain.WriterRun, start time.Time, capUSD float64, capBar *int) 
 		out[i].Entries++
 		out[i].Learnings += r.Learnings
 	}
-	maxUSD, maxL := capUSD, 0
+	maxUSD, maxL, maxR := capUSD, 0, 0
 	for _, d := range out {
 		maxUSD = max(maxUSD, d.USD)
 		maxL = max(maxL, d.Learnings)
+		maxR = max(maxR, d.Recalls)
 	}
 	scale := func(v, m float64) int {
 		if m <= 0 {
@@ -113,6 +122,8 @@ func days(runs []drain.WriterRun, start time.Time, capUSD float64, capBar *int) 
 		out[i].X = i*10 + 1
 		out[i].SpendY = chartHeight - out[i].SpendBar
 		out[i].LearningsY = chartHeight - out[i].LearningsBar
+		out[i].RecallsBar = scale(float64(out[i].Recalls), float64(maxR))
+		out[i].RecallsY = chartHeight - out[i].RecallsBar
 	}
 	*capBar = chartHeight - scale(capUSD, maxUSD)
 	return out

@@ -351,8 +351,12 @@ func TestActivityQueueActions(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(c.StateDir, "drain-cost.jsonl"), []byte(ledger), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	today := time.Now().UTC()
+	if err := os.WriteFile(filepath.Join(c.StateDir, "recall-hits.json"), []byte(`{"`+today.Format(time.DateOnly)+`":7}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	_, body := get(t, cl, ts.URL+"/activity")
-	for _, want := range []string{recs[0].ID, "q-test-run", "$0.25", "1500 ms", "(1 waiting)"} {
+	for _, want := range []string{recs[0].ID, "q-test-run", "$0.25", "1500 ms", "(1 waiting)", today.Format("01-02") + ": 7 learnings recalled"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("activity page lacks %q", want)
 		}
