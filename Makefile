@@ -51,12 +51,12 @@ test:
 	$(GO) vet -tags $(TAGS) ./...
 	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./...
 
-# e2e installs the pinned Claude Code, Codex and Gemini CLIs from npm into
+# e2e installs the pinned Claude Code, Codex, Gemini, OpenCode and Copilot CLIs from npm into
 # .cache/e2e (reused when the versions match) and drives them offline
 # against the project's fake model server. See docs/e2e.md.
 e2e:
 	@mkdir -p .cache
-	@echo "e2e: Claude Code $(E2E_CLAUDE_VERSION), Codex $(E2E_CODEX_VERSION), Gemini CLI $(E2E_GEMINI_VERSION); full log in .cache/e2e.log"
+	@echo "e2e: Claude Code $(E2E_CLAUDE_VERSION), Codex $(E2E_CODEX_VERSION), Gemini CLI $(E2E_GEMINI_VERSION), OpenCode $(E2E_OPENCODE_VERSION), Copilot CLI $(E2E_COPILOT_VERSION); full log in .cache/e2e.log"
 	@REFLECT_E2E=1 $(GO) test -tags $(TAGS) -count=1 -timeout 30m -v ./e2e/ >.cache/e2e.log 2>&1; rc=$$?; \
 	grep -E '^(--- |ok|FAIL)|E2E (PASS|FAIL)|skipped|cannot run|npm cache' .cache/e2e.log; \
 	if [ $$rc -ne 0 ]; then tail -n 60 .cache/e2e.log; exit $$rc; fi
