@@ -85,6 +85,14 @@ func checkAgentRun(t *testing.T, w *world, harness string, runFirst func() []byt
 	check(t, "b/recall-reaches-model", len(w.requestsWith("reflect-learnings", "sprocket.ini only")) > 0,
 		"no model request carried the recalled learning (%d requests)", len(w.server.Requests()))
 	pend := w.pending()
+	if len(pend) != 1 {
+		// What the hooks said, to tell a hook that did not run from one
+		// that declined to queue.
+		for _, f := range []string{filepath.Join(w.state, "logs", "hooks.log"), filepath.Join(w.state, "last-event.json")} {
+			data, _ := os.ReadFile(f)
+			t.Logf("%s:\n%s", f, data)
+		}
+	}
 	check(t, "d/queued", len(pend) == 1 && pend[0].Harness == harness && pend[0].TranscriptPath != "",
 		"queue after the first turn: %+v", pend)
 

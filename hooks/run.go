@@ -280,6 +280,9 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 			return answer{}, err
 		}
 	}
+	if r.Agent == "copilot" {
+		r.awaitTranscript()
+	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
 		return answer{}, err
@@ -297,6 +300,41 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		return answer{detail: "queued session"}, nil
 	}
 	return answer{detail: "not queued: " + reason}, nil
+}
+
+// transcriptWait is how often awaitTranscript looks, maxTranscriptWait
+// the longest it waits, and enqueueMargin the part of the deadline it
+// leaves for the enqueue itself.
+const (
+	transcriptWait    = 20 * time.Millisecond
+	maxTranscriptWait = time.Second
+	enqueueMargin     = 400 * time.Millisecond
+)
+
+// awaitTranscript waits, within the hook's deadline, for the payload's
+// transcript to exist and hold something. Copilot CLI (1.0.102) runs the
+// Stop hook of a session's first turn while it is still creating
+// session-state/<id>/events.jsonl: enqueued at once, a one-turn session
+// (copilot -p) was "not queued: transcript not found" about two runs in
+// three, and never captured, since its SessionEnd names no transcript.
+func (r *invocation) awaitTranscript() {
+	path := r.payload.TranscriptPath
+	if path == "" {
+		return
+	}
+	until := r.Start.Add(r.Deadline - enqueueMargin)
+	if limit := time.Now().Add(maxTranscriptWait); limit.Before(until) {
+		until = limit
+	}
+	for {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+			return
+		}
+		if time.Now().Add(transcriptWait).After(until) {
+			return
+		}
+		time.Sleep(transcriptWait)
+	}
 }
 
 // record is the queue record of an enqueueing event.

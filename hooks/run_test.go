@@ -1071,3 +1071,25 @@ func TestSessionStartStartsSync(t *testing.T) {
 		t.Errorf("after the interval: started %q", got)
 	}
 }
+
+// Copilot CLI runs the Stop hook of a session's first turn while it is
+// still creating the session's events.jsonl: the hook waits a little for
+// it (within its deadline) rather than dropping the session.
+func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
+	e := newHookEnv(t)
+	cfg := e.withState(t)
+	path := filepath.Join(t.TempDir(), "session-state", "s1", "events.jsonl")
+	in := e.fixture(t, "copilot", "stop", map[string]any{"transcript_path": path})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = os.MkdirAll(filepath.Dir(path), 0o700)
+		tmp := filepath.Join(filepath.Dir(path), ".events.tmp")
+		_ = os.WriteFile(tmp, []byte(`{"type":"session.start","data":{}}`+"\n"), 0o600)
+		_ = os.Rename(tmp, path)
+	}()
+	run(t, cfg, "stop", "copilot", in)
+	recs := pending(t, cfg.StateDir)
+	if len(recs) != 1 || recs[0].TranscriptPath != path || recs[0].Harness != "copilot" {
+		t.Fatalf("queued %+v, last event %+v", recs, lastEvent(t, cfg.StateDir))
+	}
+}
