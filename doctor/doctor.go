@@ -178,7 +178,7 @@ func (r *Report) checkPulledDuplicates(ctx context.Context, c *config.Config, ix
 	}
 	r.add(Check{Name: "pulled duplicates", Status: Warn,
 		Detail: fmt.Sprintf("%d near-duplicate pair(s) arrived by sync: %s", len(pairs), strings.Join(pairs, "; ")),
-		Fix:    "keep one of each pair: 'reflect show ID' to compare, 'reflect forget ID' for the other"})
+		Fix:    "the next 'reflect drain' folds each pair into one (or keep one yourself: 'reflect show ID' to compare, 'reflect forget ID' for the other)"})
 }
 
 // checkSync reports, once 'reflect sync init' made the learnings directory

@@ -56,6 +56,10 @@ type Options struct {
 	Now func() time.Time
 	// Progress, when set, hears about each entry as it starts.
 	Progress func(rec queue.Record)
+	// Pulled are the ids of learnings recent syncs brought in: a
+	// near-duplicate among them of a learning of this machine is folded
+	// into one (see foldPulledDuplicates).
+	Pulled []string
 }
 
 // Report says what a drain run did.
@@ -74,6 +78,9 @@ type Report struct {
 	Today Spend `json:"today"`
 	// Waiting is how many entries are left in the queue.
 	Waiting int `json:"waiting"`
+	// Folded are the near-duplicate pairs a sync brought in that this run
+	// made one.
+	Folded []Folded `json:"folded,omitempty"`
 }
 
 // Entry is what happened to one queue entry.
@@ -182,6 +189,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if err := reflectEach(ctx, o, q, ix, w, ledger, recs, rep); err != nil {
 		return rep, err
+	}
+	if !o.DryRun && len(o.Pulled) > 0 {
+		if ix == nil {
+			if ix, err = o.OpenIndex(ctx); err != nil {
+				return rep, err
+			}
+			defer ix.Close()
+		}
+		if rep.Folded, err = foldPulledDuplicates(ctx, ix, o.Pulled, o.Now()); err != nil {
+			return rep, err
+		}
 	}
 	rep.Finished = o.Now().UTC()
 	rep.Waiting = q.Depth()

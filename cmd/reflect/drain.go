@@ -145,6 +145,9 @@ func printDrain(f *Factory, rep *drain.Report) {
 			fmt.Fprintf(out, "      %-7s  %s\n", w.Action, w.ID)
 		}
 	}
+	for _, fd := range rep.Folded {
+		fmt.Fprintf(out, "Folded %s into %s: near-duplicates, one arrived by sync.\n", fd.Gone, fd.Kept)
+	}
 	fmt.Fprintf(out, "Today: %s, $%.2f. Waiting: %d.\n", entries(rep.Today.Entries), rep.Today.USD, rep.Waiting)
 }
 

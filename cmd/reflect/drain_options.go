@@ -7,6 +7,7 @@ import (
 	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/kbsync"
 )
 
 // drainOptions translates the configuration into the drainer's options:
@@ -30,6 +31,8 @@ func drainOptions(c *config.Config) drain.Options {
 		Timeout:     c.Drain.Timeout,
 		MaxAttempts: c.Drain.MaxAttempts,
 		Choice:      writerChoice(c),
+		// Near-duplicates a sync brought in are folded by the next drain.
+		Pulled: kbsync.RecentlyPulled(c.StateDir),
 	}
 }
 
