@@ -70,15 +70,7 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 			if done, err := seam("path", args); done {
 				return err
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]string{"path": c.File})
-			}
-			fmt.Fprintln(f.IO.Out, c.File)
-			return nil
+			return runConfigPath(f, opts)
 		},
 	}, &cobra.Command{
 		Use:   "list",
@@ -90,26 +82,7 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 			if done, err := seam("list", args); done {
 				return err
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			settings := c.Settings()
-			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]any{"file": c.File, "settings": settings, "unknown": nonNil(c.Unknown)})
-			}
-			width := 0
-			for _, s := range settings {
-				width = max(width, len(s.Key))
-			}
-			for _, s := range settings {
-				v := s.Value
-				if v == "" {
-					v = `""`
-				}
-				fmt.Fprintf(f.IO.Out, "%-*s  %s  (%s)\n", width, s.Key, v, s.Source)
-			}
-			return nil
+			return runConfigList(f, opts)
 		},
 	}, &cobra.Command{
 		Use:   "get KEY",
@@ -122,22 +95,7 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 			if done, err := seam("get", args); done {
 				return err
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			s, err := c.Get(opts.Key)
-			if errors.Is(err, config.ErrUnknownKey) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, s)
-			}
-			fmt.Fprintln(f.IO.Out, s.Value)
-			return nil
+			return runConfigGet(f, opts)
 		},
 	}, &cobra.Command{
 		Use:   "set KEY VALUE",
@@ -151,29 +109,7 @@ on stderr by every command, since a misspelt key is otherwise ignored.`,
 			if done, err := seam("set", args); done {
 				return err
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(c.File), 0o700); err != nil {
-				return err
-			}
-			if err := config.Set(c.File, opts.Key, opts.Value); err != nil {
-				if errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), "would not parse") {
-					return usageError{err}
-				}
-				return err
-			}
-			// Say so when the environment overrides what was just written.
-			s, _ := c.Get(opts.Key)
-			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]any{"key": s.Key, "value": opts.Value, "file": c.File, "overridden_by": envSource(s.Source)})
-			}
-			fmt.Fprintf(f.IO.Out, "Set %s = %s in %s\n", s.Key, opts.Value, c.File)
-			if env := envSource(s.Source); env != "" {
-				fmt.Fprintf(f.IO.Err, "reflect: note: %s is set and wins over config.toml\n", env)
-			}
-			return nil
+			return runConfigSet(f, opts)
 		},
 	})
 	return cmd
@@ -187,4 +123,88 @@ func envSource(source string) string {
 		return ""
 	}
 	return env
+}
+
+// runConfigPath prints where config.toml is.
+func runConfigPath(f *Factory, opts *ConfigOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]string{"path": c.File})
+	}
+	fmt.Fprintln(f.IO.Out, c.File)
+	return nil
+}
+
+// runConfigList prints every setting with its value and source.
+func runConfigList(f *Factory, opts *ConfigOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	settings := c.Settings()
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"file": c.File, "settings": settings, "unknown": nonNil(c.Unknown)})
+	}
+	width := 0
+	for _, s := range settings {
+		width = max(width, len(s.Key))
+	}
+	for _, s := range settings {
+		v := s.Value
+		if v == "" {
+			v = `""`
+		}
+		fmt.Fprintf(f.IO.Out, "%-*s  %s  (%s)\n", width, s.Key, v, s.Source)
+	}
+	return nil
+}
+
+// runConfigGet prints one setting.
+func runConfigGet(f *Factory, opts *ConfigOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	s, err := c.Get(opts.Key)
+	if errors.Is(err, config.ErrUnknownKey) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, s)
+	}
+	fmt.Fprintln(f.IO.Out, s.Value)
+	return nil
+}
+
+// runConfigSet writes one setting to config.toml.
+func runConfigSet(f *Factory, opts *ConfigOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(c.File), 0o700); err != nil {
+		return err
+	}
+	if err := config.Set(c.File, opts.Key, opts.Value); err != nil {
+		if errors.Is(err, config.ErrUnknownKey) || !strings.Contains(err.Error(), "would not parse") {
+			return usageError{err}
+		}
+		return err
+	}
+	// Say so when the environment overrides what was just written.
+	s, _ := c.Get(opts.Key)
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"key": s.Key, "value": opts.Value, "file": c.File, "overridden_by": envSource(s.Source)})
+	}
+	fmt.Fprintf(f.IO.Out, "Set %s = %s in %s\n", s.Key, opts.Value, c.File)
+	if env := envSource(s.Source); env != "" {
+		fmt.Fprintf(f.IO.Err, "reflect: note: %s is set and wins over config.toml\n", env)
+	}
+	return nil
 }

@@ -36,45 +36,7 @@ func NewCmdQueue(f *Factory, runF func(*QueueOptions) error) *cobra.Command {
 		if done, err := seam("list", nil); done {
 			return err
 		}
-		q, err := f.Queue()
-		if err != nil {
-			return err
-		}
-		recs, bad, err := q.List()
-		if err != nil {
-			return err
-		}
-		poisoned, err := q.ListPoisoned()
-		if err != nil {
-			return err
-		}
-		movedAside, err := q.ListMalformed()
-		if err != nil {
-			return err
-		}
-		if opts.JSON {
-			return printJSON(f.IO.Out, map[string]any{
-				"entries": nonNil(recs), "malformed": nonNil(bad),
-				"poisoned": nonNil(poisoned), "moved_aside": nonNil(movedAside),
-			})
-		}
-		for _, p := range poisoned {
-			fmt.Fprintf(f.IO.Out, "%s  poisoned after %s: %s (reflect queue retry %s)\n", p.Record.ID, countOf(p.Attempts, "attempt"), oneLine(p.Reason), p.Record.ID)
-		}
-		if len(movedAside) > 0 {
-			fmt.Fprintf(f.IO.Err, "reflect: %s moved to malformed.jsonl in the state directory\n", plural(len(movedAside), "1 malformed queue line was", fmt.Sprintf("%d malformed queue lines were", len(movedAside))))
-		}
-		if len(recs) == 0 && len(bad) == 0 {
-			fmt.Fprintln(f.IO.Out, "The queue is empty.")
-			return nil
-		}
-		for _, r := range recs {
-			fmt.Fprintf(f.IO.Out, "%s  %s  %-6s %-16s %s  attempts=%d\n", r.ID, r.QueuedAt.Local().Format("2006-01-02 15:04"), r.Harness, r.Trigger, r.TranscriptPath, r.Attempts)
-		}
-		for _, b := range bad {
-			fmt.Fprintf(f.IO.Err, "reflect: queue line %d is malformed (%s); it is kept for inspection\n", b.Line, b.Reason)
-		}
-		return nil
+		return runQueueList(f, opts)
 	}
 	cmd := &cobra.Command{
 		Use:   "queue [list|retry ID|drop ID]",
@@ -107,25 +69,7 @@ its random hex tail (or the first 4+ characters of that tail).`,
 			if done, err := seam("retry", args); done {
 				return err
 			}
-			q, err := f.Queue()
-			if err != nil {
-				return err
-			}
-			id, err := q.Resolve(opts.ID)
-			if err == nil {
-				err = q.Requeue(id)
-			}
-			if err != nil {
-				if errors.Is(err, queue.ErrNotFound) {
-					return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", opts.ID)
-				}
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]any{"id": id, "requeued": true})
-			}
-			fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", id)
-			return nil
+			return runQueueRetry(f, opts)
 		},
 	}, &cobra.Command{
 		Use:   "drop ID",
@@ -138,28 +82,99 @@ its random hex tail (or the first 4+ characters of that tail).`,
 			if done, err := seam("drop", args); done {
 				return err
 			}
-			q, err := f.Queue()
-			if err != nil {
-				return err
-			}
-			id, err := q.Resolve(opts.ID)
-			if err == nil {
-				err = q.Drop(id)
-			}
-			if err != nil {
-				if errors.Is(err, queue.ErrNotFound) {
-					return fmt.Errorf("no queue entry %q; see 'reflect queue list'", opts.ID)
-				}
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]any{"id": id, "dropped": true})
-			}
-			fmt.Fprintf(f.IO.Out, "Dropped %s.\n", id)
-			return nil
+			return runQueueDrop(f, opts)
 		},
 	})
 	return cmd
+}
+
+// runQueueList prints the waiting, poisoned and malformed entries.
+func runQueueList(f *Factory, opts *QueueOptions) error {
+	q, err := f.Queue()
+	if err != nil {
+		return err
+	}
+	recs, bad, err := q.List()
+	if err != nil {
+		return err
+	}
+	poisoned, err := q.ListPoisoned()
+	if err != nil {
+		return err
+	}
+	movedAside, err := q.ListMalformed()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{
+			"entries": nonNil(recs), "malformed": nonNil(bad),
+			"poisoned": nonNil(poisoned), "moved_aside": nonNil(movedAside),
+		})
+	}
+	for _, p := range poisoned {
+		fmt.Fprintf(f.IO.Out, "%s  poisoned after %s: %s (reflect queue retry %s)\n", p.Record.ID, countOf(p.Attempts, "attempt"), oneLine(p.Reason), p.Record.ID)
+	}
+	if len(movedAside) > 0 {
+		fmt.Fprintf(f.IO.Err, "reflect: %s moved to malformed.jsonl in the state directory\n", plural(len(movedAside), "1 malformed queue line was", fmt.Sprintf("%d malformed queue lines were", len(movedAside))))
+	}
+	if len(recs) == 0 && len(bad) == 0 {
+		fmt.Fprintln(f.IO.Out, "The queue is empty.")
+		return nil
+	}
+	for _, r := range recs {
+		fmt.Fprintf(f.IO.Out, "%s  %s  %-6s %-16s %s  attempts=%d\n", r.ID, r.QueuedAt.Local().Format("2006-01-02 15:04"), r.Harness, r.Trigger, r.TranscriptPath, r.Attempts)
+	}
+	for _, b := range bad {
+		fmt.Fprintf(f.IO.Err, "reflect: queue line %d is malformed (%s); it is kept for inspection\n", b.Line, b.Reason)
+	}
+	return nil
+}
+
+// runQueueRetry re-arms one entry.
+func runQueueRetry(f *Factory, opts *QueueOptions) error {
+	q, err := f.Queue()
+	if err != nil {
+		return err
+	}
+	id, err := q.Resolve(opts.ID)
+	if err == nil {
+		err = q.Requeue(id)
+	}
+	if err != nil {
+		if errors.Is(err, queue.ErrNotFound) {
+			return fmt.Errorf("no waiting or poisoned entry %q; see 'reflect queue list'", opts.ID)
+		}
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"id": id, "requeued": true})
+	}
+	fmt.Fprintf(f.IO.Out, "Re-armed %s; the next drain will take it.\n", id)
+	return nil
+}
+
+// runQueueDrop removes one entry.
+func runQueueDrop(f *Factory, opts *QueueOptions) error {
+	q, err := f.Queue()
+	if err != nil {
+		return err
+	}
+	id, err := q.Resolve(opts.ID)
+	if err == nil {
+		err = q.Drop(id)
+	}
+	if err != nil {
+		if errors.Is(err, queue.ErrNotFound) {
+			return fmt.Errorf("no queue entry %q; see 'reflect queue list'", opts.ID)
+		}
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"id": id, "dropped": true})
+	}
+	fmt.Fprintf(f.IO.Out, "Dropped %s.\n", id)
+	return nil
 }
 
 // nonNil makes empty lists print as [] rather than null in JSON.
