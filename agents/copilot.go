@@ -59,22 +59,7 @@ func runCopilot(a agentSpec, opts InstallOptions, path string, install bool) (Re
 			}
 		}
 	}
-	j.edit = func(orig []byte, res *Result) ([]byte, error) {
-		root, err := jsonobj.ParseDocument(orig)
-		if err != nil {
-			return nil, err
-		}
-		m := mutator{agent: a, binary: opts.Binary, res: res}
-		if install {
-			err = m.installCopilot(root)
-		} else {
-			err = m.uninstallCopilot(root)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return root.Render()
-	}
+	j.edit = editJSON(a, opts, install, (*mutator).installCopilot, (*mutator).uninstallCopilot)
 	return j.apply()
 }
 

@@ -252,23 +252,29 @@ func run(opts InstallOptions, install bool) (Result, error) {
 		j.notes = func(res *Result) { res.Notes = append(res.Notes, a.installNotes(path, res.Changed)...) }
 		j.afterWrite = a.afterWrite
 	}
-	j.edit = func(orig []byte, res *Result) ([]byte, error) {
+	j.edit = editJSON(a, opts, install, (*mutator).install, (*mutator).uninstall)
+	return j.apply()
+}
+
+// editJSON is the edit of a JSON settings file: parse it, let a mutator
+// add (install) or remove reflect's entries, and render it again.
+func editJSON(a agentSpec, opts InstallOptions, install bool, add, remove func(*mutator, *jsonobj.Object) error) func([]byte, *Result) ([]byte, error) {
+	return func(orig []byte, res *Result) ([]byte, error) {
 		root, err := jsonobj.ParseDocument(orig)
 		if err != nil {
 			return nil, err
 		}
 		m := mutator{agent: a, binary: opts.Binary, res: res}
 		if install {
-			err = m.install(root)
+			err = add(&m, root)
 		} else {
-			err = m.uninstall(root)
+			err = remove(&m, root)
 		}
 		if err != nil {
 			return nil, err
 		}
 		return root.Render()
 	}
-	return j.apply()
 }
 
 // job is one install or uninstall of one agent's file: the part every
