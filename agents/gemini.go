@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/reflectkb/reflect/internal/jsonobj"
 )
@@ -33,16 +32,11 @@ var geminiAgent = agentSpec{
 	name:       "gemini",
 	display:    "Gemini CLI",
 	executable: "gemini",
-	relocated: func(d Dirs) string {
-		if d.GeminiHome == "" {
-			return ""
-		}
-		return filepath.Join(d.GeminiHome, ".gemini")
-	},
-	homeDir: ".gemini",
-	file:    "settings.json",
-	millis:  true,
-	named:   true,
+	relocated:  under(func(d Dirs) string { return d.GeminiHome }, ".gemini"),
+	homeDir:    ".gemini",
+	file:       "settings.json",
+	millis:     true,
+	named:      true,
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},

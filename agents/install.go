@@ -106,6 +106,18 @@ type Dirs struct {
 	Copilot   string // $COPILOT_HOME; empty: $HOME/.copilot
 }
 
+// under is a relocated for an agent whose variable names the parent of
+// its directory (GEMINI_CLI_HOME, XDG_CONFIG_HOME): sub under dir(d), or
+// "" when the variable is not set.
+func under(dir func(Dirs) string, sub string) func(Dirs) string {
+	return func(d Dirs) string {
+		if dir(d) == "" {
+			return ""
+		}
+		return filepath.Join(dir(d), sub)
+	}
+}
+
 // agentSpec describes one agent: its settings file, the hooks reflect
 // registers there and where its MCP servers are registered. claude.go and
 // codex.go each fill one.

@@ -46,15 +46,10 @@ var openCodeAgent = agentSpec{
 	name:       "opencode",
 	display:    "OpenCode",
 	executable: "opencode",
-	relocated: func(d Dirs) string {
-		if d.XDGConfig == "" {
-			return ""
-		}
-		return filepath.Join(d.XDGConfig, "opencode")
-	},
-	homeDir: ".config/opencode",
-	file:    OpenCodePluginFile,
-	run:     runOpenCode,
+	relocated:  under(func(d Dirs) string { return d.XDGConfig }, "opencode"),
+	homeDir:    ".config/opencode",
+	file:       OpenCodePluginFile,
+	run:        runOpenCode,
 }
 
 // openCodePluginFor is the plugin that runs bin.
