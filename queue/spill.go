@@ -112,6 +112,25 @@ func (q *Queue) spilled() []string {
 // spilling; what a last listing missed is folded by the next fold.
 const maxSpillListings = 8
 
+// ListSpilled returns the records waiting in the spill directory, oldest
+// first: queued all the same, they join the queue file at the next
+// enqueue or drain. A spill file that holds no record is left for that
+// fold to set aside, and not listed.
+func (q *Queue) ListSpilled() []Record {
+	var recs []Record
+	for _, name := range q.spilled() {
+		data, err := fsutil.ReadRegular(filepath.Join(q.dir, spillDir, name), 2*maxPath+64<<10)
+		if err != nil {
+			continue // folded meanwhile
+		}
+		var rec Record
+		if json.Unmarshal(data, &rec) == nil && rec.ID != "" && rec.TranscriptPath != "" && rec.validate() == nil {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}
+
 // listSpilled lists the spill files once, by name.
 func (q *Queue) listSpilled() []string {
 	entries, err := os.ReadDir(filepath.Join(q.dir, spillDir))

@@ -106,10 +106,12 @@ func runQueueList(f *Factory, opts *QueueOptions) error {
 	if err != nil {
 		return err
 	}
+	spilled := q.ListSpilled()
 	if opts.JSON {
 		return printJSON(f.IO.Out, map[string]any{
 			"entries": nonNil(recs), "malformed": nonNil(bad),
 			"poisoned": nonNil(poisoned), "moved_aside": nonNil(movedAside),
+			"spilled": nonNil(spilled),
 		})
 	}
 	for _, p := range poisoned {
@@ -118,12 +120,15 @@ func runQueueList(f *Factory, opts *QueueOptions) error {
 	if len(movedAside) > 0 {
 		fmt.Fprintf(f.IO.Err, "reflect: %s moved to malformed.jsonl in the state directory\n", plural(len(movedAside), "1 malformed queue line was", fmt.Sprintf("%d malformed queue lines were", len(movedAside))))
 	}
-	if len(recs) == 0 && len(bad) == 0 {
+	if len(recs) == 0 && len(bad) == 0 && len(spilled) == 0 {
 		fmt.Fprintln(f.IO.Out, "The queue is empty.")
 		return nil
 	}
 	for _, r := range recs {
 		fmt.Fprintf(f.IO.Out, "%s  %s  %-6s %-16s %s  attempts=%d\n", r.ID, r.QueuedAt.Local().Format("2006-01-02 15:04"), r.Harness, r.Trigger, r.TranscriptPath, r.Attempts)
+	}
+	for _, r := range spilled {
+		fmt.Fprintf(f.IO.Out, "%s  %s  %-6s %-16s %s  spilled (joins the queue at the next enqueue or drain)\n", r.ID, r.QueuedAt.Local().Format("2006-01-02 15:04"), r.Harness, r.Trigger, r.TranscriptPath)
 	}
 	for _, b := range bad {
 		fmt.Fprintf(f.IO.Err, "reflect: queue line %d is malformed (%s); it is kept for inspection\n", b.Line, b.Reason)
