@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
+	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/queue"
 )
@@ -96,5 +98,21 @@ func TestOpenAIKeyReachesTheEmbedder(t *testing.T) {
 	}
 	if _, err := index.SettingsOptions(index.Settings(c.Index), false); err != nil {
 		t.Fatalf("with a key: %v", err)
+	}
+}
+
+// The defaults config states for the index (so that 'config list' shows
+// them) are the index's own.
+func TestConfigIndexDefaultsAgree(t *testing.T) {
+	t.Parallel()
+	c, err := config.Load(config.MapLookup(map[string]string{"HOME": t.TempDir(), "REFLECT_STATE_DIR": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := time.Duration(c.Index.HalfLifeDays)*24*time.Hour, index.DefaultHalfLife; got != want {
+		t.Errorf("config's half_life_days default is %v, the index's %v", got, want)
+	}
+	if got, want := c.Index.ANNThreshold, vector.DefaultPolicy.ANNThreshold; got != want {
+		t.Errorf("config's ann_threshold default is %d, the index's %d", got, want)
 	}
 }

@@ -71,7 +71,8 @@ type Index struct {
 	EmbedderKeyEnv string `toml:"embedder_api_key_env"`
 	// HalfLifeDays is the recency half-life of ranking (default 180).
 	HalfLifeDays int `toml:"half_life_days"`
-	// ANNThreshold is the vector count from which the HNSW tier is tried.
+	// ANNThreshold is the vector count from which the HNSW tier is tried
+	// (default 50,000).
 	ANNThreshold int `toml:"ann_threshold"`
 	// VectorWeight is the vector signal's fusion weight (0: the embedder's
 	// default).
@@ -175,8 +176,12 @@ type fileConfig struct {
 // cannot be parsed is an error that names the file, so the user can fix it.
 func Load(lookup LookupFunc) (*Config, error) {
 	c := &Config{
-		Drain:  Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
-		Index:  Index{Embedder: "hash"},
+		Drain: Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
+		// The index's own defaults (index.DefaultHalfLife,
+		// vector.DefaultPolicy), stated here so that 'config list' shows
+		// what is in force; cmd/reflect's TestConfigIndexDefaultsAgree
+		// keeps the two in step.
+		Index:  Index{Embedder: "hash", HalfLifeDays: 180, ANNThreshold: 50000},
 		Recall: Recall{Max: 3, Chars: 1500},
 		Sync:   Sync{PullInterval: 15 * time.Minute},
 		Origin: map[string]string{},
