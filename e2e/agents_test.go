@@ -164,7 +164,14 @@ func openCode(t *testing.T, w *world) (bin string, env []string) {
     "models": {"fake-model": {"name": "Fake model"}}}}
 }
 `)
-	return bin, []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1"}
+	// OpenCode installs its provider packages (@ai-sdk/openai-compatible)
+	// from npm into its cache directory on first use: under each world's
+	// fresh HOME that was an install per run, 70–220 s on a busy VM and past
+	// clientTimeout under load. One cache for the suite keeps it to once;
+	// it holds packages and model lists, no configuration.
+	cache := filepath.Join(suite.cache, "opencode-cache")
+	return bin, []string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_SHARE=1", "XDG_CACHE_HOME=" + cache,
+		"OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}
 }
 
 type agentStatus struct {
