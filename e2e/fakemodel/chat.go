@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -36,26 +35,6 @@ type chatMessage struct {
 	ToolCallID string          `json:"tool_call_id"`
 }
 
-// chatText is a message's content: a string, or text parts.
-func chatText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var out []string
-	for _, p := range parts {
-		if p.Type == "text" || p.Type == "input_text" {
-			out = append(out, p.Text)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
 // chatShellTools are the names clients give their shell tool, with the
 // argument that carries the command line.
 var chatShellTools = []string{"bash", "shell", "Bash", "run_shell_command"}
@@ -74,7 +53,7 @@ func decideChat(req chatRequest) decision {
 	if last < 0 {
 		return decision{kind: "text", text: "OK (fake model): no prompt."}
 	}
-	prompt := chatText(req.Messages[last].Content)
+	prompt := contentText(req.Messages[last].Content)
 	if isWriterPrompt(prompt) {
 		return decision{kind: "writer", text: writerAnswer(prompt)}
 	}

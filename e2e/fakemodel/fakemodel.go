@@ -449,7 +449,9 @@ type responsesItem struct {
 	Content json.RawMessage `json:"content"`
 }
 
-func responsesText(raw json.RawMessage) string {
+// contentText is a message's content as OpenAI's APIs send it (Responses
+// and Chat Completions alike): a string, or text parts.
+func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
@@ -483,7 +485,7 @@ func decideResponses(req responsesRequest) decision {
 	if last < 0 {
 		return decision{kind: "text", text: "OK (fake model): no prompt."}
 	}
-	prompt := responsesText(items[last].Content)
+	prompt := contentText(items[last].Content)
 	if isWriterPrompt(prompt) {
 		return decision{kind: "writer", text: writerAnswer(prompt)}
 	}
