@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,6 +85,10 @@ func newWorld(t *testing.T, agent string) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// Registered after t.TempDir, so run before its removal: a client's
+		// children that outlive it (OpenCode's, under load) would still be
+		// writing into the world while it is removed.
+		endStragglers(t, root)
 		srv.Close()
 		// Keep the last run's model requests for reading after a failure.
 		if data, err := os.ReadFile(filepath.Join(root, "requests.jsonl")); err == nil && suite.cache != "" {
@@ -407,4 +413,44 @@ func (w *world) replayInto(event string, payload []byte) []queueRecord {
 		w.t.Fatalf("reflect hook %s: %v\n%s", event, err, out)
 	}
 	return fresh.pending()
+}
+
+// endStragglers waits, up to a minute, for the processes still working in
+// root (by their current directory, which children inherit) to exit, then
+// kills the rest. Linux only: elsewhere it finds none.
+func endStragglers(t *testing.T, root string) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pids := processesIn(root)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Logf("killing %d process(es) still working in %s: %v", len(pids), root, pids)
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			time.Sleep(time.Second)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// processesIn lists the processes whose current directory is root or
+// below it.
+func processesIn(root string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && (cwd == root || strings.HasPrefix(cwd, root+string(os.PathSeparator))) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
