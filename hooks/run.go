@@ -302,14 +302,17 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 	return answer{detail: "not queued: " + reason}, nil
 }
 
-// transcriptWait is how often awaitTranscript looks, maxTranscriptWait
-// the longest it waits, and enqueueMargin the part of the deadline it
-// leaves for the enqueue itself.
+// transcriptWait is how often awaitTranscript looks, and enqueueMargin
+// the part of the deadline it leaves for the enqueue itself.
 const (
-	transcriptWait    = 20 * time.Millisecond
-	maxTranscriptWait = time.Second
-	enqueueMargin     = 400 * time.Millisecond
+	transcriptWait = 20 * time.Millisecond
+	enqueueMargin  = 400 * time.Millisecond
 )
+
+// MaxTranscriptWait is the longest awaitTranscript waits. A variable so
+// that tests on a loaded machine can give the writer they stand in for
+// more time (as gitrepo.Timeout).
+var MaxTranscriptWait = time.Second
 
 // awaitTranscript waits, within the hook's deadline, for the payload's
 // transcript to exist and hold something. Copilot CLI (1.0.102) runs the
@@ -323,7 +326,7 @@ func (r *invocation) awaitTranscript() {
 		return
 	}
 	until := r.Start.Add(r.Deadline - enqueueMargin)
-	if limit := time.Now().Add(maxTranscriptWait); limit.Before(until) {
+	if limit := time.Now().Add(MaxTranscriptWait); limit.Before(until) {
 		until = limit
 	}
 	for {

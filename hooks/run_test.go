@@ -1076,6 +1076,11 @@ func TestSessionStartStartsSync(t *testing.T) {
 // still creating the session's events.jsonl: the hook waits a little for
 // it (within its deadline) rather than dropping the session.
 func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
+	// The transcript's writer below may be slow to run on a loaded
+	// machine: the hook's wait is raised so that only its logic is tested.
+	prev := hooks.MaxTranscriptWait
+	hooks.MaxTranscriptWait = time.Minute
+	defer func() { hooks.MaxTranscriptWait = prev }()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	path := filepath.Join(t.TempDir(), "session-state", "s1", "events.jsonl")
