@@ -62,15 +62,36 @@ function clip(messages) {
   return messages ?? [];
 }
 
+// DISPOSE_WAIT caps how long OpenCode's exit waits for stop hooks still
+// running (each is already bounded by its own timeout).
+const DISPOSE_WAIT = 15000;
+
 export const ReflectPlugin = async ({ client, directory }) => {
   const started = new Set();
   const source = new Map();
+  // OpenCode calls the event hook without awaiting it, and `opencode run`
+  // exits as soon as the session's status turns idle: the session.idle stop
+  // hook races the exit and, on a busy machine, lost (nothing queued). Exit
+  // does await dispose, so the stop hooks in flight are kept here for it.
+  const inFlight = new Set();
+  const track = (p) => {
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  };
   const session = async (event, sessionID, extra) => {
     let messages = [];
     try { messages = clip((await client.session.messages({ path: { id: sessionID } })).data); } catch {}
     if (messages.length) await hook(event, { session_id: sessionID, cwd: directory, hook_event_name: event, messages, ...extra });
   };
   return {
+    dispose: async () => {
+      let timer;
+      const cap = new Promise((resolve) => { timer = setTimeout(resolve, DISPOSE_WAIT); });
+      try { await Promise.race([Promise.allSettled([...inFlight]), cap]); } catch {}
+      clearTimeout(timer);
+    },
     "chat.message": async (input, output) => {
       try {
         const sid = input.sessionID;
@@ -100,7 +121,7 @@ export const ReflectPlugin = async ({ client, directory }) => {
     },
     event: async ({ event }) => {
       try {
-        if (event.type === "session.idle") await session("stop", event.properties.sessionID, {});
+        if (event.type === "session.idle") await track(session("stop", event.properties.sessionID, {}));
         if (event.type === "session.compacted") {
           // The model lost what was injected: recall again on the next prompt.
           started.delete(event.properties.sessionID);

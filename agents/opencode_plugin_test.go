@@ -96,3 +96,45 @@ console.log(JSON.stringify({ first: first.parts, second: second.parts, third: th
 		t.Errorf("reflect ran %q", events)
 	}
 }
+
+// OpenCode fires session.idle without awaiting the plugin and `opencode
+// run` exits right after, awaiting only the plugin's dispose: dispose must
+// return only once the stop hook in flight has handed reflect its payload.
+// The stub reflect takes a while to answer, as it does on a busy machine.
+func TestOpenCodePluginDisposeWaitsForStop(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	stub := filepath.Join(dir, "reflect")
+	script := "#!/bin/sh\nsleep 1\n{ printf '%s ' \"$2\"; cat; echo; } >> '" + log + "'\n"
+	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "reflect.mjs"), openCodePluginFor(stub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	driver := `import { ReflectPlugin } from "./reflect.mjs";
+import { existsSync, readFileSync } from "node:fs";
+const client = { session: { messages: async () => ({ data: [{ info: { role: "user" }, parts: [{ type: "text", text: "fix it" }] }] }) } };
+const hooks = await ReflectPlugin({ client, directory: "/repo" });
+hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+await hooks.dispose();
+const log = ` + "`" + log + "`" + `;
+console.log(existsSync(log) ? readFileSync(log, "utf8") : "NOTHING LOGGED");
+`
+	if err := os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(driver), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "driver.mjs")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	if !strings.HasPrefix(string(out), `stop {"session_id":"ses_1"`) {
+		t.Errorf("when dispose returned, reflect had logged:\n%s", out)
+	}
+}
