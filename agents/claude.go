@@ -118,18 +118,36 @@ func editClaudeMCP(orig []byte, bin string, install bool, res *Result) ([]byte, 
 // Claude Code and Gemini CLI keep their servers this way, each entry with
 // a command and args.
 func editMCPServers(orig []byte, install bool, res *Result, bin string, want json.RawMessage) ([]byte, error) {
+	return editServerSection(orig, "mcpServers", install, res, bin, want, func(raw json.RawMessage) (string, bool) {
+		var cur claudeServer
+		if json.Unmarshal(raw, &cur) != nil || !isOurServer(cur.Command, cur.Args) {
+			return "", false
+		}
+		return cur.Command, true
+	})
+}
+
+// editServerSection adds want under section.reflect of a JSON file's top
+// level, or, to uninstall, removes the entry there when ours recognises it
+// as reflect's (and returns the binary it runs). An entry of that name that
+// is not reflect's is refused on install and left alone on uninstall; a
+// section reflect created goes when its entry does.
+func editServerSection(orig []byte, section string, install bool, res *Result, bin string, want json.RawMessage, ours func(json.RawMessage) (string, bool)) ([]byte, error) {
 	root, err := jsonobj.ParseDocument(orig)
 	if err != nil {
 		return nil, err
 	}
-	servers, err := root.Object("mcpServers")
+	servers, err := root.Object(section)
 	if err != nil {
 		return nil, err
 	}
-	key := "mcpServers." + MCPServerName
+	key := section + "." + MCPServerName
 	raw, have := servers.Get(MCPServerName)
-	var cur claudeServer
-	if have && (json.Unmarshal(raw, &cur) != nil || !isOurServer(cur.Command, cur.Args)) {
+	curBin, isOurs := "", false
+	if have {
+		curBin, isOurs = ours(raw)
+	}
+	if have && !isOurs {
 		if !install {
 			return orig, nil // someone else's server of that name: not ours to remove
 		}
@@ -140,11 +158,11 @@ func editMCPServers(orig []byte, install bool, res *Result, bin string, want jso
 			return orig, nil
 		}
 		servers.Del(MCPServerName)
-		res.Removed = append(res.Removed, mcpEntry(key, cur.Command))
+		res.Removed = append(res.Removed, mcpEntry(key, curBin))
 		if servers.Len() == 0 {
-			// Exact uninstall: an mcpServers reflect created goes with it.
-			root.Del("mcpServers")
-		} else if err := root.SetObject("mcpServers", servers); err != nil {
+			// Exact uninstall: a section reflect created goes with it.
+			root.Del(section)
+		} else if err := root.SetObject(section, servers); err != nil {
 			return nil, err
 		}
 		return root.Render()
@@ -160,7 +178,7 @@ func editMCPServers(orig []byte, install bool, res *Result, bin string, want jso
 	} else {
 		res.Added = append(res.Added, mcpEntry(key, bin))
 	}
-	if err := root.SetObject("mcpServers", servers); err != nil {
+	if err := root.SetObject(section, servers); err != nil {
 		return nil, err
 	}
 	return root.Render()

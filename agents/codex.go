@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -329,6 +330,7 @@ type codexConfig struct {
 	MCPServers map[string]struct {
 		Command string   `toml:"command"`
 		Args    []string `toml:"args"`
+		EnvVars []string `toml:"env_vars"`
 	} `toml:"mcp_servers"`
 }
 
@@ -340,8 +342,17 @@ func parseCodexConfig(data []byte) (codexConfig, error) {
 	return c, nil
 }
 
+// codexBlock is reflect's server table. Codex starts MCP servers with a
+// minimal environment (HOME, PATH and a few more), so the settings a user
+// exports for reflect (REFLECT_LEARNINGS_DIR above all: without it the
+// server would read and write another knowledge base than the hooks) are
+// passed through by name with env_vars.
 func codexBlock(bin string) string {
-	return codexMCPHeader + "\ncommand = " + strconv.Quote(bin) + "\nargs = [\"mcp\"]\n"
+	quoted := make([]string, len(MCPEnvVars))
+	for i, v := range MCPEnvVars {
+		quoted[i] = strconv.Quote(v)
+	}
+	return codexMCPHeader + "\ncommand = " + strconv.Quote(bin) + "\nargs = [\"mcp\"]\nenv_vars = [" + strings.Join(quoted, ", ") + "]\n"
 }
 
 func editCodexMCP(orig []byte, bin string, install bool, res *Result) ([]byte, error) {
@@ -357,7 +368,7 @@ func editCodexMCP(orig []byte, bin string, install bool, res *Result) ([]byte, e
 		}
 		return nil, fmt.Errorf("[%s] is already defined and does not run `reflect mcp` (command %q); remove or rename it", key, cur.Command)
 	}
-	if install && have && cur.Command == bin {
+	if install && have && cur.Command == bin && slices.Equal(cur.EnvVars, MCPEnvVars) {
 		return orig, nil
 	}
 	if !install && !have {
@@ -395,7 +406,8 @@ func editCodexMCP(orig []byte, bin string, install bool, res *Result) ([]byte, e
 		out = strings.Join(lines[:start], "") + strings.Join(lines[blockEnd:], "")
 		res.Removed = append(res.Removed, mcpEntry(key, cur.Command))
 	case have:
-		// An older binary path: rewrite the table in place.
+		// An older binary path, or a table written before env_vars:
+		// rewrite the table in place.
 		out = strings.Join(lines[:start], "") + codexBlock(bin) + strings.Join(lines[blockEnd:], "")
 		res.Updated = append(res.Updated, mcpEntry(key, bin))
 	default:

@@ -11,6 +11,18 @@ import (
 // prefix of its tools in the agents (mcp__reflect__search).
 const MCPServerName = "reflect"
 
+// MCPEnvVars are the environment variables reflect's configuration reads
+// (internal/config; a test in cmd/reflect keeps the two lists equal). An
+// agent that starts MCP servers with a filtered environment (Codex) is told
+// to pass them through, so the server sees the knowledge base and settings
+// the hooks see.
+var MCPEnvVars = []string{
+	"REFLECT_DISABLE", "REFLECT_LEARNINGS_DIR", "REFLECT_STATE_DIR", "REFLECT_EMBEDDER",
+	"REFLECT_HALF_LIFE_DAYS", "REFLECT_RECALL_MAX", "REFLECT_RECALL_CHARS",
+	"REFLECT_WRITER", "REFLECT_WRITER_COMMAND", "REFLECT_DRAIN_MAX_PER_RUN", "REFLECT_DRAIN_DAILY_MAX",
+	"REFLECT_DRAIN_MAX_ATTEMPTS", "REFLECT_DRAIN_DAILY_USD", "REFLECT_DRAIN_TIMEOUT",
+}
+
 // mcpArgs is how an agent starts the server: `reflect mcp`.
 var mcpArgs = []string{"mcp"}
 

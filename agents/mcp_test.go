@@ -221,9 +221,22 @@ func TestInstallMCPCodexTableInTheMiddle(t *testing.T) {
 	if err != nil || len(res.Updated) != 1 {
 		t.Fatalf("update: %+v, %v", res, err)
 	}
-	want := strings.Replace(orig, "/old/reflect", testBinary, 1)
-	if got := string(readFile(t, path)); got != want {
+	// Rewritten in place, with the env_vars line Codex needs to pass
+	// reflect's settings to the server.
+	want := strings.Replace(orig, "[mcp_servers.reflect]\ncommand = \"/old/reflect\"\nargs = [\"mcp\"]\n", codexBlock(testBinary), 1)
+	if got := string(readFile(t, path)); got != want || !strings.Contains(got, `"REFLECT_LEARNINGS_DIR"`) {
 		t.Fatalf("updated:\n%s\nwant\n%s", got, want)
+	}
+	// A table from before env_vars, same binary: brought up to date once.
+	old := strings.Replace(orig, "/old/reflect", testBinary, 1)
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := InstallMCP(opts); err != nil || len(res.Updated) != 1 || string(readFile(t, path)) != want {
+		t.Fatalf("a table without env_vars: %+v, %v\n%s", res, err, readFile(t, path))
+	}
+	if res, err := InstallMCP(opts); err != nil || res.Changed {
+		t.Fatalf("again: %+v, %v", res, err)
 	}
 	if _, err := UninstallMCP(opts); err != nil {
 		t.Fatal(err)
@@ -252,5 +265,66 @@ func TestInstallMCPCodexRefuses(t *testing.T) {
 		if string(readFile(t, path)) != tc.content {
 			t.Errorf("%q: the file changed", tc.content)
 		}
+	}
+}
+
+// OpenCode keeps its MCP servers under "mcp" in opencode.json of its
+// config directory, a local server as one command array: install adds
+// reflect's beside the user's settings, again changes nothing, uninstall
+// restores the file byte for byte, and a "reflect" server that is not
+// reflect's is refused and left alone.
+func TestInstallMCPOpenCodeRoundTrip(t *testing.T) {
+	t.Parallel()
+	home := isolate(t)
+	path, err := DefaultMCPConfigPath("opencode", Dirs{Home: home})
+	if want := filepath.Join(home, ".config", "opencode", "opencode.json"); err != nil || path != want {
+		t.Fatalf("path %q, %v; want %q", path, err, want)
+	}
+	if got, _ := DefaultMCPConfigPath("opencode", Dirs{Home: home, XDGConfig: "/xdg"}); got != "/xdg/opencode/opencode.json" {
+		t.Errorf("with XDG_CONFIG_HOME: %q", got)
+	}
+	orig := "{\n  \"$schema\": \"https://opencode.ai/config.json\",\n  \"mcp\": {\n    \"github\": {\n      \"type\": \"remote\",\n      \"url\": \"https://example.invalid/mcp\"\n    }\n  }\n}\n"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := InstallOptions{Agent: "opencode", Binary: testBinary, Dirs: Dirs{Home: home}}
+	res, err := InstallMCP(opts)
+	if err != nil || !res.Changed || len(res.Added) != 1 || res.Added[0].Event != "mcp.reflect" {
+		t.Fatalf("install: %+v, %v", res, err)
+	}
+	var doc struct {
+		Schema string                     `json:"$schema"`
+		MCP    map[string]json.RawMessage `json:"mcp"`
+	}
+	if err := json.Unmarshal(readFile(t, path), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ours openCodeServer
+	if err := json.Unmarshal(doc.MCP["reflect"], &ours); err != nil || ours.Type != "local" ||
+		strings.Join(ours.Command, " ") != testBinary+" mcp" || doc.Schema == "" || doc.MCP["github"] == nil {
+		t.Fatalf("installed: %s (%v)", readFile(t, path), err)
+	}
+	if again, err := InstallMCP(opts); err != nil || again.Changed {
+		t.Fatalf("second install: %+v, %v", again, err)
+	}
+	if un, err := UninstallMCP(opts); err != nil || !un.Changed || len(un.Removed) != 1 || un.Removed[0].Command != testBinary+" mcp" {
+		t.Fatalf("uninstall: %+v, %v", un, err)
+	}
+	if got := string(readFile(t, path)); got != orig {
+		t.Fatalf("uninstall is not exact:\n%s\nwant\n%s", got, orig)
+	}
+
+	theirs := `{"mcp": {"reflect": {"type": "local", "command": ["python3", "my_reflect.py"]}}}`
+	if err := os.WriteFile(path, []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := InstallMCP(opts); err == nil || !strings.Contains(err.Error(), "mcp.reflect is already defined") {
+		t.Fatalf("someone else's reflect server was not refused: %v", err)
+	}
+	if res, err := UninstallMCP(opts); err != nil || res.Changed || string(readFile(t, path)) != theirs {
+		t.Fatalf("uninstall touched someone else's server: %+v, %v", res, err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/jsonobj"
 	"github.com/reflectkb/reflect/internal/udiff"
 )
 
@@ -50,6 +51,29 @@ var openCodeAgent = agentSpec{
 	homeDir:    ".config/opencode",
 	file:       OpenCodePluginFile,
 	run:        runOpenCode,
+	mcpFile:    "opencode.json",
+	editMCP:    editOpenCodeMCP,
+	mcpNote:    "Start a new OpenCode session for the reflect MCP tools to load (opencode mcp list shows them).",
+}
+
+// openCodeServer is an entry of OpenCode's mcp section: a local server is
+// one command array, program first. OpenCode merges opencode.json and
+// opencode.jsonc of its config directory; reflect edits opencode.json,
+// which holds no comments to lose.
+type openCodeServer struct {
+	Type    string   `json:"type"`
+	Command []string `json:"command"`
+}
+
+func editOpenCodeMCP(orig []byte, bin string, install bool, res *Result) ([]byte, error) {
+	want := jsonobj.Marshal(openCodeServer{Type: "local", Command: append([]string{bin}, mcpArgs...)})
+	return editServerSection(orig, "mcp", install, res, bin, want, func(raw json.RawMessage) (string, bool) {
+		var cur openCodeServer
+		if json.Unmarshal(raw, &cur) != nil || cur.Type != "local" || len(cur.Command) == 0 || !isOurServer(cur.Command[0], cur.Command[1:]) {
+			return "", false
+		}
+		return cur.Command[0], true
+	})
 }
 
 // openCodePluginFor is the plugin that runs bin.

@@ -134,9 +134,7 @@ func TestCopilot(t *testing.T) {
 	setup(t)
 	bin := filepath.Join(extraClient(t, "copilot", "@github/copilot", suite.versions.Copilot), "copilot")
 	w := newWorld(t, "copilot")
-	env := []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + w.server.URL() + "/v1",
-		"COPILOT_PROVIDER_API_KEY=e2e-fake-key", "COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false",
-		"COPILOT_GITHUB_TOKEN=", "GH_TOKEN=", "GITHUB_TOKEN="}
+	env := copilotEnv(w)
 	const session = "0e2e0e2e-0000-4000-8000-00000000c0de"
 	checkAgentRun(t, w, "copilot",
 		func() []byte {
@@ -146,6 +144,14 @@ func TestCopilot(t *testing.T) {
 			w.runAgent(bin, env, "-p", agentCorrection, "--resume", session, "--allow-all")
 		})
 	check(t, "status/lists-copilot", statusAgent(t, w, "copilot").HooksRun, "status: %+v", statusAgent(t, w, "copilot"))
+}
+
+// copilotEnv runs Copilot CLI offline against w's fake model (BYOK, no
+// GitHub login, no update check).
+func copilotEnv(w *world) []string {
+	return []string{"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_BASE_URL=" + w.server.URL() + "/v1",
+		"COPILOT_PROVIDER_API_KEY=e2e-fake-key", "COPILOT_MODEL=gpt-4.1", "COPILOT_AUTO_UPDATE=false",
+		"COPILOT_GITHUB_TOKEN=", "GH_TOKEN=", "GITHUB_TOKEN="}
 }
 
 // openCode installs the pinned OpenCode and points it at w's fake model
@@ -197,4 +203,76 @@ func statusAgent(t *testing.T, w *world, agent string) agentStatus {
 		}
 	}
 	return agentStatus{}
+}
+
+// TestOpenCodeMCP: OpenCode, with reflect's MCP server registered by
+// `reflect mcp install opencode` in the opencode.json that already holds
+// the user's provider, offers reflect's tools (as reflect_<tool>) and
+// calls search and remember mid-turn: their answers go back to the model
+// and the learning is on disk.
+func TestOpenCodeMCP(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	w.reflectRun("mcp", "install", "opencode")
+	var cfg struct {
+		Model string `json:"model"`
+		MCP   map[string]struct {
+			Type    string   `json:"type"`
+			Command []string `json:"command"`
+		} `json:"mcp"`
+	}
+	data, err := os.ReadFile(filepath.Join(w.home, ".config", "opencode", "opencode.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &cfg)
+	}
+	check(t, "mcp/installed", err == nil && cfg.Model == "fake/fake-model" && len(cfg.MCP["reflect"].Command) == 2 &&
+		cfg.MCP["reflect"].Command[0] == w.reflect, "opencode.json: %v %s", err, data)
+
+	const title = "Widget cache is purged nightly by cron"
+	out := w.runAgent(bin, env, "run", `Check the knowledge base, then record what we found. `+
+		`TOOLCALL:<reflect_search {"query":"widget cache directory"}> `+
+		`TOOLCALL:<reflect_remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`)
+	results := w.toolResults()
+	found, added := false, false
+	for _, r := range results {
+		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, `\"results\"`))
+		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
+	}
+	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q\nopencode printed:\n%s", seedStart, results, out)
+	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
+	onDisk := false
+	for _, l := range learnings(t, w.kb) {
+		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
+	}
+	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+}
+
+// TestCopilotMCP: Copilot CLI, with reflect's MCP server registered by
+// `reflect mcp install copilot`, offers reflect's tools and calls search
+// and remember mid-turn: their answers go back to the model and the
+// learning is on disk.
+func TestCopilotMCP(t *testing.T) {
+	setup(t)
+	bin := filepath.Join(extraClient(t, "copilot", "@github/copilot", suite.versions.Copilot), "copilot")
+	w := newWorld(t, "copilot")
+	w.reflectRun("mcp", "install", "copilot")
+	const title = "Widget cache is purged nightly by cron"
+	out := w.runAgent(bin, copilotEnv(w), "-p", `Check the knowledge base, then record what we found. `+
+		`TOOLCALL:<reflect-search {"query":"widget cache directory"}> `+
+		`TOOLCALL:<reflect-remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`,
+		"--allow-all")
+	results := w.toolResults()
+	found, added := false, false
+	for _, r := range results {
+		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
+		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
+	}
+	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q\ncopilot printed:\n%s", seedStart, results, out)
+	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
+	onDisk := false
+	for _, l := range learnings(t, w.kb) {
+		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
+	}
+	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
 }

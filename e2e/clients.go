@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -214,6 +215,14 @@ func run(ctx context.Context, timeout time.Duration, dir string, env []string, n
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir, cmd.Env = dir, env
+	// The clients are wrappers (node starting a native binary, which
+	// starts MCP servers and shells): at the timeout the whole process
+	// group is killed, and Wait stops waiting for pipes a straggler still
+	// holds, so a hung client fails its test instead of the suite's
+	// deadline.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Stdin stays nil: /dev/null, as codex exec needs it closed.

@@ -193,3 +193,50 @@ func TestCrossAgent(t *testing.T) {
 	check(t, "x/gemini-learning-recalled-in-opencode", recalled,
 		"no OpenCode request carried the Gemini-captured learning %s", captured)
 }
+
+// TestGeminiMCP: Gemini CLI, with reflect's MCP server registered by
+// `reflect mcp install gemini` in the settings.json that holds its hooks,
+// calls search and remember mid-turn: their answers go back to the model
+// and the learning is on disk.
+func TestGeminiMCP(t *testing.T) {
+	setupGemini(t)
+	w := newWorld(t, "gemini")
+	geminiSettings(w)
+	w.reflectRun("mcp", "install", "gemini")
+	const title = "Widget cache is purged nightly by cron"
+	res := geminiTurn(w, `Check the knowledge base, then record what we found. `+
+		`TOOLCALL:<mcp_reflect_search {"query":"widget cache directory"}> `+
+		`TOOLCALL:<mcp_reflect_remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`, "")
+	var results []string
+	for _, r := range w.server.Requests() {
+		var body struct {
+			Contents []struct {
+				Parts []struct {
+					FunctionResponse json.RawMessage `json:"functionResponse"`
+				} `json:"parts"`
+			} `json:"contents"`
+		}
+		if json.Unmarshal(r.Body, &body) != nil {
+			continue
+		}
+		for _, c := range body.Contents {
+			for _, p := range c.Parts {
+				if len(p.FunctionResponse) > 0 {
+					results = append(results, string(p.FunctionResponse))
+				}
+			}
+		}
+	}
+	found, added := false, false
+	for _, r := range results {
+		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
+		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
+	}
+	check(t, "mcp/search-result-sent", found, "no function response holds the search's answer with %q; responses: %q\ngemini answered: %+v", seedStart, results, res)
+	check(t, "mcp/remember-result-sent", added, "no function response holds remember's answer; responses: %q", results)
+	onDisk := false
+	for _, l := range learnings(t, w.kb) {
+		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
+	}
+	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+}

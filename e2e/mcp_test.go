@@ -61,8 +61,9 @@ func TestClaudeMCP(t *testing.T) {
 		"mcp.log: %s", log)
 }
 
-// toolResults returns the content of every tool_result block the client
-// sent to the model, as raw JSON text.
+// toolResults returns the content of every tool result the client sent to
+// the model (Anthropic tool_result blocks, Chat Completions tool messages),
+// as raw JSON text.
 func (w *world) toolResults() []string {
 	var out []string
 	for _, r := range w.server.Requests() {
@@ -76,6 +77,11 @@ func (w *world) toolResults() []string {
 			continue
 		}
 		for _, m := range body.Messages {
+			if m.Role == "tool" {
+				// Chat Completions (OpenCode, Copilot): a message per result.
+				out = append(out, string(m.Content))
+				continue
+			}
 			var blocks []struct {
 				Type    string          `json:"type"`
 				Content json.RawMessage `json:"content"`
@@ -118,4 +124,55 @@ func TestCodexMCPConfig(t *testing.T) {
 	w.reflectRun("mcp", "uninstall", "codex")
 	_, err = run(context.Background(), clientTimeout, w.repo, w.env, filepath.Join(suite.clientBin, "codex"), "mcp", "get", "reflect", "--json")
 	check(t, "mcp/codex-entry-removed", err != nil, "codex still has a reflect MCP server after uninstall")
+}
+
+// TestCodexMCP: Codex, with reflect's MCP server registered by `reflect
+// mcp install codex` beside its own settings, calls search and remember
+// mid-turn: their answers go
+// back to the model and the learning is on disk.
+func TestCodexMCP(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "codex")
+	w.write(filepath.Join(w.home, ".codex", "config.toml"), codexConfig(w))
+	w.reflectRun("mcp", "install", "codex")
+	const title = "Widget cache is purged nightly by cron"
+	out := codexExec(w, `Check the knowledge base, then record what we found. `+
+		`TOOLCALL:<mcp__reflect__search {"query":"widget cache directory"}> `+
+		`TOOLCALL:<mcp__reflect__remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`)
+	results := w.responsesToolOutputs()
+	found, added := false, false
+	for _, r := range results {
+		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
+		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
+	}
+	check(t, "mcp/search-result-sent", found, "no tool output holds the search's answer with %q; outputs: %q\ncodex printed:\n%s", seedStart, results, out)
+	check(t, "mcp/remember-result-sent", added, "no tool output holds remember's answer; outputs: %q", results)
+	onDisk := false
+	for _, l := range learnings(t, w.kb) {
+		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
+	}
+	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+}
+
+// responsesToolOutputs returns the output of every function call the client
+// sent back to the model through the Responses API, as raw JSON text.
+func (w *world) responsesToolOutputs() []string {
+	var out []string
+	for _, r := range w.server.Requests() {
+		var body struct {
+			Input []struct {
+				Type   string          `json:"type"`
+				Output json.RawMessage `json:"output"`
+			} `json:"input"`
+		}
+		if json.Unmarshal(r.Body, &body) != nil {
+			continue
+		}
+		for _, it := range body.Input {
+			if it.Type == "function_call_output" {
+				out = append(out, string(it.Output))
+			}
+		}
+	}
+	return out
 }

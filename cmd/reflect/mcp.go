@@ -86,20 +86,21 @@ func isExecutable(path string) bool {
 func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
 	opts := agents.InstallOptions{}
 	var asJSON bool
-	verb, short := "install", "Register reflect's MCP server with Claude Code, Codex, Gemini CLI or Copilot CLI"
+	verb, short := "install", "Register reflect's MCP server with Claude Code, Codex, Gemini CLI, Copilot CLI or OpenCode"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the MCP server entry reflect added"
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude|codex|gemini|copilot",
+		Use:   verb + " claude|codex|gemini|copilot|opencode",
 		Short: short,
 		Long: short + `.
 Claude: mcpServers.reflect in ~/.claude.json (user scope, as 'claude mcp add
 --scope user' writes it; $CLAUDE_CONFIG_DIR/.claude.json when set). Codex:
-[mcp_servers.reflect] in ~/.codex/config.toml ($CODEX_HOME). Gemini CLI:
+[mcp_servers.reflect] in ~/.codex/config.toml ($CODEX_HOME), passing
+reflect's REFLECT_* settings through env_vars. Gemini CLI:
 mcpServers.reflect in ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini).
-Copilot CLI: ~/.copilot/mcp-config.json ($COPILOT_HOME). OpenCode is not
-supported yet: its plugin injects recall. Everything else
+Copilot CLI: ~/.copilot/mcp-config.json ($COPILOT_HOME). OpenCode:
+mcp.reflect in ~/.config/opencode/opencode.json ($XDG_CONFIG_HOME). Everything else
 in the file is kept; the original is backed up once as <file>.reflect-backup;
 a file that does not parse, or a reflect entry that is not reflect's, is
 refused untouched.`,

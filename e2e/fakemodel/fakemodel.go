@@ -205,7 +205,10 @@ type decision struct {
 	kind string // text | tool | writer
 	text string
 	tool string
-	args map[string]any
+	// namespace is the Responses API namespace tool holding tool (Codex
+	// offers each MCP server's tools as one, "mcp__<server>"), or "".
+	namespace string
+	args      map[string]any
 }
 
 var (
@@ -234,12 +237,15 @@ func script(prompt string) []string {
 var toolMark = regexp.MustCompile(`TOOLCALL:<(\S+) (\{[^>]*\})>`)
 
 // toolCalls lists the tool calls a prompt asks for, in order; a call whose
-// arguments are not a JSON object is left out.
+// arguments are not a JSON object is left out. `opencode run` sends an
+// argument holding spaces in double quotes, its own quotes backslashed:
+// arguments that parse only once unescaped are taken that way.
 func toolCalls(prompt string) []decision {
 	var out []decision
 	for _, m := range toolMark.FindAllStringSubmatch(prompt, -1) {
 		var args map[string]any
-		if json.Unmarshal([]byte(m[2]), &args) != nil {
+		if json.Unmarshal([]byte(m[2]), &args) != nil &&
+			json.Unmarshal([]byte(strings.ReplaceAll(m[2], `\"`, `"`)), &args) != nil {
 			continue
 		}
 		out = append(out, decision{kind: "tool", tool: m[1], args: args})
@@ -438,8 +444,11 @@ type responsesRequest struct {
 	Model string            `json:"model"`
 	Input []json.RawMessage `json:"input"`
 	Tools []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
+		Type  string `json:"type"`
+		Name  string `json:"name"`
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"` // of a namespace
 	} `json:"tools"`
 }
 
@@ -496,13 +505,33 @@ func decideResponses(req responsesRequest) decision {
 			outputs++
 		}
 	}
+	tools := map[string]bool{}
+	// A namespace's tools are called by their own name within it; the
+	// marker names them namespace__tool (mcp__reflect__search).
+	inNamespace := map[string][2]string{}
+	for _, t := range req.Tools {
+		tools[t.Name] = true
+		for _, sub := range t.Tools {
+			inNamespace[t.Name+"__"+sub.Name] = [2]string{t.Name, sub.Name}
+		}
+	}
+	if calls := toolCalls(prompt); len(calls) > 0 {
+		if outputs >= len(calls) {
+			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", outputs)}
+		}
+		c := calls[outputs]
+		if ns, ok := inNamespace[c.tool]; ok {
+			c.namespace, c.tool = ns[0], ns[1]
+			return c
+		}
+		if tools[c.tool] {
+			return c
+		}
+		return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
+	}
 	cmds := script(prompt)
 	if outputs < len(cmds) {
 		cmd := cmds[outputs]
-		tools := map[string]bool{}
-		for _, t := range req.Tools {
-			tools[t.Name] = true
-		}
 		switch {
 		case tools["exec_command"]:
 			return decision{kind: "tool", tool: "exec_command", args: map[string]any{"cmd": cmd}}
@@ -539,11 +568,14 @@ func (s *Server) responsesStream(w http.ResponseWriter, model string, d decision
 	if d.kind == "tool" {
 		fid, cid := s.id("fc"), s.id("call")
 		args, _ := json.Marshal(d.args)
-		ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": map[string]any{
-			"type": "function_call", "id": fid, "call_id": cid, "name": d.tool, "arguments": "", "status": "in_progress"}})
+		added := map[string]any{"type": "function_call", "id": fid, "call_id": cid, "name": d.tool, "arguments": "", "status": "in_progress"}
+		done = map[string]any{"type": "function_call", "id": fid, "call_id": cid, "name": d.tool, "arguments": string(args), "status": "completed"}
+		if d.namespace != "" {
+			added["namespace"], done["namespace"] = d.namespace, d.namespace
+		}
+		ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": added})
 		ev(map[string]any{"type": "response.function_call_arguments.delta", "item_id": fid, "output_index": 0, "delta": string(args)})
 		ev(map[string]any{"type": "response.function_call_arguments.done", "item_id": fid, "output_index": 0, "arguments": string(args)})
-		done = map[string]any{"type": "function_call", "id": fid, "call_id": cid, "name": d.tool, "arguments": string(args), "status": "completed"}
 	} else {
 		mid := s.id("msg")
 		ev(map[string]any{"type": "response.output_item.added", "output_index": 0, "item": map[string]any{

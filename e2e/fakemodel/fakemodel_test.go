@@ -141,3 +141,13 @@ func TestAnthropicToolCallMarkers(t *testing.T) {
 		t.Errorf("unoffered tool: %s", none)
 	}
 }
+
+// `opencode run` quotes an argument with spaces and backslashes its
+// quotes: the marker's arguments are read either way; garbage is not.
+func TestToolCallsEscapedByOpenCode(t *testing.T) {
+	calls := toolCalls(`"Check. TOOLCALL:<reflect_search {\"query\":\"widget cache\"}> TOOLCALL:<x {not json}> TOOLCALL:<reflect_get {"id":"a"}>"`)
+	if len(calls) != 2 || calls[0].tool != "reflect_search" || calls[0].args["query"] != "widget cache" ||
+		calls[1].tool != "reflect_get" || calls[1].args["id"] != "a" {
+		t.Fatalf("calls = %+v", calls)
+	}
+}
