@@ -29,7 +29,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 9
+const schemaVersion = 10
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -65,7 +65,6 @@ var schema = []string{
 		cites TEXT NOT NULL DEFAULT '[]'
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
 	// stats keeps each document's field lengths and terms (bm25f.go), so
 	// that removing it knows which postings (postings.go) to edit.
