@@ -29,7 +29,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 10
+const schemaVersion = 11
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -66,12 +66,11 @@ var schema = []string{
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
-	// stats keeps each document's field lengths and terms (bm25f.go), so
-	// that removing it knows which postings (postings.go) to edit.
 	postingsSchema,
-	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL, tf BLOB NOT NULL)`,
-	// a covering index, so summing field lengths never reads the tf blobs
-	`CREATE INDEX IF NOT EXISTS stats_lens ON stats(l0, l1, l2, l3)`,
+	normsSchema,
+	// stats keeps each document's field lengths, which saveCorpusTotals
+	// sums after an update (norms holds them saturated, for searches).
+	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	vectorsSchema,

@@ -259,7 +259,7 @@ func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirS
 // clearAll empties every table a full reindex rebuilds, in its
 // transaction.
 func clearAll(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"docs", "tri", "stats", "postings", "vectors", "problems"} {
+	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 			return fmt.Errorf("reindex: clear %s: %w", t, err)
 		}
@@ -661,14 +661,14 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 
 // writer holds the prepared statements of one reindex transaction.
 type writer struct {
-	ctx                                  context.Context
-	insDoc, insTri, delDoc, delTri       *sql.Stmt
-	insStats, getStats, delStats, delVec *sql.Stmt
-	stems                                map[string]string
-	post                                 *postingsWriter
-	tx                                   *sql.Tx
-	store                                *store.Store
-	removed                              []int64 // rows removed, for exportVectors
+	ctx                            context.Context
+	insDoc, insTri, delDoc, delTri *sql.Stmt
+	insStats, delStats, delVec     *sql.Stmt
+	stems                          map[string]string
+	post                           *postingsWriter
+	tx                             *sql.Tx
+	store                          *store.Store
+	removed                        []int64 // rows removed, for exportVectors
 }
 
 // newWriter prepares the statements; fresh says the tables were emptied
@@ -684,8 +684,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		{&w.insTri, `INSERT INTO tri(rowid,ident) VALUES(?,?)`},
 		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
 		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
-		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
-		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
+		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3) VALUES(?,?,?,?,?)`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
 		{&w.delVec, `DELETE FROM vectors WHERE n=?`},
 	} {
@@ -700,7 +699,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.getStats, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec} {
 		if s != nil {
 			s.Close()
 		}
@@ -708,12 +707,7 @@ func (w *writer) close() {
 }
 
 func (w *writer) remove(n int64) error {
-	var tf []byte
-	err := w.getStats.QueryRowContext(w.ctx, n).Scan(&tf)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("reindex: remove: %w", err)
-	}
-	w.post.remove(n, termsOf(tf))
+	w.post.remove(n)
 	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
@@ -747,7 +741,7 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	}
 	fields := indexedFields(l)
 	st := computeStats(fields, w.stems)
-	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
+	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3]); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
