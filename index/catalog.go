@@ -29,7 +29,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 11
+const schemaVersion = 12
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -41,6 +41,10 @@ const (
 )
 
 var schema = []string{
+	// docs holds what a result shows and ranking weighs, nothing the
+	// markdown alone can answer for a command that reads it anyway (the
+	// category and created time are not here: no search reads them).
+	//
 	// AUTOINCREMENT: a row number is never given to a second learning
 	// (SQLite would reuse the highest one after it is deleted), so a
 	// vector file holding the same row numbers as the vectors table holds
@@ -56,11 +60,9 @@ var schema = []string{
 		key_insight TEXT NOT NULL DEFAULT '',
 		type TEXT NOT NULL DEFAULT 'learning',
 		confidence TEXT NOT NULL,
-		category TEXT NOT NULL DEFAULT '',
 		scope TEXT NOT NULL DEFAULT '',
 		project TEXT NOT NULL DEFAULT '',
 		tags TEXT NOT NULL DEFAULT '',
-		created TEXT NOT NULL,
 		updated TEXT NOT NULL,
 		cites TEXT NOT NULL DEFAULT '[]'
 	)`,

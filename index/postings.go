@@ -361,6 +361,10 @@ func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
 	slices.Sort(chunks)
 	for _, c := range chunks {
 		removed := p.dels[c]
+		last := 0
+		for off := range removed {
+			last = max(last, off)
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT term, data FROM postings WHERE chunk=?`, c)
 		if err != nil {
 			return err
@@ -373,7 +377,7 @@ func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return err
 			}
-			if holdsAny(data, removed) {
+			if holdsAny(data, removed, last) {
 				hit = append(hit, term)
 			}
 		}
@@ -394,12 +398,39 @@ func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// holdsAny reports whether a stored chunk has an entry for one of rows.
-func holdsAny(data []byte, rows map[int]bool) bool {
+// holdsAny reports whether a stored chunk has an entry for one of rows,
+// whose largest offset is last. It reads entry headers only, and stops at
+// the first row past last (entries ascend).
+func holdsAny(data []byte, rows map[int]bool, last int) bool {
 	_, entries := chunkCount(data)
-	found := false
-	eachEntry(0, entries, func(e *entryOf) { found = found || rows[int(e.n)] })
-	return found
+	off := -1
+	for len(entries) > 0 {
+		h, k := binary.Uvarint(entries)
+		if k <= 0 || h&entryMask == 0 {
+			return false
+		}
+		entries = entries[k:]
+		off += int(h>>entryShift) + 1
+		if off > last {
+			return false
+		}
+		if rows[off] {
+			return true
+		}
+		if h&entryOnes != 0 {
+			continue
+		}
+		for f := 0; f < numFields; f++ {
+			if h&(1<<f) != 0 {
+				_, k := binary.Uvarint(entries)
+				if k <= 0 {
+					return false
+				}
+				entries = entries[k:]
+			}
+		}
+	}
+	return false
 }
 
 // flushNorms writes the field lengths of the rows added and zeroes those

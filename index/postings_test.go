@@ -98,6 +98,17 @@ func TestEntryRoundTrip(t *testing.T) {
 			t.Fatalf("entry %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
+	// holdsAny (the removal scan) finds each row and no other.
+	stored := append(binary.AppendUvarint(nil, uint64(len(want))), data...)
+	present := map[int]bool{}
+	for _, p := range want {
+		present[p.off] = true
+	}
+	for off := 0; off < 1<<chunkShift; off += 1 + r.IntN(40) {
+		if got := holdsAny(stored, map[int]bool{off: true}, off); got != present[off] {
+			t.Fatalf("holdsAny(row %d) = %v, want %v", off, got, present[off])
+		}
+	}
 	// The common entry (a nearby row, the term once in one or more fields)
 	// is one byte.
 	var common []byte

@@ -679,8 +679,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,category,scope,project,tags,created,updated,cites)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,scope,project,tags,updated,cites)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insTri, `INSERT INTO tri(rowid,ident) VALUES(?,?)`},
 		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
 		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
@@ -730,8 +730,8 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 		updated = l.Created
 	}
 	res, err := w.insDoc.ExecContext(w.ctx, l.ID, l.Path, size, mtime, hash, l.Title, l.KeyInsight,
-		orDefault(l.Type, "learning"), l.Confidence, l.Category, l.Scope, l.Project,
-		strings.Join(l.Tags, ","), l.Created.UTC().Format(time.RFC3339), updated.UTC().Format(time.RFC3339), string(cites))
+		orDefault(l.Type, "learning"), l.Confidence, l.Scope, l.Project,
+		strings.Join(l.Tags, ","), updated.UTC().Format(time.RFC3339), string(cites))
 	if err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
