@@ -515,22 +515,32 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	if err != nil {
 		return nil, 0, err
 	}
-	// The table is keyed by chunk first, so the query names every chunk:
-	// one b-tree seek per chunk and stem.
-	var top sql.NullInt64
-	if err := ix.db.QueryRowContext(ctx, `SELECT max(chunk) FROM norms`).Scan(&top); err != nil {
+	// The table is keyed by chunk first, so the query names every chunk
+	// that holds a learning (each has a norms row): one b-tree seek per
+	// chunk and stem.
+	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
+	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
-	if !top.Valid || top.Int64 < 0 {
-		return nil, 0, nil
-	}
-	lastChunk := min(top.Int64, maxChunkIndex)
 	var in strings.Builder
-	for c := int64(0); c <= lastChunk; c++ {
-		if c > 0 {
+	for crows.Next() {
+		var c int64
+		if err := crows.Scan(&c); err != nil {
+			crows.Close()
+			return nil, 0, err
+		}
+		if in.Len() > 0 {
 			in.WriteByte(',')
 		}
 		in.WriteString(strconv.FormatInt(c, 10))
+	}
+	err = crows.Err()
+	crows.Close()
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	if in.Len() == 0 {
+		return nil, 0, nil
 	}
 	args := make([]any, len(stems))
 	for i, s := range stems {
