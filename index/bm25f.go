@@ -3,11 +3,9 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/kljensen/snowball/english"
 
@@ -73,82 +71,8 @@ func computeStats(fieldTexts [numFields]string, cache map[string]string) fieldSt
 	return st
 }
 
-// The term-frequency record of one document, built for lookups of a few
-// query terms among a few hundred candidates per search:
-//
-//	uint32 n | n × uint32 entry offsets | entries sorted by term
-//	entry: uint8 len | term | 4 × uvarint count (one per field)
-//
-// All integers little-endian. A lookup is a binary search over the offsets,
-// touching a handful of entries instead of scanning the whole record.
-
 // maxTermLen bounds indexed terms; longer "words" are hashes or junk.
 const maxTermLen = 255
-
-// encode builds the record.
-func (st fieldStats) encode() []byte {
-	terms := make([]string, 0, len(st.tf))
-	for t := range st.tf {
-		if len(t) <= maxTermLen {
-			terms = append(terms, t)
-		}
-	}
-	sort.Strings(terms)
-	head := 4 + 4*len(terms)
-	out := make([]byte, head, head+len(terms)*12)
-	binary.LittleEndian.PutUint32(out, uint32(len(terms)))
-	for i, t := range terms {
-		binary.LittleEndian.PutUint32(out[4+4*i:], uint32(len(out)-head))
-		out = append(out, byte(len(t)))
-		out = append(out, t...)
-		for _, c := range st.tf[t] {
-			out = binary.AppendUvarint(out, uint64(c))
-		}
-	}
-	return out
-}
-
-// entry returns the i-th term of a record and the bytes after it, or false
-// when the record is damaged (the catalog is derived data; a damaged record
-// reads as "term not present", never as a panic).
-func entry(tf []byte, n, i int) (string, []byte, bool) {
-	head := 4 + 4*n
-	off := head + int(binary.LittleEndian.Uint32(tf[4+4*i:]))
-	if off >= len(tf) {
-		return "", nil, false
-	}
-	l := int(tf[off])
-	if off+1+l > len(tf) {
-		return "", nil, false
-	}
-	return string(tf[off+1 : off+1+l]), tf[off+1+l:], true
-}
-
-func recordLen(tf []byte) (int, bool) {
-	if len(tf) < 4 {
-		return 0, false
-	}
-	n := int(binary.LittleEndian.Uint32(tf))
-	if n < 0 || 4+4*n > len(tf) {
-		return 0, false
-	}
-	return n, true
-}
-
-// termsOf lists the terms of an encoded record.
-func termsOf(tf []byte) []string {
-	n, ok := recordLen(tf)
-	if !ok {
-		return nil
-	}
-	out := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		if t, _, ok := entry(tf, n, i); ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // corpusStats are the collection-wide numbers BM25F needs.
 type corpusStats struct {

@@ -97,6 +97,26 @@ func postingsAfter(t *testing.T, ix *Index, fresh bool, order []int64, docs map[
 		t.Fatal(err)
 	}
 	out := map[chunkKey]map[int64]entryOf{}
+	// Each chunk's norms too, as entries of a key no term can have
+	// (their tf holds the field lengths).
+	nrows, err := tx.QueryContext(ctx, `SELECT chunk, data FROM norms`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for nrows.Next() {
+		var c int64
+		var data []byte
+		if err := nrows.Scan(&c, &data); err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]entryOf{}
+		for off := 0; off*normWidth < len(data); off++ {
+			n := c<<chunkShift | int64(off)
+			got[n] = entryOf{n: n, tf: normAt(data, off)}
+		}
+		out[chunkKey{"\x00norms", c}] = got
+	}
+	nrows.Close()
 	rows, err := tx.QueryContext(ctx, `SELECT term, chunk, data FROM postings`)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +130,7 @@ func postingsAfter(t *testing.T, ix *Index, fresh bool, order []int64, docs map[
 		}
 		count, entries := chunkCount(data)
 		got := map[int64]entryOf{}
-		eachEntry(k.chunk, entries, func(e *entryOf, _ []byte) { got[e.n] = *e })
+		eachEntry(k.chunk, entries, func(e *entryOf) { got[e.n] = *e })
 		if len(got) != count {
 			t.Errorf("%v: count %d, %d entries", k, count, len(got))
 		}

@@ -29,7 +29,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 9
+const schemaVersion = 12
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -41,6 +41,10 @@ const (
 )
 
 var schema = []string{
+	// docs holds what a result shows and ranking weighs, nothing the
+	// markdown alone can answer for a command that reads it anyway (the
+	// category and created time are not here: no search reads them).
+	//
 	// AUTOINCREMENT: a row number is never given to a second learning
 	// (SQLite would reuse the highest one after it is deleted), so a
 	// vector file holding the same row numbers as the vectors table holds
@@ -56,23 +60,19 @@ var schema = []string{
 		key_insight TEXT NOT NULL DEFAULT '',
 		type TEXT NOT NULL DEFAULT 'learning',
 		confidence TEXT NOT NULL,
-		category TEXT NOT NULL DEFAULT '',
 		scope TEXT NOT NULL DEFAULT '',
 		project TEXT NOT NULL DEFAULT '',
 		tags TEXT NOT NULL DEFAULT '',
-		created TEXT NOT NULL,
 		updated TEXT NOT NULL,
 		cites TEXT NOT NULL DEFAULT '[]'
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
-	`CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`,
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
-	// stats keeps each document's field lengths and terms (bm25f.go), so
-	// that removing it knows which postings (postings.go) to edit.
 	postingsSchema,
-	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL, tf BLOB NOT NULL)`,
-	// a covering index, so summing field lengths never reads the tf blobs
-	`CREATE INDEX IF NOT EXISTS stats_lens ON stats(l0, l1, l2, l3)`,
+	normsSchema,
+	// stats keeps each document's field lengths, which saveCorpusTotals
+	// sums after an update (norms holds them saturated, for searches).
+	`CREATE TABLE IF NOT EXISTS stats(n INTEGER PRIMARY KEY, l0 INTEGER NOT NULL, l1 INTEGER NOT NULL, l2 INTEGER NOT NULL, l3 INTEGER NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	vectorsSchema,

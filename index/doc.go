@@ -1,10 +1,31 @@
 // Package index owns the derived search catalog under index/: a SQLite
-// database (WAL) with an FTS5 table weighted per field (BM25F), a trigram
-// table for identifiers, paths and error codes, and the content hashes that
-// make reindexing incremental.
+// database (WAL) holding reflect's own BM25F postings, a trigram table for
+// identifiers, paths and error codes, the entity graph, the vectors, and
+// the content hashes that make reindexing incremental.
 //
 // Everything here can be rebuilt from documents/ at any time, so the index
-// never holds the only copy of anything. User text reaches FTS5 only after
-// QuoteQuery has turned it into quoted terms: raw query syntax from a user
-// or an agent never reaches SQLite.
+// never holds the only copy of anything, and it holds no second copy of
+// what a hot path can do without: the markdown is the only copy of a
+// learning's body (a snippet or an embedding reads it back: text.go). Each
+// structure is kept for what it buys:
+//
+//   - docs: id, path, size/mtime/hash (an update skips unchanged files by
+//     a stat and a hash), and the metadata a result shows and ranking
+//     weighs (title, key insight, confidence, scope, project, tags,
+//     updated, cites), so a search never opens a markdown file for them.
+//   - postings + norms (postings.go): the only word index, gap- and
+//     mask-encoded (one to three bytes an entry), keyed by chunk so that
+//     removing a learning scans its chunk instead of keeping a copy of its
+//     terms; norms keeps each learning's field lengths once, not per term.
+//   - stats: field lengths per learning, summed into the corpus totals
+//     after an update.
+//   - tri: a trigram FTS5 table over the identifiers only (not the text),
+//     so "ERR_SSL_PROTOCOL_ERROR" or "callback/cookie.go" match as
+//     substrings, which word postings cannot do; its content table is read
+//     by row for the trigram rerank.
+//   - the entity graph (package graph) and vectors (vectors.go): the graph
+//     and vector signals of fusion.
+//
+// User text reaches FTS5 only after QuoteQuery has turned it into quoted
+// terms: raw query syntax from a user or an agent never reaches SQLite.
 package index

@@ -181,3 +181,15 @@ func counts(t testing.TB, ix *Index) Counts {
 	}
 	return c
 }
+
+// ftsMatch runs q as an FTS5 query against an empty FTS5 table shaped as
+// the catalog's fts table was (the catalog no longer has one: search
+// matches through its own postings), so a test can still check that
+// QuoteQuery's output is valid FTS5 for any caller that hands it to FTS5.
+func ftsMatch(ctx context.Context, ix *Index, q string) error {
+	if _, err := ix.db.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS temp.quoted USING fts5(title, key_insight, tags, body, tokenize='porter unicode61 remove_diacritics 2')`); err != nil {
+		return err
+	}
+	var n int
+	return ix.db.QueryRowContext(ctx, `SELECT count(*) FROM temp.quoted WHERE quoted MATCH ?`, q).Scan(&n)
+}

@@ -6,52 +6,95 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
-// Postings are reflect's own inverted index, kept in the catalog beside
-// FTS5. Reading the posting lists of the query's few stems and scoring
-// every matching learning exactly is several times faster than FTS5's
-// ranked candidate query plus re-scoring its candidates from their
-// term-frequency records (measured in docs/benchmarks.md), and no relevant
-// learning is lost to candidate pruning.
+// Postings are reflect's own inverted index. Reading the posting lists of
+// the query's few stems and scoring every matching learning exactly is
+// several times faster than FTS5's ranked candidate query plus re-scoring
+// its candidates (measured in docs/benchmarks.md), and no relevant learning
+// is lost to candidate pruning; it is also the only lexical index the
+// catalog keeps (no FTS5 table holds the text a second time).
 //
 // A term's postings are split in chunks of chunkSize docs rows, so a
-// changed learning rewrites a few kilobytes per term, not whole lists:
+// changed learning rewrites a few hundred bytes per term, not whole lists.
+// The table is keyed by chunk first: removing a learning scans its chunk's
+// rows for the entries to drop, so no per-learning list of terms is kept
+// (it was as large as the postings themselves).
 //
-//	postings(term, chunk, data)   data = uvarint count | entries, in any order
-//	entry: uvarint (n - chunk<<chunkShift) | 4 × uvarint tf | 4 × uvarint field length
+//	postings(chunk, term, data)  data = uvarint count | entries by ascending row
+//	entry: uvarint (gap<<5 | ones<<4 | mask) | a uvarint tf per field in mask, unless ones
 //
+// gap is the row's offset in the chunk minus the previous entry's minus one
+// (the first entry's previous is -1), mask has bit f set when field f holds
+// the term, and ones says each of those fields holds it once (most terms of
+// most learnings), so no tf follows. A typical entry is one to three bytes
+// (eleven before: absolute offsets, four tfs and four field lengths).
 // The count gives a term's document frequency without decoding a chunk.
 //
-// Carrying the field lengths in every entry costs a few bytes and saves a
-// second lookup per matching learning.
+// The field lengths BM25F normalises by are per learning, not per term, so
+// they are kept once per docs row in norms, fixed-width so a search reads a
+// learning's four lengths at an offset:
+//
+//	norms(chunk, data)  data = per row of the chunk: 4 × uint16 little-endian field length (saturated)
 const chunkShift = 12
 
 // maxChunkIndex bounds the chunks a search will allocate scores for (2^32
 // docs rows); a larger one is damage.
 const maxChunkIndex = 1 << 20
 
-const postingsSchema = `CREATE TABLE IF NOT EXISTS postings(term TEXT NOT NULL, chunk INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY(term, chunk)) WITHOUT ROWID`
+const (
+	postingsSchema = `CREATE TABLE IF NOT EXISTS postings(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`
+	normsSchema    = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
+)
+
+// normWidth is the bytes of one docs row in a norms blob.
+const normWidth = 2 * numFields
+
+// maxNorm is the largest field length a norms entry holds; a longer field
+// (65,535 tokens: far past any learning's body) counts as this long, which
+// changes its normalisation by nothing a ranking can see.
+const maxNorm = math.MaxUint16
+
+// Entry header bits.
+const (
+	entryMask  = 1<<numFields - 1
+	entryOnes  = 1 << numFields
+	entryShift = numFields + 1
+)
 
 type chunkKey struct {
 	term  string
 	chunk int64
 }
 
-// chunkEdit is what one reindex does to one chunk: entries to append and
-// docs rows whose old entries go.
+// posting is one decoded entry: a docs row's offset in its chunk and the
+// term's frequency per field.
+type posting struct {
+	off int
+	tf  [numFields]int
+}
+
+// chunkEdit is what one reindex adds to one chunk: entries encoded as they
+// came while their rows ascend, decoded into loose once one does not.
 type chunkEdit struct {
-	add  []byte
-	adds int
-	del  map[int64]bool
+	add   []byte
+	adds  int
+	last  int // offset of add's last entry, -1 before the first
+	loose []posting
 }
 
 // postingsWriter collects the edits of one reindex transaction and writes
 // each touched chunk once at the end.
 type postingsWriter struct {
 	edits map[chunkKey]*chunkEdit
+	// norms holds the field lengths of the rows added, by chunk and offset.
+	norms map[int64]map[int][numFields]int
+	// dels holds the rows removed, by chunk.
+	dels map[int64]map[int]bool
 	// fresh: the table was emptied by this transaction (a full reindex),
 	// so no chunk needs reading before it is written.
 	fresh bool
@@ -82,58 +125,79 @@ func (p *postingsWriter) startDoc(ctx context.Context, tx *sql.Tx, n int64) erro
 }
 
 func newPostingsWriter(fresh bool) *postingsWriter {
-	return &postingsWriter{edits: map[chunkKey]*chunkEdit{}, fresh: fresh}
-}
-
-func (p *postingsWriter) edit(term string, n int64) *chunkEdit {
-	k := chunkKey{term, n >> chunkShift}
-	e := p.edits[k]
-	if e == nil {
-		e = &chunkEdit{}
-		p.edits[k] = e
-	}
-	return e
+	return &postingsWriter{edits: map[chunkKey]*chunkEdit{}, norms: map[int64]map[int][numFields]int{},
+		dels: map[int64]map[int]bool{}, fresh: fresh}
 }
 
 // add records document n's statistics.
 func (p *postingsWriter) add(n int64, st fieldStats) {
+	c, off := n>>chunkShift, int(n&(1<<chunkShift-1))
+	if p.norms[c] == nil {
+		p.norms[c] = map[int][numFields]int{}
+	}
+	p.norms[c][off] = st.lens
 	for t, tf := range st.tf {
 		if len(t) > maxTermLen {
 			continue
 		}
-		e := p.edit(t, n)
-		e.add = appendEntry(e.add, n, tf, &st.lens)
-		e.adds++
-	}
-}
-
-// remove records that document n, which had terms, is gone.
-func (p *postingsWriter) remove(n int64, terms []string) {
-	for _, t := range terms {
-		e := p.edit(t, n)
-		if e.del == nil {
-			e.del = map[int64]bool{}
+		k := chunkKey{t, c}
+		e := p.edits[k]
+		if e == nil {
+			e = &chunkEdit{last: -1}
+			p.edits[k] = e
 		}
-		e.del[n] = true
+		switch {
+		case e.loose != nil:
+			e.loose = append(e.loose, posting{off, *tf})
+		case off > e.last:
+			e.add = appendEntry(e.add, off-e.last-1, tf)
+			e.last = off
+			e.adds++
+		default: // out of order: keep the entries decoded from now on
+			e.loose = append(decodeEntries(e.add), posting{off, *tf})
+			e.add = nil
+		}
 	}
 }
 
-func appendEntry(b []byte, n int64, tf, lens *[numFields]int) []byte {
-	b = binary.AppendUvarint(b, uint64(n&(1<<chunkShift-1)))
-	for _, c := range tf {
-		b = binary.AppendUvarint(b, uint64(c))
+// remove records that document n is gone. Its entries are found at flush
+// by scanning its chunk's rows.
+func (p *postingsWriter) remove(n int64) {
+	c := n >> chunkShift
+	if p.dels[c] == nil {
+		p.dels[c] = map[int]bool{}
 	}
-	for _, l := range lens {
-		b = binary.AppendUvarint(b, uint64(l))
+	p.dels[c][int(n&(1<<chunkShift-1))] = true
+	// What this transaction wrote may hold n: merge from now on.
+	p.fresh = false
+}
+
+func appendEntry(b []byte, gap int, tf *[numFields]int) []byte {
+	var mask uint64
+	ones := uint64(entryOnes)
+	for f, c := range tf {
+		if c > 0 {
+			mask |= 1 << f
+			if c > 1 {
+				ones = 0
+			}
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(gap)<<entryShift|ones|mask)
+	if ones == 0 {
+		for _, c := range tf {
+			if c > 0 {
+				b = binary.AppendUvarint(b, uint64(c))
+			}
+		}
 	}
 	return b
 }
 
-// entryOf is one decoded entry.
+// entryOf is one decoded entry with its docs row.
 type entryOf struct {
-	n    int64
-	tf   [numFields]int
-	lens [numFields]int
+	n  int64
+	tf [numFields]int
 }
 
 // chunkCount returns a chunk's entry count and its entries.
@@ -148,45 +212,77 @@ func chunkCount(data []byte) (int, []byte) {
 // eachEntry decodes a chunk's entries (after its count). A damaged chunk
 // (the catalog is derived data) ends the decoding quietly: its remaining
 // entries read as absent, never as a panic.
-func eachEntry(chunk int64, data []byte, fn func(e *entryOf, raw []byte)) {
+func eachEntry(chunk int64, data []byte, fn func(e *entryOf)) {
 	var e entryOf
+	off := -1
 	for len(data) > 0 {
-		start := data
-		v, k := binary.Uvarint(data)
-		if k <= 0 || v >= 1<<chunkShift {
+		h, k := binary.Uvarint(data)
+		if k <= 0 || h&entryMask == 0 || h>>entryShift >= 1<<chunkShift {
 			return
 		}
 		data = data[k:]
-		e.n = chunk<<chunkShift | int64(v)
-		for i := 0; i < 2*numFields; i++ {
-			v, k := binary.Uvarint(data)
-			if k <= 0 || v > math.MaxInt32 {
-				return
+		off += int(h>>entryShift) + 1
+		if off >= 1<<chunkShift {
+			return
+		}
+		e.n = chunk<<chunkShift | int64(off)
+		for f := range e.tf {
+			e.tf[f] = 0
+			if h&(1<<f) == 0 {
+				continue
 			}
-			data = data[k:]
-			if i < numFields {
-				e.tf[i] = int(v)
-			} else {
-				e.lens[i-numFields] = int(v)
+			e.tf[f] = 1
+			if h&entryOnes == 0 {
+				v, k := binary.Uvarint(data)
+				if k <= 0 || v > math.MaxInt32 {
+					return
+				}
+				data = data[k:]
+				e.tf[f] = int(v)
 			}
 		}
-		fn(&e, start[:len(start)-len(data)])
+		fn(&e)
 	}
+}
+
+// decodeEntries returns a chunk's entries (after its count) as postings.
+func decodeEntries(data []byte) []posting {
+	var out []posting
+	eachEntry(0, data, func(e *entryOf) { out = append(out, posting{int(e.n), e.tf}) })
+	return out
+}
+
+// normAt returns the field lengths of the docs row at off in a norms blob;
+// a row past its end (or a damaged blob) has none.
+func normAt(norms []byte, off int) [numFields]int {
+	var l [numFields]int
+	if o := off * normWidth; o >= 0 && o+normWidth <= len(norms) {
+		for f := range l {
+			l[f] = int(binary.LittleEndian.Uint16(norms[o+2*f:]))
+		}
+	}
+	return l
 }
 
 // flush writes every touched chunk.
 func (p *postingsWriter) flush(ctx context.Context, tx *sql.Tx) error {
-	get, err := tx.PrepareContext(ctx, `SELECT data FROM postings WHERE term=? AND chunk=?`)
+	if err := p.findRemoved(ctx, tx); err != nil {
+		return fmt.Errorf("reindex: postings: %w", err)
+	}
+	if err := p.flushNorms(ctx, tx); err != nil {
+		return fmt.Errorf("reindex: postings: %w", err)
+	}
+	get, err := tx.PrepareContext(ctx, `SELECT data FROM postings WHERE chunk=? AND term=?`)
 	if err != nil {
 		return fmt.Errorf("reindex: postings: %w", err)
 	}
 	defer get.Close()
-	put, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO postings(term, chunk, data) VALUES(?,?,?)`)
+	put, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO postings(chunk, term, data) VALUES(?,?,?)`)
 	if err != nil {
 		return fmt.Errorf("reindex: postings: %w", err)
 	}
 	defer put.Close()
-	del, err := tx.PrepareContext(ctx, `DELETE FROM postings WHERE term=? AND chunk=?`)
+	del, err := tx.PrepareContext(ctx, `DELETE FROM postings WHERE chunk=? AND term=?`)
 	if err != nil {
 		return fmt.Errorf("reindex: postings: %w", err)
 	}
@@ -197,45 +293,200 @@ func (p *postingsWriter) flush(ctx context.Context, tx *sql.Tx) error {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].term != keys[j].term {
-			return keys[i].term < keys[j].term
+		if keys[i].chunk != keys[j].chunk {
+			return keys[i].chunk < keys[j].chunk
 		}
-		return keys[i].chunk < keys[j].chunk
+		return keys[i].term < keys[j].term
 	})
+	var blob []byte
 	for _, k := range keys {
 		e := p.edits[k]
 		data, count := e.add, e.adds
-		if !p.fresh {
+		if !p.fresh || e.loose != nil {
 			var old []byte
-			err := get.QueryRowContext(ctx, k.term, k.chunk).Scan(&old)
+			err := get.QueryRowContext(ctx, k.chunk, k.term).Scan(&old)
 			if err != nil && err != sql.ErrNoRows {
 				return fmt.Errorf("reindex: postings: %w", err)
 			}
-			if _, entries := chunkCount(old); len(entries) > 0 {
-				kept := make([]byte, 0, len(entries)+len(e.add))
-				count = e.adds
-				eachEntry(k.chunk, entries, func(en *entryOf, raw []byte) {
-					if !e.del[en.n] {
-						kept = append(kept, raw...)
-						count++
-					}
-				})
-				data = append(kept, e.add...)
-			}
+			data, count = merge(old, e, p.dels[k.chunk])
 		}
 		if count == 0 {
-			if _, err := del.ExecContext(ctx, k.term, k.chunk); err != nil {
+			if _, err := del.ExecContext(ctx, k.chunk, k.term); err != nil {
 				return fmt.Errorf("reindex: postings: %w", err)
 			}
 			continue
 		}
-		blob := binary.AppendUvarint(make([]byte, 0, len(data)+4), uint64(count))
-		if _, err := put.ExecContext(ctx, k.term, k.chunk, append(blob, data...)); err != nil {
+		blob = binary.AppendUvarint(blob[:0], uint64(count))
+		if _, err := put.ExecContext(ctx, k.chunk, k.term, append(blob, data...)); err != nil {
 			return fmt.Errorf("reindex: postings: %w", err)
 		}
 	}
 	clear(p.edits)
+	clear(p.dels)
 	return nil
+}
+
+// merge returns a chunk's entries and count after an edit: the old ones
+// (a stored chunk, with its count) and the added ones, less removed rows,
+// in ascending row order; of two entries for one row the later wins.
+func merge(old []byte, e *chunkEdit, removed map[int]bool) ([]byte, int) {
+	_, entries := chunkCount(old)
+	all := append(decodeEntries(entries), decodeEntries(e.add)...)
+	all = append(all, e.loose...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].off < all[j].off })
+	var out []byte
+	count, last := 0, -1
+	for i, x := range all {
+		if removed[x.off] || (i+1 < len(all) && all[i+1].off == x.off) {
+			continue
+		}
+		out = appendEntry(out, x.off-last-1, &x.tf)
+		last = x.off
+		count++
+	}
+	return out, count
+}
+
+// findRemoved adds to the edits every stored chunk row that holds an
+// entry of a removed docs row: one scan of the chunk's rows, which
+// replaces keeping each learning's terms.
+func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
+	if len(p.dels) == 0 {
+		return nil
+	}
+	chunks := make([]int64, 0, len(p.dels))
+	for c := range p.dels {
+		chunks = append(chunks, c)
+	}
+	slices.Sort(chunks)
+	for _, c := range chunks {
+		removed := p.dels[c]
+		last := 0
+		for off := range removed {
+			last = max(last, off)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT term, data FROM postings WHERE chunk=?`, c)
+		if err != nil {
+			return err
+		}
+		var hit []string
+		for rows.Next() {
+			var term string
+			var data sql.RawBytes
+			if err := rows.Scan(&term, &data); err != nil {
+				rows.Close()
+				return err
+			}
+			if holdsAny(data, removed, last) {
+				hit = append(hit, term)
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+		for _, t := range hit {
+			if k := (chunkKey{t, c}); p.edits[k] == nil {
+				p.edits[k] = &chunkEdit{last: -1}
+			}
+		}
+		if p.norms[c] == nil {
+			p.norms[c] = map[int][numFields]int{}
+		}
+	}
+	return nil
+}
+
+// holdsAny reports whether a stored chunk has an entry for one of rows,
+// whose largest offset is last. It reads entry headers only, and stops at
+// the first row past last (entries ascend).
+func holdsAny(data []byte, rows map[int]bool, last int) bool {
+	_, entries := chunkCount(data)
+	off := -1
+	for len(entries) > 0 {
+		h, k := binary.Uvarint(entries)
+		if k <= 0 || h&entryMask == 0 {
+			return false
+		}
+		entries = entries[k:]
+		off += int(h>>entryShift) + 1
+		if off > last {
+			return false
+		}
+		if rows[off] {
+			return true
+		}
+		if h&entryOnes != 0 {
+			continue
+		}
+		for f := 0; f < numFields; f++ {
+			if h&(1<<f) != 0 {
+				_, k := binary.Uvarint(entries)
+				if k <= 0 {
+					return false
+				}
+				entries = entries[k:]
+			}
+		}
+	}
+	return false
+}
+
+// flushNorms writes the field lengths of the rows added and zeroes those
+// of the rows removed, one norms row per touched chunk.
+func (p *postingsWriter) flushNorms(ctx context.Context, tx *sql.Tx) error {
+	chunks := make([]int64, 0, len(p.norms))
+	for c := range p.norms {
+		chunks = append(chunks, c)
+	}
+	slices.Sort(chunks)
+	for _, c := range chunks {
+		var data []byte
+		if !p.fresh {
+			err := tx.QueryRowContext(ctx, `SELECT data FROM norms WHERE chunk=?`, c).Scan(&data)
+			if err != nil && err != sql.ErrNoRows {
+				return err
+			}
+		}
+		for off := range p.dels[c] {
+			if o := off * normWidth; o+normWidth <= len(data) {
+				clear(data[o : o+normWidth])
+			}
+		}
+		for off, lens := range p.norms[c] {
+			if need := (off + 1) * normWidth; need > len(data) {
+				data = append(data, make([]byte, need-len(data))...)
+			}
+			for f, l := range lens {
+				binary.LittleEndian.PutUint16(data[off*normWidth+2*f:], uint16(min(l, maxNorm)))
+			}
+		}
+		// Trailing rows without a learning take no room.
+		for len(data) >= normWidth && allZero(data[len(data)-normWidth:]) {
+			data = data[:len(data)-normWidth]
+		}
+		var err error
+		if len(data) == 0 {
+			_, err = tx.ExecContext(ctx, `DELETE FROM norms WHERE chunk=?`, c)
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO norms(chunk, data) VALUES(?,?)`, c, data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	clear(p.norms)
+	return nil
+}
+
+func allZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lexical scores every learning that contains a query stem with BM25F
@@ -264,12 +515,39 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	if err != nil {
 		return nil, 0, err
 	}
+	// The table is keyed by chunk first, so the query names every chunk
+	// that holds a learning (each has a norms row): one b-tree seek per
+	// chunk and stem.
+	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	var in strings.Builder
+	for crows.Next() {
+		var c int64
+		if err := crows.Scan(&c); err != nil {
+			crows.Close()
+			return nil, 0, err
+		}
+		if in.Len() > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(strconv.FormatInt(c, 10))
+	}
+	err = crows.Err()
+	crows.Close()
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	if in.Len() == 0 {
+		return nil, 0, nil
+	}
 	args := make([]any, len(stems))
 	for i, s := range stems {
 		args[i] = s
 	}
 	rows, err := ix.db.QueryContext(ctx,
-		`SELECT term, chunk, data FROM postings WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
+		`SELECT chunk, term, data FROM postings WHERE chunk IN (`+in.String()+`) AND term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
@@ -281,11 +559,11 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	}
 	var chunks []chunk
 	df := map[string]int{}
-	var maxChunk int64
+	minChunk, maxChunk := int64(maxChunkIndex), int64(0)
 	for rows.Next() {
 		var c chunk
 		var data []byte
-		if err := rows.Scan(&c.term, &c.chunk, &data); err != nil {
+		if err := rows.Scan(&c.chunk, &c.term, &data); err != nil {
 			return nil, 0, err
 		}
 		if c.chunk < 0 || c.chunk > maxChunkIndex {
@@ -294,7 +572,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		var count int
 		count, c.entries = chunkCount(data)
 		df[c.term] += count
-		maxChunk = max(maxChunk, c.chunk)
+		minChunk, maxChunk = min(minChunk, c.chunk), max(maxChunk, c.chunk)
 		chunks = append(chunks, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -302,6 +580,10 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	}
 	if len(chunks) == 0 {
 		return nil, 0, nil
+	}
+	norms, err := ix.loadNorms(ctx, minChunk, maxChunk)
+	if err != nil {
+		return nil, 0, err
 	}
 	// Scores by docs row: a dense slice is several times faster than a map
 	// when common terms bring in thousands of learnings.
@@ -316,7 +598,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		return idfCap
 	}
 	for _, c := range chunks {
-		scoreChunk(c.chunk, c.entries, idf(c.term), &cs, scores, matched)
+		scoreChunk(c.chunk, c.entries, norms[c.chunk], idf(c.term), &cs, scores, matched)
 	}
 	hits := topHits(scores, limit)
 	for i := range hits {
@@ -329,12 +611,31 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	return hits, attainable, nil
 }
 
+// loadNorms reads the norms of chunks first to last.
+func (ix *Index) loadNorms(ctx context.Context, first, last int64) (map[int64][]byte, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT chunk, data FROM norms WHERE chunk BETWEEN ? AND ?`, first, last)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64][]byte{}
+	for rows.Next() {
+		var c int64
+		var data []byte
+		if err := rows.Scan(&c, &data); err != nil {
+			return nil, err
+		}
+		out[c] = data
+	}
+	return out, rows.Err()
+}
+
 // scoreChunk adds one term's BM25F contribution (idf × saturated pseudo
 // frequency) to the score of every learning in a chunk, and counts the term
-// in matched. It is eachEntry and saturate unrolled by hand, without a call
-// per entry or per number: it is the inner loop of every search. A damaged
-// chunk stops it quietly, as it does eachEntry.
-func scoreChunk(chunk int64, data []byte, idf float64, cs *corpusStats, scores []float64, matched []uint8) {
+// in matched. It is eachEntry and saturate unrolled by hand, with the
+// one-byte numbers (nearly all of them) read inline: it is the inner loop
+// of every search. A damaged chunk stops it quietly, as it does eachEntry.
+func scoreChunk(chunk int64, data, norms []byte, idf float64, cs *corpusStats, scores []float64, matched []uint8) {
 	var inv [numFields]float64 // bm25B / avgLen per field
 	for f := range inv {
 		if cs.avgLen[f] > 0 {
@@ -342,51 +643,70 @@ func scoreChunk(chunk int64, data []byte, idf float64, cs *corpusStats, scores [
 		}
 	}
 	base := int(chunk << chunkShift)
-	var v [1 + 2*numFields]uint64
+	off := -1
 	i := 0
-	for i < len(data) {
-		for k := range v {
-			// uvarint, with the one-byte case (nearly every number) first
-			b := data[i]
+	// uvarint reads a number of more than one byte; ok is false at the
+	// end of the data or on damage.
+	uvarint := func() (uint64, bool) {
+		if i >= len(data) {
+			return 0, false
+		}
+		b := data[i]
+		i++
+		x, shift := uint64(b&0x7f), uint(7)
+		for b >= 0x80 {
+			if i >= len(data) || shift > 35 {
+				return 0, false
+			}
+			b = data[i]
 			i++
-			if b < 0x80 {
-				v[k] = uint64(b)
-			} else {
-				x, shift := uint64(b&0x7f), uint(7)
-				for {
-					if i >= len(data) || shift > 35 {
-						return
-					}
-					b = data[i]
-					i++
-					x |= uint64(b&0x7f) << shift
-					if b < 0x80 {
-						break
-					}
-					shift += 7
-				}
-				v[k] = x
-			}
-			if i >= len(data) && k < len(v)-1 {
-				return
-			}
+			x |= uint64(b&0x7f) << shift
+			shift += 7
 		}
-		if v[0] >= 1<<chunkShift {
+		return x, true
+	}
+	for i < len(data) {
+		var h uint64
+		ok := true
+		if b := data[i]; b < 0x80 {
+			h = uint64(b)
+			i++
+		} else {
+			h, ok = uvarint()
+		}
+		if !ok || h&entryMask == 0 || h>>entryShift >= 1<<chunkShift {
 			return
 		}
-		n := base + int(v[0])
-		if n >= len(scores) {
+		off += int(h>>entryShift) + 1
+		n := base + off
+		if off >= 1<<chunkShift || n >= len(scores) {
 			return
 		}
+		o := off * normWidth
+		hasNorm := o+normWidth <= len(norms)
 		var pseudo float64
 		for f := 0; f < numFields; f++ {
-			if tf := v[1+f]; tf != 0 {
-				norm := 1.0
-				if inv[f] > 0 {
-					norm = 1 - bm25B + inv[f]*float64(v[1+numFields+f])
-				}
-				pseudo += fieldWeights[f] * float64(tf) / norm
+			if h&(1<<f) == 0 {
+				continue
 			}
+			tf := uint64(1)
+			if h&entryOnes == 0 {
+				if i < len(data) && data[i] < 0x80 {
+					tf = uint64(data[i])
+					i++
+				} else if tf, ok = uvarint(); !ok {
+					return
+				}
+			}
+			norm := 1.0
+			if inv[f] > 0 {
+				l := 0
+				if hasNorm {
+					l = int(norms[o+2*f]) | int(norms[o+2*f+1])<<8
+				}
+				norm = 1 - bm25B + inv[f]*float64(l)
+			}
+			pseudo += fieldWeights[f] * float64(tf) / norm
 		}
 		scores[n] += idf * pseudo / (bm25K1 + pseudo)
 		if matched[n] < math.MaxUint8 {

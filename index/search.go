@@ -642,29 +642,20 @@ func (ix *Index) loadMeta(ctx context.Context, ns []int64, columns string, scan 
 	return out, rows.Err()
 }
 
-// bodies reads the indexed body text of results in one query.
+// bodies reads the indexed body text of results back from their markdown
+// (the catalog keeps no copy of it: text.go). A learning that cannot be
+// read has no body snippet.
 func (ix *Index) bodies(ctx context.Context, results []Result) (map[string]string, error) {
 	out := make(map[string]string, len(results))
-	if len(results) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(results))
-	for i, r := range results {
-		args[i] = r.ID
-	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT d.id, f.body FROM fts f JOIN docs d ON d.n = f.rowid WHERE d.id IN (?`+strings.Repeat(",?", len(results)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, body string
-		if err := rows.Scan(&id, &body); err != nil {
+	for _, r := range results {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[id] = body
+		if f, err := readFields(r.Path); err == nil {
+			out[r.ID] = f[3]
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // snippet picks the line of context a user sees under a result: the key
@@ -814,11 +805,11 @@ func (ix *Index) Check(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var fts string
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)`); err != nil {
-		fts = "; full-text index: " + err.Error()
+	var tri string
+	if _, err := ix.db.ExecContext(ctx, `INSERT INTO tri(tri, rank) VALUES('integrity-check', 1)`); err != nil {
+		tri = "; trigram index: " + err.Error()
 	}
-	return res + fts, nil
+	return res + tri, nil
 }
 
 // candidatesFor is how many learnings each signal contributes to fusion

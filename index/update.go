@@ -259,7 +259,7 @@ func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirS
 // clearAll empties every table a full reindex rebuilds, in its
 // transaction.
 func clearAll(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"docs", "fts", "tri", "stats", "postings", "vectors", "problems"} {
+	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 			return fmt.Errorf("reindex: clear %s: %w", t, err)
 		}
@@ -661,14 +661,14 @@ func loadProblems(ctx context.Context, tx *sql.Tx) (map[string]problem, error) {
 
 // writer holds the prepared statements of one reindex transaction.
 type writer struct {
-	ctx                                            context.Context
-	insDoc, insFTS, insTri, delDoc, delFTS, delTri *sql.Stmt
-	insStats, getStats, delStats, delVec           *sql.Stmt
-	stems                                          map[string]string
-	post                                           *postingsWriter
-	tx                                             *sql.Tx
-	store                                          *store.Store
-	removed                                        []int64 // rows removed, for exportVectors
+	ctx                            context.Context
+	insDoc, insTri, delDoc, delTri *sql.Stmt
+	insStats, delStats, delVec     *sql.Stmt
+	stems                          map[string]string
+	post                           *postingsWriter
+	tx                             *sql.Tx
+	store                          *store.Store
+	removed                        []int64 // rows removed, for exportVectors
 }
 
 // newWriter prepares the statements; fresh says the tables were emptied
@@ -679,15 +679,12 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,category,scope,project,tags,created,updated,cites)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
-		{&w.insFTS, `INSERT INTO fts(rowid,title,key_insight,tags,body) VALUES(?,?,?,?,?)`},
+		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,scope,project,tags,updated,cites)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insTri, `INSERT INTO tri(rowid,ident) VALUES(?,?)`},
 		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
-		{&w.delFTS, `DELETE FROM fts WHERE rowid=?`},
 		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
-		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3,tf) VALUES(?,?,?,?,?,?)`},
-		{&w.getStats, `SELECT tf FROM stats WHERE n=?`},
+		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3) VALUES(?,?,?,?,?)`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
 		{&w.delVec, `DELETE FROM vectors WHERE n=?`},
 	} {
@@ -702,7 +699,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insFTS, w.insTri, w.delDoc, w.delFTS, w.delTri, w.insStats, w.getStats, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec} {
 		if s != nil {
 			s.Close()
 		}
@@ -710,13 +707,8 @@ func (w *writer) close() {
 }
 
 func (w *writer) remove(n int64) error {
-	var tf []byte
-	err := w.getStats.QueryRowContext(w.ctx, n).Scan(&tf)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("reindex: remove: %w", err)
-	}
-	w.post.remove(n, termsOf(tf))
-	for _, s := range []*sql.Stmt{w.delDoc, w.delFTS, w.delTri, w.delStats, w.delVec} {
+	w.post.remove(n)
+	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
 		}
@@ -738,8 +730,8 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 		updated = l.Created
 	}
 	res, err := w.insDoc.ExecContext(w.ctx, l.ID, l.Path, size, mtime, hash, l.Title, l.KeyInsight,
-		orDefault(l.Type, "learning"), l.Confidence, l.Category, l.Scope, l.Project,
-		strings.Join(l.Tags, ","), l.Created.UTC().Format(time.RFC3339), updated.UTC().Format(time.RFC3339), string(cites))
+		orDefault(l.Type, "learning"), l.Confidence, l.Scope, l.Project,
+		strings.Join(l.Tags, ","), updated.UTC().Format(time.RFC3339), string(cites))
 	if err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
@@ -747,15 +739,9 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err != nil {
 		return err
 	}
-	body := l.PlainBody()
-	// The project name is searchable with the tags, so a session start in
-	// a repository finds that project's learnings by its name.
-	tags := strings.Join(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Project), " ; ")
-	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, tags, body); err != nil {
-		return fmt.Errorf("index %s: %w", l.ID, err)
-	}
-	st := computeStats([numFields]string{l.Title, l.KeyInsight, tags, body}, w.stems)
-	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
+	fields := indexedFields(l)
+	st := computeStats(fields, w.stems)
+	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3]); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
@@ -773,7 +759,7 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err := graph.AddNewDocument(w.ctx, w.tx, n, sc, l); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
-	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
+	idents := Identifiers(strings.Join(fields[:], "\n"))
 	if len(idents) > 0 {
 		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {
 			return fmt.Errorf("index %s: %w", l.ID, err)

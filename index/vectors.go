@@ -155,9 +155,11 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 }
 
 // missingTexts reads up to limit learnings after row last that have no
-// vector yet, with the text each is embedded from.
+// vector yet, with the text each is embedded from, read back from its
+// markdown (the catalog keeps no copy of the body: text.go); one that
+// cannot be read is embedded from its title and key insight.
 func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int64, []string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.title, d.key_insight, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.n
+	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.path, d.title, d.key_insight FROM docs d
 		WHERE d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
@@ -167,12 +169,16 @@ func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int
 	var texts []string
 	for rows.Next() {
 		var n int64
-		var title, insight, tags, body string
-		if err := rows.Scan(&n, &title, &insight, &tags, &body); err != nil {
+		var path, title, insight string
+		if err := rows.Scan(&n, &path, &title, &insight); err != nil {
 			return nil, nil, err
 		}
+		f, err := readFields(path)
+		if err != nil {
+			f = [numFields]string{title, insight}
+		}
 		ns = append(ns, n)
-		texts = append(texts, embedText(title, insight, tags, body))
+		texts = append(texts, embedText(f[0], f[1], f[2], f[3]))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)

@@ -1,0 +1,31 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/reflectkb/reflect/store"
+)
+
+// indexedFields are the texts of a learning that reflect indexes, in
+// field order (title, key insight, tags, body; see fieldWeights). The
+// project name is searchable with the tags and symptoms, so a session start
+// in a repository finds that project's learnings by its name.
+//
+// The catalog keeps none of this text beyond the title and key insight a
+// search result shows: the markdown is the only copy, and a reader that
+// needs a body (a snippet, an embedding) reads it back with readFields.
+func indexedFields(l *store.Learning) [numFields]string {
+	tags := strings.Join(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Project), " ; ")
+	return [numFields]string{l.Title, l.KeyInsight, tags, l.PlainBody()}
+}
+
+// readFields reads the learning at path and returns its indexed fields.
+// The file may have changed since it was indexed; the next update sees
+// that (its size, mtime or hash moved) and indexes it again.
+func readFields(path string) ([numFields]string, error) {
+	l, err := store.ReadFile(path)
+	if err != nil {
+		return [numFields]string{}, err
+	}
+	return indexedFields(l), nil
+}
