@@ -113,7 +113,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return st, fmt.Errorf("reindex: %w", err)
 	}
 	defer tx.Rollback()
-	dirStamp := ix.docsStamp()
+	dirStamp := ix.settledStamp() // see dirprobe.go
 	files, err := ix.store.Scan()
 	if err != nil {
 		return st, err

@@ -157,8 +157,15 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 // missingTexts reads up to limit learnings after row last that have no
 // vector yet, with the text each is embedded from.
 func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int64, []string, error) {
+	return loadTexts(ctx, tx, `d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+}
+
+// loadTexts reads the learnings the condition cond (on docs d) selects,
+// with the text each is embedded from: the one query both a full update's
+// embedding and a targeted one's read their texts with.
+func loadTexts(ctx context.Context, tx *sql.Tx, cond string, args ...any) ([]int64, []string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.title, d.key_insight, f.tags, f.body FROM docs d JOIN fts f ON f.rowid = d.n
-		WHERE d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+		WHERE `+cond, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
