@@ -11,6 +11,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -101,6 +102,42 @@ func mirrorDocs(t *testing.T, src, dst kb) {
 	}
 }
 
+// liveFileMatchesTable fails t unless vectors.f32, apart from its
+// tombstones (zeroed rows), holds exactly the vectors table, in order.
+func liveFileMatchesTable(t *testing.T, ix *Index, k kb) {
+	t.Helper()
+	f, err := vector.Open(filepath.Join(k.idx, "vectors.f32"))
+	if err != nil {
+		t.Fatalf("vectors.f32: %v", err)
+	}
+	defer f.Close()
+	var live []vector.Row
+	for i := range f.Len() {
+		if !zero(f.Vector(i)) {
+			live = append(live, vector.Row{Key: f.Key(i), Vec: f.Vector(i)})
+		}
+	}
+	rows, err := ix.db.Query(`SELECT n, v FROM vectors ORDER BY n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	i := 0
+	for ; rows.Next(); i++ {
+		var n int64
+		var b []byte
+		if err := rows.Scan(&n, &b); err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(live) || live[i].Key != uint64(n) || !slices.Equal(live[i].Vec, decodeVector(b)) {
+			t.Fatalf("live file row %d is not table row n=%d (or their vectors differ)", i, n)
+		}
+	}
+	if i != len(live) {
+		t.Fatalf("file has %d live rows, table %d", len(live), i)
+	}
+}
+
 func learningOf(title, words string) *store.Learning {
 	return &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
 		Tags: []string{"widget"}, Body: "## Problem\n" + words + "\n"}
@@ -149,7 +186,10 @@ func TestTargetedMatchesUpdate(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("after %s the targeted index differs from a full incremental update:\n got %+v\nwant %+v", s.name, got, want)
 		}
-		fileMatchesTable(t, ia, a)
+		liveFileMatchesTable(t, ia, a)
+		if p, err := ia.VectorFileProblem(ctx); p != "" || err != nil {
+			t.Errorf("after %s VectorFileProblem = %q, %v", s.name, p, err)
+		}
 		if st, ran, err := ia.Refresh(ctx); err != nil || ran {
 			t.Errorf("after %s Refresh ran (%+v, %v): the targeted update did not move docs_stamp", s.name, countersOf(st), err)
 		}
@@ -186,4 +226,43 @@ func TestTargetedKeepsForeignWriteVisible(t *testing.T) {
 			t.Fatalf("write %d: an Update after Refresh still had work: %+v", i, countersOf(st))
 		}
 	}
+}
+
+// Forget zeroes its rows of vectors.f32 in place until tombstones would
+// pass maxTombstones of the file, when the file is rewritten without them;
+// an incremental Update's export drops them too.
+func TestTargetedTombstonesCompacted(t *testing.T) {
+	ctx := context.Background()
+	k := newKB(t)
+	for i := range 8 {
+		k.write(t, simple(fmt.Sprintf("lrn-seed-%d", i), fmt.Sprintf("seed words number%d", i)))
+	}
+	ix := openWith(t, k, WithEmbedder(hashEmbedder(t, 32)))
+	if err := ix.Forget(ctx, "lrn-seed-1"); err != nil {
+		t.Fatal(err)
+	}
+	liveFileMatchesTable(t, ix, k)
+	if n := vectorRows(t, k); n != 8 {
+		t.Errorf("after one Forget vectors.f32 has %d rows, want 8 (one zeroed in place)", n)
+	}
+	if err := ix.Forget(ctx, "lrn-seed-2", "lrn-seed-3"); err != nil {
+		t.Fatal(err)
+	}
+	fileMatchesTable(t, ix, k) // 3 of 8 rows: rewritten
+	if err := ix.Forget(ctx, "lrn-seed-4"); err != nil {
+		t.Fatal(err)
+	}
+	k.write(t, simple("lrn-new", "new words"))
+	update(t, ix, UpdateOptions{})
+	fileMatchesTable(t, ix, k)
+}
+
+func vectorRows(t *testing.T, k kb) int {
+	t.Helper()
+	f, err := vector.Open(filepath.Join(k.idx, "vectors.f32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return f.Len()
 }

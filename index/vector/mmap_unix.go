@@ -9,8 +9,8 @@ import (
 
 // mapFile maps size bytes of fd read-only. MAP_SHARED with PROT_READ costs
 // no copy and lets every process searching the same file share its pages;
-// the file is replaced by rename or grown by Append, never shrunk or
-// rewritten in place, so the mapped rows cannot change under a reader.
+// the file is replaced by rename or patched by Patch, which only grows it
+// and zeroes removed rows, so the mapping stays valid under a reader.
 func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	data, err := syscall.Mmap(int(fd.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
@@ -19,7 +19,7 @@ func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	return data, func() error { return syscall.Munmap(data) }, nil
 }
 
-// lockFile takes a flock on fd (exclusive for Append, shared for Open) and
+// lockFile takes a flock on fd (exclusive for Patch, shared for Open) and
 // returns its release. A filesystem without flock answers ENOLCK or
 // EOPNOTSUPP: the file is then used unlocked, as before appends existed.
 func lockFile(fd *os.File, exclusive bool) (func(), error) {
