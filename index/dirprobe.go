@@ -59,15 +59,10 @@ var digestSeed = maphash.MakeSeed()
 
 // entryHash is one directory entry's share of a digest.
 func entryHash(name string, ino uint64) uint64 {
-	var h maphash.Hash
-	h.SetSeed(digestSeed)
-	h.WriteString(name)
-	var b [8]byte
-	for i := range b {
-		b[i] = byte(ino >> (8 * i))
-	}
-	h.Write(b[:])
-	return h.Sum64()
+	h := maphash.String(digestSeed, name) ^ (ino * 0x9e3779b97f4a7c15)
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	return h ^ h>>33
 }
 
 // errNoInodes is returned by listDigest where a directory listing does not
@@ -79,6 +74,12 @@ var errNoInodes = errors.New("directory listing without inode numbers")
 // when the directory changed while it was listed.
 func (ix *Index) probeDocs(mine map[string]bool) dirProbe {
 	before := ix.docsStamp()
+	// The index is behind documents/ already: the stamp cannot move, and
+	// the listing would be wasted.
+	var stored string
+	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored); err != nil || stored != before {
+		return dirProbe{}
+	}
 	sum, count, _, err := listDigest(ix.store.Dir, mine)
 	if err != nil || ix.docsStamp() != before {
 		return dirProbe{}

@@ -101,8 +101,13 @@ func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe) (done
 	if err != nil {
 		return false, err
 	}
-	if _, err := ix.maybeRebuildCommunities(ctx, tx, UpdateOptions{}, st.Added+st.Updated+st.Removed); err != nil {
-		return false, err
+	// What maybeRebuildCommunities does when not asked to regroup, without
+	// counting the learnings: the changes since the last grouping, once
+	// there was one.
+	if changed := st.Added + st.Updated + st.Removed; changed > 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT) WHERE key='graph_changes'`, changed); err != nil {
+			return false, fmt.Errorf("index: %w", err)
+		}
 	}
 	if s := ix.confirmDocs(pre, stored, names, inos); s != "" {
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value=?1 WHERE key='docs_stamp' AND value<>?1`, s); err != nil {

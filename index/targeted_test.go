@@ -21,6 +21,7 @@ import (
 type indexState struct {
 	Docs     map[string][]any
 	Totals   string
+	Grouping string // meta.graph_changes
 	Counts   Counts
 	Vectors  map[string][]float32
 	Searches map[string][]string
@@ -53,6 +54,7 @@ func stateOf(t *testing.T, ix *Index) indexState {
 	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='field_totals'`).Scan(&s.Totals); err != nil {
 		t.Fatal(err)
 	}
+	_ = ix.db.QueryRow(`SELECT value FROM meta WHERE key='graph_changes'`).Scan(&s.Grouping)
 	s.Counts = counts(t, ix)
 	vr, err := ix.db.Query(`SELECT d.id, v.v FROM vectors v JOIN docs d ON d.n = v.n`)
 	if err != nil {
@@ -158,6 +160,9 @@ func TestTargetedMatchesUpdate(t *testing.T) {
 	}
 	emb := WithEmbedder(hashEmbedder(t, 32))
 	ia, ib := openWith(t, a, emb), openWith(t, b, emb)
+	// Group the entities, so that both count the changes since.
+	update(t, ia, UpdateOptions{Communities: true})
+	update(t, ib, UpdateOptions{Communities: true})
 	cookie := cookieLearning()
 	steps := []struct {
 		name string
