@@ -1,10 +1,12 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -15,37 +17,43 @@ import (
 // process that wrote a document without indexing it) would stay hidden
 // from every Refresh until the directory changed again. The directory's
 // mtime alone cannot show that: it records when the last entry changed,
-// not how many did. The argument, in three parts:
+// not how many did. So beside the stamp the index keeps meta.docs_digest:
+// the stamp it belongs to and a digest of the listing of documents/
+// (names and inode numbers from getdents, no stat: listDigest; a file
+// replaced by a rename has a new inode). The argument, in three parts:
 //
 //  1. The invariant every writer of docs_stamp keeps: when it stores S,
-//     every entry of documents/ it did not index changed after its listing
-//     began, and its listing began after the coarse clock passed S (it
-//     waits a tick when S is that recent: settledStamp), so such a change
-//     set the directory's mtime past S and the next Refresh scans.
-//  2. Before writing, the targeted writer lists documents/ (names and inode
-//     numbers, no stat: listDigest) while its mtime stays S0 (the probe).
-//     Under the update lock it finds docs_stamp still S0: by (1), the index
-//     then covers that listing exactly, since any change not indexed would
-//     have moved the mtime past S0 before the listing.
-//  3. After indexing its own documents, still under the lock, it waits for
-//     the clock to pass the directory's mtime S1, lists again while the
-//     mtime stays S1, and stores S1 only when the second listing equals
-//     the first apart from its own names, and its own names carry the
+//     its listing began after the coarse clock the filesystem stamps with
+//     had passed S (it waits a tick when S is that recent: settledStamp),
+//     so every change made after its listing began set the directory's
+//     mtime past S, and everything in its listing is indexed. Its digest
+//     D is of that listing.
+//  2. Before writing, the targeted writer finds the directory's mtime
+//     equal to the stored S (before and after it stats its own names):
+//     by (1) nothing changed since the listing of D began, so D minus its
+//     own names' entries is the directory as it is apart from them (the
+//     probe).
+//  3. Under the update lock, after indexing its own documents, it checks
+//     that docs_stamp is still S, waits for the clock to pass the
+//     directory's mtime S1, lists again while the mtime stays S1, and
+//     stores S1 (with that listing's digest) only when the listing equals
+//     the probe's apart from its own names, and its own names carry the
 //     inodes it indexed (or are absent, for a forget). Anything another
 //     process did in between shows as a difference; anything it does after
 //     the listing began moves the mtime past S1 (1).
 //
-// In any other case (the stamp moved before the lock, a listing differs,
-// another platform without inode numbers in its listing) docs_stamp is left
-// as it was, and the next Refresh does the full incremental scan. An
-// inode number reused by two replacements of one name within the window
-// would go unseen; so would a file rewritten in place, which no directory
-// stamp sees (Refresh's documented limit). The listing costs a readdir of
-// documents/ twice per targeted update: no stat, no catalog read, memory
-// independent of its size.
+// In any other case (the stamp moved, a listing differs, no digest for the
+// stored stamp, a platform whose listing has no inode numbers) docs_stamp
+// is left as it was, and the next Refresh does the full incremental scan.
+// An inode number reused by two replacements of one name within the window
+// would go unseen, as would a file rewritten in place, which no directory
+// stamp sees (Refresh's documented limit). A targeted update lists
+// documents/ once: no stat, no catalog read, memory independent of its
+// size.
 
-// dirProbe is what documents/ looked like before a targeted update wrote
-// its own files: its stamp and a digest of every other entry.
+// dirProbe is what documents/ held before a targeted update wrote its
+// files: the stamp, and the stored digest without the entries of its own
+// names.
 type dirProbe struct {
 	ok     bool
 	stamp  string
@@ -53,13 +61,16 @@ type dirProbe struct {
 	count  int
 }
 
-// digestSeed is fixed per process: digests are only ever compared within
-// one process.
-var digestSeed = maphash.MakeSeed()
-
-// entryHash is one directory entry's share of a digest.
+// entryHash is one directory entry's share of a digest: FNV-1a over the
+// name, mixed with the inode number. It is stored, so it must be the same
+// in every process.
 func entryHash(name string, ino uint64) uint64 {
-	h := maphash.String(digestSeed, name) ^ (ino * 0x9e3779b97f4a7c15)
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	h ^= ino * 0x9e3779b97f4a7c15
 	h ^= h >> 33
 	h *= 0xff51afd7ed558ccd
 	return h ^ h>>33
@@ -69,22 +80,57 @@ func entryHash(name string, ino uint64) uint64 {
 // carry inode numbers; docs_stamp is then never moved by a targeted update.
 var errNoInodes = errors.New("directory listing without inode numbers")
 
-// probeDocs lists documents/ before a targeted update writes its files
-// (mine: their names, which the digest leaves out). It reports ok=false
-// when the directory changed while it was listed.
+// docsDigest lists documents/ for the stamp an update is about to store
+// (part 1 above); "" when it cannot.
+func (ix *Index) docsDigest() string {
+	sum, count, _, err := listDigest(ix.store.Dir, nil)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d %d", sum, count)
+}
+
+// saveDigest records digest as the listing of documents/ at stamp, in the
+// update's transaction; an empty digest removes the record.
+func saveDigest(ctx context.Context, tx *sql.Tx, stamp, digest string) error {
+	if digest == "" {
+		_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key='docs_digest'`)
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key,value) VALUES('docs_digest',?1)
+		ON CONFLICT(key) DO UPDATE SET value=?1 WHERE value<>?1`, stamp+" "+digest)
+	return err
+}
+
+// probeDocs is part 2 above, before a targeted update writes the files
+// named mine. It reports ok=false when the index is behind documents/ or
+// has no digest for its stamp.
 func (ix *Index) probeDocs(mine map[string]bool) dirProbe {
 	before := ix.docsStamp()
-	// The index is behind documents/ already: the stamp cannot move, and
-	// the listing would be wasted.
-	var stored string
-	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored); err != nil || stored != before {
+	var stamp, digest string
+	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stamp); err != nil || stamp != before {
 		return dirProbe{}
 	}
-	sum, count, _, err := listDigest(ix.store.Dir, mine)
-	if err != nil || ix.docsStamp() != before {
+	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_digest'`).Scan(&digest); err != nil {
 		return dirProbe{}
 	}
-	return dirProbe{ok: true, stamp: before, digest: sum, count: count}
+	p := dirProbe{ok: true, stamp: stamp}
+	var at string
+	if n, err := fmt.Sscan(digest, &at, &p.digest, &p.count); n != 3 || err != nil || at != stamp {
+		return dirProbe{}
+	}
+	for name := range mine {
+		if fi, err := os.Lstat(filepath.Join(ix.store.Dir, name)); err == nil {
+			p.digest -= entryHash(name, inodeOf(fi))
+			p.count--
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return dirProbe{}
+		}
+	}
+	if ix.docsStamp() != before {
+		return dirProbe{}
+	}
+	return p
 }
 
 // settledStamp reads the stamp of documents/ once the coarse clock the
@@ -106,23 +152,27 @@ func (ix *Index) settledStamp() string {
 	return ix.docsStamp()
 }
 
-// confirmDocs decides, under the update lock and after the targeted
-// update indexed its documents, which stamp it may store: the directory's
-// current one when pre's listing and a new one agree outside mine and each
-// of mine has the inode in want (0: absent); "" otherwise (part 3 above).
-func (ix *Index) confirmDocs(pre dirProbe, stored string, mine map[string]bool, want map[string]uint64) string {
+// confirmDocs is part 3 above, under the update lock once the targeted
+// update indexed its documents: the stamp and digest it may store, or ""
+// when it must leave docs_stamp alone. want holds the inode each of its
+// documents had when indexed (0: absent).
+func (ix *Index) confirmDocs(pre dirProbe, stored string, mine map[string]bool, want map[string]uint64) (stamp, digest string) {
 	if !pre.ok || stored != pre.stamp {
-		return ""
+		return "", ""
 	}
 	s1 := ix.settledStamp()
 	sum, count, inos, err := listDigest(ix.store.Dir, mine)
 	if err != nil || sum != pre.digest || count != pre.count || ix.docsStamp() != s1 {
-		return ""
+		return "", ""
 	}
 	for name, ino := range want {
 		if inos[name] != ino {
-			return ""
+			return "", ""
 		}
 	}
-	return s1
+	for name, ino := range inos {
+		sum += entryHash(name, ino)
+		count++
+	}
+	return s1, fmt.Sprintf("%d %d", sum, count)
 }

@@ -53,7 +53,7 @@ func listDigest(dir string, mine map[string]bool) (sum uint64, count int, inos m
 			s := string(name)
 			switch {
 			case s == "." || s == "..":
-			case mine[s]:
+			case mine != nil && mine[s]:
 				inos[s] = ino
 			default:
 				sum += entryHash(s, ino)

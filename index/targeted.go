@@ -109,8 +109,11 @@ func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe) (done
 			return false, fmt.Errorf("index: %w", err)
 		}
 	}
-	if s := ix.confirmDocs(pre, stored, names, inos); s != "" {
+	if s, d := ix.confirmDocs(pre, stored, names, inos); s != "" {
 		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value=?1 WHERE key='docs_stamp' AND value<>?1`, s); err != nil {
+			return false, err
+		}
+		if err := saveDigest(ctx, tx, s, d); err != nil {
 			return false, err
 		}
 	}

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,10 +17,9 @@ import (
 )
 
 const (
-	targetedHelperEnv = "REFLECT_TARGETED_TEST_HELPER" // "put" or "foreign"
-	foreignWrites     = 60
-	targetedPuts      = 20
-	targetedPutters   = 2
+	targetedHelperEnv = "REFLECT_TARGETED_TEST_HELPER" // "put", "foreign" or "refresh"
+	foreignRounds     = 6
+	targetedPuts      = 15
 )
 
 func foreignID(i int) string { return fmt.Sprintf("lrn-foreign-%03d", i) }
@@ -36,25 +36,42 @@ func TestTargetedHelper(t *testing.T) {
 	worker, _ := strconv.Atoi(os.Getenv(helperWorker))
 	switch mode {
 	case "foreign":
-		for i := range foreignWrites {
-			p := filepath.Join(docs, foreignID(i)+".md")
-			data := []byte(simple(foreignID(i), fmt.Sprintf("foreign words item%d", i)).render())
-			if i%2 == 0 { // created in place
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(3)
-				}
-			} else { // written aside and renamed in, as an atomic write
-				if err := os.WriteFile(p+".tmp", data, 0o644); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(3)
-				}
-				if err := os.Rename(p+".tmp", p); err != nil {
-					fmt.Fprintln(os.Stderr, err)
-					os.Exit(3)
-				}
+		// One document, at a random moment of the Puts: written in place
+		// or aside and renamed in, as an atomic write does.
+		time.Sleep(time.Duration(50+rand.IntN(700)) * time.Millisecond)
+		p := filepath.Join(docs, foreignID(worker)+".md")
+		data := []byte(simple(foreignID(worker), fmt.Sprintf("foreign words item%d", worker)).render())
+		tmp := p
+		if worker%2 == 1 {
+			tmp = p + ".tmp"
+		}
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
+	case "refresh":
+		// A hook's Refresh in a loop: each one that scans stores a new
+		// stamp, which the next Put may then move on.
+		ctx := context.Background()
+		ix, err := Open(ctx, docs, idx, WithEmbedder(hashEmbedder(t, helperDim)))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "Open: %v\n", err)
+			os.Exit(2)
+		}
+		defer ix.Close()
+		for {
+			if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, ErrBusy) {
+				fmt.Fprintf(os.Stderr, "Refresh: %v\n", err)
+				os.Exit(3)
 			}
-			time.Sleep(time.Duration(rand.IntN(6000)) * time.Microsecond)
+			if _, err := os.Stat(os.Getenv(helperStop)); err == nil {
+				break
+			}
+			time.Sleep(time.Duration(rand.IntN(5000)) * time.Microsecond)
 		}
 	case "put":
 		ctx := context.Background()
@@ -74,16 +91,18 @@ func TestTargetedHelper(t *testing.T) {
 	os.Exit(0)
 }
 
-// A process writes documents into documents/ without indexing them while
-// others Put in a loop: no Put's targeted update may hide one of those
-// writes, so after the next Refresh every document is indexed, and a full
-// incremental Update finds nothing left to do.
+// A process writes a document into documents/ without indexing it, at a
+// random moment while others Put in a loop and one refreshes (as hooks
+// do): no Put's targeted update may hide that write (a hidden write stays
+// hidden only while no later write by others moves the directory's stamp,
+// hence one per round), so after the next Refresh every document is
+// indexed, and a full incremental Update finds nothing left to do.
 func TestTargetedForeignWriter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
 	ctx := context.Background()
-	for round := range 3 {
+	for round := range foreignRounds {
 		k := newKB(t)
 		k.write(t, simple("lrn-seed", "seed words"))
 		ix, err := Open(ctx, k.docs, k.idx, WithEmbedder(hashEmbedder(t, helperDim)))
@@ -91,12 +110,13 @@ func TestTargetedForeignWriter(t *testing.T) {
 			t.Fatal(err)
 		}
 		ix.Close()
+		stop := filepath.Join(k.root, "stop")
 		var cmds []*exec.Cmd
 		var outs []*bytes.Buffer
 		start := func(mode string, worker int) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTargetedHelper$", "-test.count=1", "-test.timeout=5m")
 			cmd.Env = append(os.Environ(), targetedHelperEnv+"="+mode, helperDocs+"="+k.docs, helperIdx+"="+k.idx,
-				helperWorker+"="+strconv.Itoa(worker))
+				helperWorker+"="+strconv.Itoa(worker), helperStop+"="+stop)
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
@@ -104,11 +124,21 @@ func TestTargetedForeignWriter(t *testing.T) {
 			}
 			cmds, outs = append(cmds, cmd), append(outs, &out)
 		}
-		for w := range targetedPutters {
+		// Even rounds: one process Puts, so every Put moves the stamp and
+		// every Put's window is one the foreign write may land in. Odd
+		// rounds: two Put and one refreshes, as a busy machine does.
+		putters := 1 + round%2
+		for w := range putters {
 			start("put", w)
 		}
-		start("foreign", -1)
+		start("foreign", round)
+		if putters > 1 {
+			start("refresh", -1)
+		}
 		for i, c := range cmds {
+			if i == len(cmds)-1 && putters > 1 { // the refresher runs until the others are done
+				writeRaw(t, stop, "")
+			}
 			if err := c.Wait(); err != nil {
 				t.Fatalf("round %d: helper %d: %v\n%s", round, i, err, outs[i])
 			}
@@ -119,12 +149,10 @@ func TestTargetedForeignWriter(t *testing.T) {
 		}
 		got := docRows(t, ix)
 		var missing []string
-		for i := range foreignWrites {
-			if _, ok := got[foreignID(i)]; !ok {
-				missing = append(missing, foreignID(i))
-			}
+		if _, ok := got[foreignID(round)]; !ok {
+			missing = append(missing, foreignID(round))
 		}
-		for w := range targetedPutters {
+		for w := range putters {
 			for i := range targetedPuts {
 				if id := store.NewID(helperTitle(w, i), ""); got[id] == 0 {
 					missing = append(missing, id)
