@@ -24,10 +24,11 @@ type PutResult struct {
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
-// at once, touching in the index only what it changed (updateDocs). A learning whose id already exists updates that document: its
-// created time and unknown fields are kept, its tags are merged with the
-// new ones (a repeat adds tags, it does not silently drop them), updated is
-// bumped, and the result lists what changed. When sc is nil, entities are
+// at once, touching in the index only what it changed (updateDocs). A
+// learning whose id already exists updates that document: its created time
+// and unknown fields are kept, its tags are merged with the new ones (a
+// repeat adds tags, it does not silently drop them), updated is bumped, and
+// the result lists what changed. When sc is nil, entities are
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one.
 func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
@@ -73,8 +74,9 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 }
 
 // Forget removes learnings, their sidecars and their index entries, with
-// one targeted index update (one transaction) for all of them. It stops at the first id that cannot
-// be deleted; the ones deleted before it are still taken out of the index.
+// one targeted index update (one transaction) for all of them. It stops at
+// the first id that cannot be deleted; the ones deleted before it are still
+// taken out of the index.
 func (ix *Index) Forget(ctx context.Context, ids ...string) error {
 	var failed error
 	deleted := 0

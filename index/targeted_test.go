@@ -271,3 +271,28 @@ func vectorRows(t *testing.T, k kb) int {
 	defer f.Close()
 	return f.Len()
 }
+
+// A catalog without a digest for its stamp (written by a build before
+// docs_digest) never lets a targeted update move the stamp: the next
+// Refresh scans, and stores one.
+func TestTargetedWithoutDigest(t *testing.T) {
+	ctx := context.Background()
+	k := newKB(t)
+	k.write(t, simple("lrn-seed", "seed words"))
+	ix := openWith(t, k)
+	if _, err := ix.db.Exec(`DELETE FROM meta WHERE key='docs_digest'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Put(ctx, learningOf("Own learning", "own words"), nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ran, err := ix.Refresh(ctx); err != nil || !ran {
+		t.Fatalf("Refresh ran=%v (%v) after a Put with no digest to compare with", ran, err)
+	}
+	if _, err := ix.Put(ctx, learningOf("Second learning", "more words"), nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ran, err := ix.Refresh(ctx); err != nil || ran {
+		t.Fatalf("Refresh ran=%v (%v): the Refresh before did not store a digest", ran, err)
+	}
+}
