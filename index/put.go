@@ -24,15 +24,19 @@ type PutResult struct {
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
-// at once. A learning whose id already exists updates that document: its
-// created time and unknown fields are kept, its tags are merged with the
-// new ones (a repeat adds tags, it does not silently drop them), updated is
-// bumped, and the result lists what changed. When sc is nil, entities are
+// at once, touching in the index only what it changed (updateDocs). A
+// learning whose id already exists updates that document: its created time
+// and unknown fields are kept, its tags are merged with the new ones (a
+// repeat adds tags, it does not silently drop them), updated is bumped, and
+// the result lists what changed. When sc is nil, entities are
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one.
 func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
+	// What documents/ held before this write, to show afterwards that
+	// nothing else changed meanwhile (dirprobe.go).
+	pre := ix.probeDocs(ix.ownNames([]string{l.ID}))
 	old, err := ix.store.Read(l.ID)
 	switch {
 	case err == nil:
@@ -63,18 +67,20 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 	}
 	res.Sidecar = ix.store.SidecarPath(l.ID)
 	res.Entities = len(sc.Entities)
-	if _, err := ix.Update(ctx, UpdateOptions{}); err != nil {
+	if err := ix.updateDocs(ctx, []string{l.ID}, pre); err != nil {
 		return res, err
 	}
 	return res, nil
 }
 
 // Forget removes learnings, their sidecars and their index entries, with
-// one index update for all of them. It stops at the first id that cannot
-// be deleted; the ones deleted before it are still taken out of the index.
+// one targeted index update (one transaction) for all of them. It stops at
+// the first id that cannot be deleted; the ones deleted before it are still
+// taken out of the index.
 func (ix *Index) Forget(ctx context.Context, ids ...string) error {
 	var failed error
 	deleted := 0
+	pre := ix.probeDocs(ix.ownNames(ids))
 	for _, id := range ids {
 		if failed = ix.store.Delete(id); failed != nil {
 			break
@@ -82,7 +88,9 @@ func (ix *Index) Forget(ctx context.Context, ids ...string) error {
 		deleted++
 	}
 	if deleted > 0 {
-		if _, err := ix.Update(ctx, UpdateOptions{}); err != nil {
+		// The id that failed may have lost its document before its
+		// sidecar; looking at it too costs nothing.
+		if err := ix.updateDocs(ctx, ids[:min(deleted+1, len(ids))], pre); err != nil {
 			return errors.Join(failed, err)
 		}
 	}

@@ -113,7 +113,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return st, fmt.Errorf("reindex: %w", err)
 	}
 	defer tx.Rollback()
-	dirStamp := ix.docsStamp()
+	dirStamp := ix.settledStamp() // see dirprobe.go
+	dirDigest := ix.docsDigest()
 	files, err := ix.store.Scan()
 	if err != nil {
 		return st, err
@@ -157,6 +158,9 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	vc, err := ix.refreshDerived(ctx, tx, w, dirStamp, opts, &st)
 	if err != nil {
+		return st, err
+	}
+	if err := saveDigest(ctx, tx, dirStamp, dirDigest); err != nil {
 		return st, err
 	}
 	w.close()

@@ -23,8 +23,11 @@ import (
 // learning without a vector is embedded by the next update. After every
 // update that changed them they are exported to vectors.f32, the flat file
 // a search maps and scans (package vector); the file is derived from the
-// table (patched from its previous version when few rows changed) and
-// rewritten whole, by rename, so a reader's mapping stays valid.
+// table. A full or incremental Update rewrites it whole (patched from its
+// previous version when few rows changed), by rename, so a reader's
+// mapping stays valid; a targeted update (Put, Forget) patches it in place
+// instead, appending rows and zeroing removed ones (vectortargeted.go,
+// vector.Patch), under a file lock that readers opening it respect.
 const vectorsSchema = `CREATE TABLE IF NOT EXISTS vectors(n INTEGER PRIMARY KEY, v BLOB NOT NULL)`
 
 // minCosine is the similarity below which a vector hit is noise and not
@@ -159,8 +162,15 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 // markdown (the catalog keeps no copy of the body: text.go); one that
 // cannot be read is embedded from its title and key insight.
 func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int64, []string, error) {
+	return loadTexts(ctx, tx, `d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+}
+
+// loadTexts reads the learnings the condition cond (on docs d) selects,
+// with the text each is embedded from: the one query both a full update's
+// embedding and a targeted one's read their texts with.
+func loadTexts(ctx context.Context, tx *sql.Tx, cond string, args ...any) ([]int64, []string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.path, d.title, d.key_insight FROM docs d
-		WHERE d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+		WHERE `+cond, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
@@ -331,7 +341,9 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 	}
 	out := make([]vector.Row, 0, old.Len()+len(ch.added))
 	for i := range old.Len() {
-		if k := old.Key(i); !drop[k] {
+		// A zero vector is a tombstone patchVectorsInPlace left: its row
+		// is gone from the table, and from the new file.
+		if k := old.Key(i); !drop[k] && !zero(old.Vector(i)) {
 			out = append(out, vector.Row{Key: k, Vec: old.Vector(i)})
 		}
 	}
@@ -367,6 +379,11 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 		return false, err
 	}
 	return true, ix.writeVectors(path, stored, dim, out)
+}
+
+// zero reports whether v is all zeros (a tombstone).
+func zero(v []float32) bool {
+	return !slices.ContainsFunc(v, func(x float32) bool { return x != 0 })
 }
 
 // maxParams bounds the parameters of one statement, well under SQLite's
@@ -411,6 +428,10 @@ func (ix *Index) writeVectors(path, stored string, dim int, rows []vector.Row) e
 		return fmt.Errorf("vectors: %w", err)
 	}
 	ix.closeVectors()
+	// The new file has no tombstones (patchVectorsInPlace counts them).
+	if _, err := ix.db.Exec(`DELETE FROM meta WHERE key='vector_tombstones'`); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
 	return nil
 }
 
@@ -554,7 +575,11 @@ func (ix *Index) VectorFileProblem(ctx context.Context) (string, error) {
 		return fmt.Sprintf("%s holds vectors of %s, the catalog of %s", path, id, stored), nil
 	}
 	if f.Len() != count {
-		return fmt.Sprintf("%s holds %d vectors, the catalog %d", path, f.Len(), count), nil
+		// Rows of removed learnings zeroed in place (patchVectorsInPlace)
+		// are not a problem: the next rewrite drops them.
+		if dead := f.Tombstones(); f.Len()-dead != count {
+			return fmt.Sprintf("%s holds %d vectors (%d of removed learnings), the catalog %d", path, f.Len(), dead, count), nil
+		}
 	}
 	if n := f.NonFinite(); n > 0 {
 		return fmt.Sprintf("%s: %d vector(s) hold NaN or infinite values", path, n), nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/coder/hnsw"
@@ -309,7 +310,7 @@ func (s *Searcher) Search(q []float32, k int, filter func(key uint64) bool) []Hi
 	}
 	kept := cand[:0]
 	for _, h := range cand {
-		if filter == nil || filter(h.Key) {
+		if (filter == nil || filter(h.Key)) && !s.removed(h.Key) {
 			kept = append(kept, h)
 		}
 	}
@@ -317,6 +318,14 @@ func (s *Searcher) Search(q []float32, k int, filter func(key uint64) bool) []Hi
 		return s.file.Search(q, k, filter)
 	}
 	return kept[:min(k, len(kept))]
+}
+
+// removed reports whether key's row in the file is a tombstone (Patch
+// zeroed it): the graph keeps its own copy of the vector, which would
+// still be found.
+func (s *Searcher) removed(key uint64) bool {
+	i, ok := s.file.Find(key)
+	return ok && !slices.ContainsFunc(s.file.Vector(i), func(x float32) bool { return x != 0 })
 }
 
 // WithANN returns a Searcher that answers through ann, a graph of f's

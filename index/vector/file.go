@@ -105,6 +105,14 @@ func Open(path string) (*File, error) {
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
 	defer fd.Close() // the mapping outlives the descriptor
+	// Shared with other readers, excluded by Patch's exclusive lock, so
+	// the length and the header's count are read from one state of the
+	// file; released on return, once both are in the parsed File.
+	unlock, err := lockFile(fd, false)
+	if err != nil {
+		return nil, fmt.Errorf("open vectors: %w", err)
+	}
+	defer unlock()
 	st, err := fd.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("open vectors: %w", err)

@@ -19,3 +19,6 @@ func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	}
 	return data, func() error { return nil }, nil
 }
+
+// lockFile is a no-op where flock is not available.
+func lockFile(fd *os.File, exclusive bool) (func(), error) { return func() {}, nil }

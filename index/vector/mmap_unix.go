@@ -9,12 +9,34 @@ import (
 
 // mapFile maps size bytes of fd read-only. MAP_SHARED with PROT_READ costs
 // no copy and lets every process searching the same file share its pages;
-// the file is only ever replaced by rename, never written in place, so the
-// mapping cannot change or shrink under a reader.
+// the file is replaced by rename or patched by Patch, which only grows it
+// and zeroes removed rows, so the mapping stays valid under a reader.
 func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	data, err := syscall.Mmap(int(fd.Fd()), 0, size, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, nil, err
 	}
 	return data, func() error { return syscall.Munmap(data) }, nil
+}
+
+// lockFile takes a flock on fd (exclusive for Patch, shared for Open) and
+// returns its release. A filesystem without flock answers ENOLCK or
+// EOPNOTSUPP: the file is then used unlocked, as before appends existed.
+func lockFile(fd *os.File, exclusive bool) (func(), error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(fd.Fd()), how)
+		switch err {
+		case nil:
+			return func() { _ = syscall.Flock(int(fd.Fd()), syscall.LOCK_UN) }, nil
+		case syscall.EINTR:
+			continue
+		case syscall.ENOLCK, syscall.EOPNOTSUPP, syscall.EINVAL:
+			return func() {}, nil
+		}
+		return nil, err
+	}
 }
