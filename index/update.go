@@ -46,6 +46,10 @@ type UpdateOptions struct {
 	// updateLockWait, or the Index's BusyWait when shorter); Refresh waits
 	// only refreshLockWait.
 	lockWait time.Duration
+	// workers is the number of goroutines that read and parse documents
+	// (zero: pipelineWorkers; one: in turn, on the writer's goroutine, as
+	// the tests' reference).
+	workers int
 }
 
 // Stats reports what a reindex did.
@@ -191,16 +195,26 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 // changed and new files, the removals, the problems of files now gone,
 // then the postings and (bulk) the graph's indexes.
 func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]problem, bulk bool, opts UpdateOptions, start time.Time, st *Stats) error {
-	for i, step := range plan.files {
+	workers := opts.workers
+	if workers == 0 {
+		workers = pipelineWorkers()
+	}
+	// Reading and parsing run on a pool of workers; this goroutine writes
+	// their results in the plan's order (pipeline.go).
+	prepare := func() func(fileStep) prepared {
+		stems := map[string]string{} // each worker's own cache
+		return func(s fileStep) prepared { return prepareStep(s, w.store, stems) }
+	}
+	if err := pipeline(ctx, workers, plan.files, prepare, func(i int, p prepared) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if opts.Progress != nil {
 			opts.Progress(i, len(plan.files))
 		}
-		if err := w.apply(step, start, st); err != nil {
-			return err
-		}
+		return w.apply(p, start, st)
+	}); err != nil {
+		return err
 	}
 	for _, k := range plan.gone {
 		if err := w.remove(k.n); err != nil {
@@ -383,40 +397,15 @@ func judgeParsed(s fileStep, parseErr error) stepKind {
 
 // apply carries out one file's step of the plan in the update's
 // transaction, counting what it did in st. A file the plan left to
-// examine is read here, and its content settles the step (judgeContent,
-// judgeParsed); start is the update's start, for stableMtime.
-func (w *writer) apply(s fileStep, start time.Time, st *Stats) error {
-	f := s.file
+// examine was read by prepareStep, and its content settled the step
+// (judgeContent, judgeParsed); start is the update's start, for
+// stableMtime.
+func (w *writer) apply(p prepared, start time.Time, st *Stats) error {
+	if p.err != nil {
+		return p.err
+	}
+	s, f, l, bad, hash := p.step, p.step.file, p.l, p.bad, p.hash
 	mtime := f.ModTime.UnixNano()
-	var (
-		data []byte
-		hash string
-		l    *store.Learning
-		bad  *store.DocError
-	)
-	if s.kind == stepExamine {
-		var problem string
-		var err error
-		data, problem, err = readDocument(f)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", f.Path, err)
-		}
-		if err == nil && problem == "" {
-			hash = hashOf(data)
-		}
-		if problem != "" {
-			bad = &store.DocError{Path: f.Path, Reason: problem}
-		}
-		s.kind = judgeContent(s, err, problem, hash)
-	}
-	if s.kind == stepParse {
-		var err error
-		l, err = store.ParseFile(f.Path, data)
-		if err != nil && !errors.As(err, &bad) {
-			return err
-		}
-		s.kind = judgeParsed(s, err)
-	}
 	switch s.kind {
 	case stepUnchanged:
 		st.Unchanged++
@@ -463,7 +452,7 @@ func (w *writer) apply(s fileStep, start time.Time, st *Stats) error {
 		} else {
 			st.Added++
 		}
-		return w.insert(l, f.Size, stableMtime(mtime, start), hash)
+		return w.insertRows(l, p.rows, f.Size, stableMtime(mtime, start), hash)
 	default:
 		return fmt.Errorf("reindex: %s: no step %d", f.Path, s.kind)
 	}
@@ -728,7 +717,16 @@ func (w *writer) remove(n int64) error {
 	return nil
 }
 
+// insert writes learning l as a new row: insertRows with the rows
+// derived here.
 func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error {
+	return w.insertRows(l, deriveRows(l, w.store, w.stems), size, mtime, hash)
+}
+
+// insertRows writes learning l as a new row, with r, its rows derived
+// beforehand (deriveRows): its docs row, full text, term statistics,
+// postings, entities and identifiers.
+func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64, hash string) error {
 	cites, _ := json.Marshal(l.Cites)
 	if l.Cites == nil {
 		cites = []byte("[]")
@@ -747,35 +745,23 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err != nil {
 		return err
 	}
-	body := l.PlainBody()
-	// The project name is searchable with the tags, so a session start in
-	// a repository finds that project's learnings by its name.
-	tags := strings.Join(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Project), " ; ")
-	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, tags, body); err != nil {
+	if _, err := w.insFTS.ExecContext(w.ctx, n, l.Title, l.KeyInsight, r.tags, r.body); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
-	st := computeStats([numFields]string{l.Title, l.KeyInsight, tags, body}, w.stems)
-	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3], st.encode()); err != nil {
+	if _, err := w.insStats.ExecContext(w.ctx, n, r.stats.lens[0], r.stats.lens[1], r.stats.lens[2], r.stats.lens[3], r.tf); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
 		return err
 	}
-	w.post.add(n, st)
-	// A sidecar the writer of the learning provided names its entities;
-	// without one (or with a broken one) they are extracted from the text.
-	sc, err := w.store.ReadSidecar(l.ID)
-	if err != nil {
-		sc = nil
-	}
+	w.post.add(n, r.stats)
 	// n is a new row (an update removed the old one): it has no graph
 	// rows to replace.
-	if err := graph.AddNewDocument(w.ctx, w.tx, n, sc, l); err != nil {
+	if err := graph.AddNewDocument(w.ctx, w.tx, n, r.sc, l); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
-	idents := Identifiers(strings.Join([]string{l.Title, l.KeyInsight, tags, body}, "\n"))
-	if len(idents) > 0 {
-		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {
+	if len(r.idents) > 0 {
+		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(r.idents, "\n")); err != nil {
 			return fmt.Errorf("index %s: %w", l.ID, err)
 		}
 	}
