@@ -130,7 +130,7 @@ type prepared struct {
 	l    *store.Learning
 	bad  *store.DocError
 	rows *derivedRows // for stepAdd and stepUpdate
-	err  error    // a read or parse failure that stops the update
+	err  error        // a read or parse failure that stops the update
 }
 
 // derivedRows is what the writer inserts for one learning besides its docs
