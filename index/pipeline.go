@@ -27,6 +27,12 @@ import (
 // one document of store.MaxDocumentSize and what was derived from it).
 const pipelineDepth = 8
 
+// stemCacheBudget bounds each worker's stemming cache (entries): it is
+// emptied when full, so a KB's growing vocabulary (ids, hashes, names)
+// cannot grow the reindex's memory with it, while the common words are
+// cached again within a few documents.
+const stemCacheBudget = 1 << 15
+
 // pipelineWorkers is the default size of the pool: one per CPU the Go
 // runtime may use, and at least two, so reading and parsing overlap the
 // writer even on one core (a read waits on the disk, not the CPU).

@@ -141,6 +141,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			if err := graph.Reset(ctx, tx); err != nil {
 				return st, fmt.Errorf("reindex: %w", err)
 			}
+			// No learning has postings, so none may be left: the
+			// writer below then starts fresh, as after clearAll.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
+				return st, fmt.Errorf("reindex: %w", err)
+			}
 		}
 		if err := graph.BeginBulk(ctx, tx); err != nil {
 			return st, err
@@ -150,7 +155,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
-	w, err := newWriter(ctx, tx, opts.Full, ix.store)
+	// A fresh writer flushes each postings chunk once the row numbers
+	// pass it. Open's rebuild of a missing catalog is not opts.Full but
+	// is as fresh; holding all its chunks to the end was the largest part
+	// of its heap, growing with the KB (3.3 KB a learning).
+	w, err := newWriter(ctx, tx, bulk, ix.store)
 	if err != nil {
 		return st, err
 	}
@@ -203,7 +212,12 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 	// their results in the plan's order (pipeline.go).
 	prepare := func() func(fileStep) prepared {
 		stems := map[string]string{} // each worker's own cache
-		return func(s fileStep) prepared { return prepareStep(s, w.store, stems) }
+		return func(s fileStep) prepared {
+			if len(stems) >= stemCacheBudget {
+				clear(stems)
+			}
+			return prepareStep(s, w.store, stems)
+		}
 	}
 	if err := pipeline(ctx, workers, plan.files, prepare, func(i int, p prepared) error {
 		if err := ctx.Err(); err != nil {
