@@ -102,7 +102,7 @@ class Side:
 
 def payloads(work, repo):
     t = os.path.join(work, "t.jsonl")
-    shutil.copy(os.path.join(ROOT, "drain/testdata/claude-session.jsonl"), t)
+    shutil.copy(os.path.join(ROOT, "transcript/testdata/claude-session.jsonl"), t)
     start = os.path.join(work, "session-start.json")
     with open(start, "w") as f:
         json.dump({"session_id": "scale", "transcript_path": t, "cwd": repo,
