@@ -165,7 +165,12 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	defer w.close()
 
-	if err := w.applyPlan(ctx, planUpdate(files, have, bad), bad, bulk, opts, start, &st); err != nil {
+	plan := planUpdate(files, have, bad)
+	// The plan holds what is needed of the listing and of the rows; let
+	// them go, as applyPlan lets each step go once written: at 100,000
+	// learnings they are tens of megabytes.
+	files, have = nil, nil
+	if err := w.applyPlan(ctx, plan, bad, bulk, opts, start, &st); err != nil {
 		return st, err
 	}
 	vc, err := ix.refreshDerived(ctx, tx, w, dirStamp, opts, &st)
@@ -194,7 +199,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	ix.checkpoint(ctx)
 	if opts.Progress != nil {
-		opts.Progress(len(files), len(files))
+		opts.Progress(st.Documents, st.Documents)
 	}
 	st.Duration = time.Since(start)
 	return st, nil
@@ -226,7 +231,9 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 		if opts.Progress != nil {
 			opts.Progress(i, len(plan.files))
 		}
-		return w.apply(p, start, st)
+		err := w.apply(p, start, st)
+		plan.files[i] = fileStep{} // done with: free its strings
+		return err
 	}); err != nil {
 		return err
 	}
