@@ -315,3 +315,47 @@ func TestUpdateCancelledWhileParsing(t *testing.T) {
 		t.Errorf("stats = %+v", countersOf(st))
 	}
 }
+
+// Open's rebuild of a missing catalog is not a Full update, but every
+// learning in it is new: it writes postings as a full reindex does
+// (chunk by chunk) and gives the same catalog. So does an update after
+// every learning was removed, when new ones come.
+func TestRebuildWritesPostingsAsFull(t *testing.T) {
+	k := newKB(t)
+	ctx := context.Background()
+	for i := range 40 {
+		k.write(t, simple(fmt.Sprintf("lrn-r%02d", i), fmt.Sprintf("rebuild postings topic%d shared", i%6)))
+	}
+	rebuilt := k.open(t) // no catalog yet: Open rebuilds it
+	full, err := Open(ctx, k.docs, filepath.Join(k.root, "index-full"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	update(t, full, UpdateOptions{Full: true})
+	a, b := dumpCatalog(t, rebuilt), dumpCatalog(t, full)
+	for _, name := range []string{"docs", "stats", "postings", "fts_content"} {
+		if len(a[name]) == 0 || !reflect.DeepEqual(a[name], b[name]) {
+			t.Errorf("table %s: %d rows rebuilt by Open, %d by a full reindex, or they differ", name, len(a[name]), len(b[name]))
+		}
+	}
+
+	// Remove every learning, then add others: the update that adds them
+	// starts from an empty docs table.
+	for i := range 40 {
+		if err := os.Remove(k.docPath(fmt.Sprintf("lrn-r%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := update(t, rebuilt, UpdateOptions{}); st.Removed != 40 || st.Indexed != 0 {
+		t.Fatalf("removing all: %+v", countersOf(st))
+	}
+	k.write(t, simple("lrn-after", "afterwards zeppelin"))
+	update(t, rebuilt, UpdateOptions{})
+	if got := ids(search(t, rebuilt, Query{Text: "zeppelin"})); !reflect.DeepEqual(got, []string{"lrn-after"}) {
+		t.Errorf("search zeppelin = %v", got)
+	}
+	if got := ids(search(t, rebuilt, Query{Text: "rebuild postings shared"})); len(got) != 0 {
+		t.Errorf("removed learnings still found: %v", got)
+	}
+}
