@@ -92,13 +92,12 @@ const unitCosineName = "reflect-unit-cosine"
 
 func init() { hnsw.RegisterDistanceFunc(unitCosineName, unitCosine) }
 
-// Save writes the graph to path atomically (temp file and rename).
+// Save writes the graph to path atomically (temp file and rename),
+// streamed: the export holds every layer's vectors, over 100 MB at
+// 100,000 learnings, which a buffer in memory would add to the peak of a
+// reindex (docs/benchmarks.md).
 func (a *ANN) Save(path string) error {
-	var buf bytes.Buffer
-	if err := a.g.Export(&buf); err != nil {
-		return fmt.Errorf("save hnsw graph: %w", err)
-	}
-	if err := fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm); err != nil {
+	if err := fsutil.WriteAtomicFunc(path, fsutil.FilePerm, a.g.Export); err != nil {
 		return fmt.Errorf("save hnsw graph: %w", err)
 	}
 	return nil
