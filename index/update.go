@@ -849,13 +849,14 @@ func (ix *Index) maybeRebuildCommunities(ctx context.Context, tx *sql.Tx, opts U
 // under the live heap would collect without end.
 const annGCPercent = 25
 
-// tightenGC sets annGCPercent until restore is called, unless the user
-// chose a GOGC of their own.
+// tightenGC lowers GOGC to annGCPercent until restore is called; a
+// lower GOGC, or none (off), is left as it is.
 func tightenGC() (restore func()) {
-	if os.Getenv("GOGC") != "" {
+	old := debug.SetGCPercent(annGCPercent)
+	if old < 0 || old <= annGCPercent {
+		debug.SetGCPercent(old)
 		return func() {}
 	}
-	old := debug.SetGCPercent(annGCPercent)
 	return func() { debug.SetGCPercent(old) }
 }
 
