@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -357,5 +358,26 @@ func TestRebuildWritesPostingsAsFull(t *testing.T) {
 	}
 	if got := ids(search(t, rebuilt, Query{Text: "rebuild postings shared"})); len(got) != 0 {
 		t.Errorf("removed learnings still found: %v", got)
+	}
+}
+
+// The HNSW build runs with a lower GOGC, and a lower one (or off) the user
+// chose is kept; either way the setting before it comes back.
+func TestTightenGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, before := range []int{100, 10, -1} {
+		debug.SetGCPercent(before)
+		restore := tightenGC()
+		want := min(before, annGCPercent)
+		if before < 0 {
+			want = -1
+		}
+		if got := debug.SetGCPercent(want); got != want {
+			t.Errorf("GOGC %d: %d while building, want %d", before, got, want)
+		}
+		restore()
+		if got := debug.SetGCPercent(before); got != before {
+			t.Errorf("GOGC %d: %d after, want it back", before, got)
+		}
 	}
 }
