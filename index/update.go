@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,10 @@ type UpdateOptions struct {
 	// updateLockWait, or the Index's BusyWait when shorter); Refresh waits
 	// only refreshLockWait.
 	lockWait time.Duration
+	// workers is the number of goroutines that read and parse documents
+	// (zero: pipelineWorkers; one: in turn, on the writer's goroutine, as
+	// the tests' reference).
+	workers int
 }
 
 // Stats reports what a reindex did.
@@ -138,6 +143,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 			if err := graph.Reset(ctx, tx); err != nil {
 				return st, fmt.Errorf("reindex: %w", err)
 			}
+			// No learning has postings, so none may be left: the
+			// writer below then starts fresh, as after clearAll.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
+				return st, fmt.Errorf("reindex: %w", err)
+			}
 		}
 		if err := graph.BeginBulk(ctx, tx); err != nil {
 			return st, err
@@ -147,13 +157,22 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
-	w, err := newWriter(ctx, tx, opts.Full, ix.store)
+	// A fresh writer flushes each postings chunk once the row numbers
+	// pass it. Open's rebuild of a missing catalog is not opts.Full but
+	// is as fresh; holding all its chunks to the end was the largest part
+	// of its heap, growing with the KB (3.3 KB a learning).
+	w, err := newWriter(ctx, tx, bulk, ix.store)
 	if err != nil {
 		return st, err
 	}
 	defer w.close()
 
-	if err := w.applyPlan(ctx, planUpdate(files, have, bad), bad, bulk, opts, start, &st); err != nil {
+	plan := planUpdate(files, have, bad)
+	// The plan holds what is needed of the listing and of the rows; let
+	// them go, as applyPlan lets each step go once written: at 100,000
+	// learnings they are tens of megabytes.
+	files, have = nil, nil
+	if err := w.applyPlan(ctx, plan, bad, bulk, opts, start, &st); err != nil {
 		return st, err
 	}
 	vc, err := ix.refreshDerived(ctx, tx, w, dirStamp, opts, &st)
@@ -175,17 +194,26 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
-	if err := ix.exportVectors(ctx, vc); err != nil {
+	// The export reads every vector into memory when it rewrites the file
+	// (100 MB at 100,000 learnings): collect at a quarter more, as in the
+	// HNSW build, not at twice.
+	restore := tightenGC()
+	err = ix.exportVectors(ctx, vc)
+	restore()
+	if err != nil {
 		return st, err
 	}
 	if opts.ANN {
-		if st.ANN, err = ix.buildANN(ctx); err != nil {
+		restore := tightenGC()
+		st.ANN, err = ix.buildANN(ctx)
+		restore()
+		if err != nil {
 			return st, err
 		}
 	}
 	ix.checkpoint(ctx)
 	if opts.Progress != nil {
-		opts.Progress(len(files), len(files))
+		opts.Progress(st.Documents, st.Documents)
 	}
 	st.Duration = time.Since(start)
 	return st, nil
@@ -195,16 +223,33 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 // changed and new files, the removals, the problems of files now gone,
 // then the postings and (bulk) the graph's indexes.
 func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]problem, bulk bool, opts UpdateOptions, start time.Time, st *Stats) error {
-	for i, step := range plan.files {
+	workers := opts.workers
+	if workers == 0 {
+		workers = pipelineWorkers()
+	}
+	// Reading and parsing run on a pool of workers; this goroutine writes
+	// their results in the plan's order (pipeline.go).
+	prepare := func() func(fileStep) prepared {
+		stems := map[string]string{} // each worker's own cache
+		return func(s fileStep) prepared {
+			if len(stems) >= stemCacheBudget {
+				clear(stems)
+			}
+			return prepareStep(s, w.store, stems)
+		}
+	}
+	if err := pipeline(ctx, workers, plan.files, prepare, func(i int, p prepared) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if opts.Progress != nil {
 			opts.Progress(i, len(plan.files))
 		}
-		if err := w.apply(step, start, st); err != nil {
-			return err
-		}
+		err := w.apply(p, start, st)
+		plan.files[i] = fileStep{} // done with: free its strings
+		return err
+	}); err != nil {
+		return err
 	}
 	for _, k := range plan.gone {
 		if err := w.remove(k.n); err != nil {
@@ -387,40 +432,15 @@ func judgeParsed(s fileStep, parseErr error) stepKind {
 
 // apply carries out one file's step of the plan in the update's
 // transaction, counting what it did in st. A file the plan left to
-// examine is read here, and its content settles the step (judgeContent,
-// judgeParsed); start is the update's start, for stableMtime.
-func (w *writer) apply(s fileStep, start time.Time, st *Stats) error {
-	f := s.file
+// examine was read by prepareStep, and its content settled the step
+// (judgeContent, judgeParsed); start is the update's start, for
+// stableMtime.
+func (w *writer) apply(p prepared, start time.Time, st *Stats) error {
+	if p.err != nil {
+		return p.err
+	}
+	s, f, l, bad, hash := p.step, p.step.file, p.l, p.bad, p.hash
 	mtime := f.ModTime.UnixNano()
-	var (
-		data []byte
-		hash string
-		l    *store.Learning
-		bad  *store.DocError
-	)
-	if s.kind == stepExamine {
-		var problem string
-		var err error
-		data, problem, err = readDocument(f)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", f.Path, err)
-		}
-		if err == nil && problem == "" {
-			hash = hashOf(data)
-		}
-		if problem != "" {
-			bad = &store.DocError{Path: f.Path, Reason: problem}
-		}
-		s.kind = judgeContent(s, err, problem, hash)
-	}
-	if s.kind == stepParse {
-		var err error
-		l, err = store.ParseFile(f.Path, data)
-		if err != nil && !errors.As(err, &bad) {
-			return err
-		}
-		s.kind = judgeParsed(s, err)
-	}
 	switch s.kind {
 	case stepUnchanged:
 		st.Unchanged++
@@ -467,7 +487,7 @@ func (w *writer) apply(s fileStep, start time.Time, st *Stats) error {
 		} else {
 			st.Added++
 		}
-		return w.insert(l, f.Size, stableMtime(mtime, start), hash)
+		return w.insertRows(l, p.rows, f.Size, stableMtime(mtime, start), hash)
 	default:
 		return fmt.Errorf("reindex: %s: no step %d", f.Path, s.kind)
 	}
@@ -724,7 +744,16 @@ func (w *writer) remove(n int64) error {
 	return nil
 }
 
+// insert writes learning l as a new row: insertRows with the rows
+// derived here.
 func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error {
+	return w.insertRows(l, deriveRows(l, w.store, w.stems), size, mtime, hash)
+}
+
+// insertRows writes learning l as a new row, with r, its rows derived
+// beforehand (deriveRows): its docs row, full text, term statistics,
+// postings, entities and identifiers.
+func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64, hash string) error {
 	cites, _ := json.Marshal(l.Cites)
 	if l.Cites == nil {
 		cites = []byte("[]")
@@ -743,29 +772,20 @@ func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error
 	if err != nil {
 		return err
 	}
-	fields := indexedFields(l)
-	st := computeStats(fields, w.stems)
-	if _, err := w.insStats.ExecContext(w.ctx, n, st.lens[0], st.lens[1], st.lens[2], st.lens[3]); err != nil {
+	if _, err := w.insStats.ExecContext(w.ctx, n, r.stats.lens[0], r.stats.lens[1], r.stats.lens[2], r.stats.lens[3]); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
 	if err := w.post.startDoc(w.ctx, w.tx, n); err != nil {
 		return err
 	}
-	w.post.add(n, st)
-	// A sidecar the writer of the learning provided names its entities;
-	// without one (or with a broken one) they are extracted from the text.
-	sc, err := w.store.ReadSidecar(l.ID)
-	if err != nil {
-		sc = nil
-	}
+	w.post.add(n, r.stats)
 	// n is a new row (an update removed the old one): it has no graph
 	// rows to replace.
-	if err := graph.AddNewDocument(w.ctx, w.tx, n, sc, l); err != nil {
+	if err := graph.AddNewDocument(w.ctx, w.tx, n, r.sc, l); err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
-	idents := Identifiers(strings.Join(fields[:], "\n"))
-	if len(idents) > 0 {
-		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(idents, "\n")); err != nil {
+	if len(r.idents) > 0 {
+		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(r.idents, "\n")); err != nil {
 			return fmt.Errorf("index %s: %w", l.ID, err)
 		}
 	}
@@ -818,6 +838,26 @@ func (ix *Index) maybeRebuildCommunities(ctx context.Context, tx *sql.Tx, opts U
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
 	return gs, nil
+}
+
+// annGCPercent is the GOGC of the vector export and the HNSW build: what
+// they hold is live until they are done (the vectors, the graph: 100 MB
+// each at 100,000 learnings), and the default lets the heap reach twice
+// that before collecting (docs/benchmarks.md). Collecting at a quarter
+// more costs more GC cycles in those phases, and holds at any scale,
+// where a fixed memory limit under the live heap would collect without
+// end.
+const annGCPercent = 25
+
+// tightenGC lowers GOGC to annGCPercent until restore is called; a
+// lower GOGC, or none (off), is left as it is.
+func tightenGC() (restore func()) {
+	old := debug.SetGCPercent(annGCPercent)
+	if old < 0 || old <= annGCPercent {
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 // checkpoint empties the WAL after a writer is done. The WAL file is kept

@@ -35,7 +35,8 @@ var DefaultHNSWParams = HNSWParams{M: 16, EfSearch: 100, Ml: 0.25, Seed: 1}
 
 // ANN is an approximate nearest-neighbour index over a copy of the vectors
 // (the graph keeps its vectors, so it must not point into a mapping that
-// may be closed). Search re-scores its candidates exactly.
+// may be closed), except a Searcher's, which lives no longer than its File.
+// Search re-scores its candidates exactly.
 type ANN struct {
 	g   *hnsw.Graph[uint64]
 	dim int
@@ -46,6 +47,13 @@ type ANN struct {
 // served versions are known to panic on some inputs) is returned as an
 // error.
 func BuildHNSW(rows []Row, p HNSWParams) (ann *ANN, err error) {
+	return buildHNSW(rows, p, true)
+}
+
+// buildHNSW is BuildHNSW; with copyVecs false the graph points into rows'
+// vectors instead of a copy of them, so it is valid only while they are
+// (a File's mapping: until Close).
+func buildHNSW(rows []Row, p HNSWParams, copyVecs bool) (ann *ANN, err error) {
 	if len(rows) == 0 {
 		return nil, errors.New("hnsw: no vectors")
 	}
@@ -54,7 +62,10 @@ func BuildHNSW(rows []Row, p HNSWParams) (ann *ANN, err error) {
 	if dim == 0 {
 		return nil, errors.New("hnsw: zero-length vectors")
 	}
-	backing := make([]float32, len(rows)*dim)
+	var backing []float32
+	if copyVecs {
+		backing = make([]float32, len(rows)*dim)
+	}
 	nodes := make([]hnsw.Node[uint64], len(rows))
 	seen := make(map[uint64]struct{}, len(rows))
 	for i, r := range rows {
@@ -67,8 +78,11 @@ func BuildHNSW(rows []Row, p HNSWParams) (ann *ANN, err error) {
 			return nil, fmt.Errorf("hnsw: key %d appears twice", r.Key)
 		}
 		seen[r.Key] = struct{}{}
-		v := backing[i*dim : (i+1)*dim : (i+1)*dim]
-		copy(v, r.Vec)
+		v := r.Vec[:dim:dim]
+		if copyVecs {
+			v = backing[i*dim : (i+1)*dim : (i+1)*dim]
+			copy(v, r.Vec)
+		}
 		nodes[i] = hnsw.MakeNode(r.Key, v)
 	}
 	defer func() {
@@ -93,13 +107,12 @@ const unitCosineName = "reflect-unit-cosine"
 
 func init() { hnsw.RegisterDistanceFunc(unitCosineName, unitCosine) }
 
-// Save writes the graph to path atomically (temp file and rename).
+// Save writes the graph to path atomically (temp file and rename),
+// streamed: the export holds every layer's vectors, over 100 MB at
+// 100,000 learnings, which a buffer in memory would add to the peak of a
+// reindex (docs/benchmarks.md).
 func (a *ANN) Save(path string) error {
-	var buf bytes.Buffer
-	if err := a.g.Export(&buf); err != nil {
-		return fmt.Errorf("save hnsw graph: %w", err)
-	}
-	if err := fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm); err != nil {
+	if err := fsutil.WriteAtomicFunc(path, fsutil.FilePerm, a.g.Export); err != nil {
 		return fmt.Errorf("save hnsw graph: %w", err)
 	}
 	return nil
@@ -274,7 +287,8 @@ type Searcher struct {
 // NewSearcher chooses how to search f under p. Above the threshold it
 // builds the HNSW graph and runs SelfCheck, which costs time proportional
 // to the file (call it at reindex, not per query); below it, it costs
-// nothing.
+// nothing. The Searcher, and the graph its ANN method returns, are valid
+// only while f is open.
 func NewSearcher(f *File, p Policy) *Searcher {
 	p = p.withDefaults()
 	s := &Searcher{file: f, recall: -1}
@@ -282,7 +296,12 @@ func NewSearcher(f *File, p Policy) *Searcher {
 		s.reason = fmt.Sprintf("exact scan: %s vectors below ann_threshold %s", thousands(f.Len()), thousands(p.ANNThreshold))
 		return s
 	}
-	ann, err := BuildHNSW(f.Rows(), p.HNSW)
+	// A Searcher reads f (the exact scan, re-scoring) and is valid only
+	// while f is open, so its graph may point into f's mapping: a copy
+	// would add the whole file to the heap, 100 MB at 100,000 learnings,
+	// beside the mapped pages (docs/benchmarks.md). The library only
+	// reads a node's vector.
+	ann, err := buildHNSW(f.Rows(), p.HNSW, false)
 	if err != nil {
 		s.reason = "exact scan: " + err.Error()
 		return s

@@ -4,6 +4,7 @@
 package fsutil
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -81,6 +82,27 @@ func WriteAtomicNoSync(path string, data []byte, perm os.FileMode) error {
 }
 
 func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
+	return writeAtomicFunc(path, perm, sync, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomicFunc is WriteAtomic for content that write streams (through a
+// buffer) instead of holding it all in memory: a large export, such as
+// the HNSW graph of 100,000 vectors, would otherwise need a buffer of its
+// size, and of twice that while the buffer grows.
+func WriteAtomicFunc(path string, perm os.FileMode, write func(w io.Writer) error) error {
+	return writeAtomicFunc(path, perm, true, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := EnsureDir(dir); err != nil {
 		return err
@@ -91,7 +113,7 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	}
 	name := tmp.Name()
 	cleanup := func() { _ = tmp.Close(); _ = os.Remove(name) }
-	if _, err := tmp.Write(data); err != nil {
+	if err := write(tmp); err != nil {
 		cleanup()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
