@@ -187,6 +187,16 @@ func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared 
 // identifiers: everything insert writes that depends on the learning
 // alone.
 func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *derivedRows {
+	// What reflect writes is redacted before it reaches documents/, but a
+	// learning edited by hand (or pulled by sync from someone's editor)
+	// may hold a secret: the catalog keeps only the redacted form, so no
+	// secret is copied out of the file the user wrote. l is the index's
+	// own parse of the file; the file is left as it is. The id stays the
+	// file's: it names the file (Redact would derive a new one from a
+	// redacted title).
+	id := l.ID
+	l.Redact()
+	l.ID = id
 	fields := indexedFields(l)
 	r := &derivedRows{stats: computeStats(fields, stems)}
 	// A sidecar the writer of the learning provided names its entities;
@@ -194,6 +204,8 @@ func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *de
 	sc, err := st.ReadSidecar(l.ID)
 	if err != nil || sc == nil {
 		sc = graph.Extract(l)
+	} else {
+		sc.Redact()
 	}
 	r.sc = sc
 	r.idents = Identifiers(strings.Join(fields[:], "\n"))

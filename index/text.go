@@ -27,5 +27,8 @@ func readFields(path string) ([numFields]string, error) {
 	if err != nil {
 		return [numFields]string{}, err
 	}
+	// Redacted as when it was indexed (deriveRows): its vector, and the
+	// snippets searches print, carry no secret a hand edit put in the file.
+	l.Redact() // the id may move; only the fields are used
 	return indexedFields(l), nil
 }

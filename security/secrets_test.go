@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +252,82 @@ func TestNoSecretOnDiskFromAnyPath(t *testing.T) {
 	}
 	for _, h := range hits {
 		assertNoSecret(t, "search result "+h.ID, h.Title+" "+h.KeyInsight+" "+h.Snippet)
+	}
+}
+
+// TestHandEditedLearningIndexedRedacted: a learning written into
+// documents/ by hand (an editor, a git pull) with the red team's secrets
+// in its frontmatter, body and sidecar is indexed, found by its other
+// words, and none of its secrets is copied into index/ (catalog, WAL,
+// vectors) or into what a search returns. The file itself is the user's
+// and stays as written.
+func TestHandEditedLearningIndexedRedacted(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	docs := w.cfg.DocumentsDir()
+	if err := os.MkdirAll(docs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const id = "lrn-hub-login-works-with-a-token-0a1b2c"
+	doc := "---\nid: " + id + "\ntitle: Hub login works with " + hfToken + "\nkey_insight: " + strconv.Quote(leakText) +
+		"\ntype: learning\nconfidence: high\ntags: [huggingface, " + hfToken + "]\nsymptoms: [" + strconv.Quote(leakText) + "]\n" +
+		"created: 2026-11-20T10:00:00Z\nupdated: 2026-11-20T10:00:00Z\n---\n\n## Problem\n\nZeppelin login: " + leakText + "\n"
+	if err := os.WriteFile(filepath.Join(docs, id+".md"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sidecar := "document_id: " + id + "\nentities:\n  - name: " + sendgrid + "\n    type: service\n    description: " + leakText + "\n"
+	if err := os.WriteFile(filepath.Join(docs, id+".entities.yaml"), []byte(sidecar), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(ctx, docs, w.cfg.IndexDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, err := ix.Update(ctx, index.UpdateOptions{Communities: true})
+	if err != nil || st.Indexed != 1 || len(st.Problems) != 0 {
+		t.Fatalf("update: %+v, %v", st, err)
+	}
+	hits, err := ix.Search(ctx, index.Query{Text: "zeppelin hub login"})
+	if err != nil || len(hits) != 1 || hits[0].ID != id {
+		t.Fatalf("search: %+v, %v", hits, err)
+	}
+	for _, h := range hits {
+		assertNoSecret(t, "search result "+h.ID, h.Title+" "+h.KeyInsight+" "+h.Snippet+" "+strings.Join(h.Tags, " "))
+	}
+	files := 0
+	err = filepath.Walk(w.cfg.IndexDir(), func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		assertNoSecret(t, path, string(data))
+		return nil
+	})
+	if err != nil || files < 2 {
+		t.Fatalf("scanned %d files under index/: %v", files, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(docs, id+".md")); string(got) != doc {
+		t.Error("indexing changed the user's file")
+	}
+
+	// A hand-edited file that does not parse is reported, and the reason
+	// recorded in the catalog quotes the offending line: redacted too.
+	bad := "---\nid: lrn-broken\ntitle: broken\nkey_insight: " + leakText + "\n---\nbody\n"
+	if err := os.WriteFile(filepath.Join(docs, "lrn-broken.md"), []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err = ix.Update(ctx, index.UpdateOptions{})
+	if err != nil || len(st.Problems) != 1 {
+		t.Fatalf("update with a malformed file: %+v, %v", st, err)
+	}
+	assertNoSecret(t, "the problem reported", st.Problems[0].Error())
+	for _, name := range []string{"catalog.db", "catalog.db-wal"} {
+		data, _ := os.ReadFile(filepath.Join(w.cfg.IndexDir(), name))
+		assertNoSecret(t, name+" after a malformed file", string(data))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/reflectkb/reflect/internal/redact"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,6 +94,14 @@ type DocError struct {
 	Reason string
 }
 
+// docError reports a document problem. Its reason may quote the file (a
+// YAML error shows the offending line, a validation message the value), so
+// it is redacted: the reason is stored in the catalog's problems table and
+// logged, and a hand-edited file's secret must not be copied there.
+func docError(path, reason string) *DocError {
+	return &DocError{Path: path, Reason: redact.String(reason)}
+}
+
 func (e *DocError) Error() string {
 	if e.Path == "" {
 		return e.Reason
@@ -164,7 +173,7 @@ func (l *Learning) FillDefaults(now time.Time) {
 
 func parse(data []byte) (*Learning, error) {
 	fail := func(format string, args ...any) (*Learning, error) {
-		return nil, &DocError{Reason: fmt.Sprintf(format, args...)}
+		return nil, docError("", fmt.Sprintf(format, args...))
 	}
 	if len(data) > MaxDocumentSize {
 		return fail("document is %d bytes, more than the %d a learning may have", len(data), MaxDocumentSize)
@@ -188,7 +197,7 @@ func parse(data []byte) (*Learning, error) {
 	}
 	var doc yaml.Node
 	if err := fm.Decode(&doc); err != nil {
-		return nil, &DocError{Reason: syntaxReason(data, err)}
+		return nil, docError("", syntaxReason(data, err))
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return fail("frontmatter must be YAML 'key: value' fields")
@@ -220,7 +229,7 @@ func parse(data []byte) (*Learning, error) {
 				return fail("frontmatter field has the wrong type: line %d: %s: %q is not an RFC 3339 time such as 2026-11-22T11:05:00Z", v.Line, k.Value, v.Value)
 			}
 		}
-		return nil, &DocError{Reason: typeReason(root, err)}
+		return nil, docError("", typeReason(root, err))
 	}
 	budget := maxAliasExpansion
 	for i := 0; i+1 < len(root.Content); i += 2 {
@@ -366,7 +375,7 @@ func (l *Learning) validate(requireID bool) error {
 		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global, personal", l.Scope))
 	}
 	if len(problems) > 0 {
-		return &DocError{Reason: strings.Join(problems, "; ")}
+		return docError("", strings.Join(problems, "; "))
 	}
 	return nil
 }

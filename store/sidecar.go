@@ -52,7 +52,7 @@ func ParseSidecar(data []byte) (*Sidecar, error) {
 // An empty id keeps the document_id of data.
 func ParseSidecarFor(data []byte, id string) (*Sidecar, error) {
 	if len(data) > MaxDocumentSize {
-		return nil, &DocError{Reason: fmt.Sprintf("sidecar is %d bytes, more than %d", len(data), MaxDocumentSize)}
+		return nil, docError("", fmt.Sprintf("sidecar is %d bytes, more than %d", len(data), MaxDocumentSize))
 	}
 	var sc Sidecar
 	// Unknown keys are refused: a misspelt "entites:" would otherwise read
@@ -60,7 +60,7 @@ func ParseSidecarFor(data []byte, id string) (*Sidecar, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil && !errors.Is(err, io.EOF) {
-		return nil, &DocError{Reason: "sidecar is not valid YAML: " + yamlReason(err)}
+		return nil, docError("", "sidecar is not valid YAML: "+yamlReason(err))
 	}
 	if id != "" {
 		sc.DocumentID = id
@@ -104,7 +104,7 @@ func (sc *Sidecar) Validate() error {
 		}
 	}
 	if len(problems) > 0 {
-		return &DocError{Reason: strings.Join(problems, "; ")}
+		return docError("", strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func ParseFile(path string, data []byte) (*Learning, error) {
 		return nil, err
 	}
 	if want := strings.TrimSuffix(filepath.Base(path), docExt); l.ID != want {
-		return nil, &DocError{Path: path, Reason: fmt.Sprintf("id %q does not match the file name; rename the file to %s%s or set id: %s", l.ID, l.ID, docExt, want)}
+		return nil, docError(path, fmt.Sprintf("id %q does not match the file name; rename the file to %s%s or set id: %s", l.ID, l.ID, docExt, want))
 	}
 	l.Path = path
 	return l, nil
@@ -73,10 +73,10 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
-		return nil, &DocError{Path: path, Reason: "is a directory"}
+		return nil, docError(path, "is a directory")
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &DocError{Path: path, Reason: "is not a regular file"}
+		return nil, docError(path, "is not a regular file")
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -87,14 +87,14 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	if fi.Size() > MaxDocumentSize {
-		return nil, &DocError{Path: path, Reason: fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), MaxDocumentSize)}
+		return nil, docError(path, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), MaxDocumentSize))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(data) > MaxDocumentSize {
-		return nil, &DocError{Path: path, Reason: "file grew past the size limit while being read"}
+		return nil, docError(path, "file grew past the size limit while being read")
 	}
 	return data, nil
 }
