@@ -16,23 +16,12 @@ import (
 // sends its exit code, session.idle sends the session's messages, and a
 // reflect that fails or prints garbage changes nothing.
 func TestOpenCodePluginUnderNode(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls.log")
-	stub := filepath.Join(dir, "reflect")
 	script := "#!/bin/sh\n{ printf '%s ' \"$2\"; cat; echo; } >> '" + log + "'\n" +
 		"[ -e '" + filepath.Join(dir, "broken") + "' ] && { echo 'not json'; exit 1; }\n" +
 		"case $2 in prompt|session-start) printf '{\"hookSpecificOutput\":{\"hookEventName\":\"X\",\"additionalContext\":\"CTX-%s\"}}\\n' \"$2\";; esac\n"
-	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "reflect.mjs"), openCodePluginFor(stub), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	driver := `import { ReflectPlugin } from "./reflect.mjs";
+	got := runPluginDriver(t, dir, script, `import { ReflectPlugin } from "./reflect.mjs";
 import { writeFileSync } from "node:fs";
 const client = { session: { messages: async () => ({ data: [{ info: { role: "user" }, parts: [{ type: "text", text: "fix it" }] }] }) } };
 const hooks = await ReflectPlugin({ client, directory: "/repo" });
@@ -43,21 +32,11 @@ await hooks["chat.message"]({ sessionID: "ses_1" }, second);
 await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_1", args: { command: "ls /x" } }, { output: "ls: no", metadata: { exit: 2 } });
 await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_1", args: {} }, { output: "x" });
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
-writeFileSync("` + filepath.Join(dir, "broken") + `", "");
+writeFileSync("`+filepath.Join(dir, "broken")+`", "");
 const third = { message: { id: "msg_3" }, parts: [{ type: "text", text: "more" }] };
 await hooks["chat.message"]({ sessionID: "ses_1" }, third);
 console.log(JSON.stringify({ first: first.parts, second: second.parts, third: third.parts }));
-`
-	if err := os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(driver), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "driver.mjs")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
-	got := string(out)
+`)
 	for _, want := range []string{
 		`"text":"CTX-session-start","synthetic":true`, `"text":"CTX-prompt","synthetic":true`,
 		`"messageID":"msg_1"`, `"id":"prt_`,
@@ -102,29 +81,38 @@ console.log(JSON.stringify({ first: first.parts, second: second.parts, third: th
 // return only once the stop hook in flight has handed reflect its payload.
 // The stub reflect takes a while to answer, as it does on a busy machine.
 func TestOpenCodePluginDisposeWaitsForStop(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	out := runPluginDriver(t, dir, "#!/bin/sh\nsleep 1\n{ printf '%s ' \"$2\"; cat; echo; } >> '"+log+"'\n", `import { ReflectPlugin } from "./reflect.mjs";
+import { existsSync, readFileSync } from "node:fs";
+const client = { session: { messages: async () => ({ data: [{ info: { role: "user" }, parts: [{ type: "text", text: "fix it" }] }] }) } };
+const hooks = await ReflectPlugin({ client, directory: "/repo" });
+hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+await hooks.dispose();
+const log = `+"`"+log+"`"+`;
+console.log(existsSync(log) ? readFileSync(log, "utf8") : "NOTHING LOGGED");
+`)
+	if !strings.HasPrefix(out, `stop {"session_id":"ses_1"`) {
+		t.Errorf("when dispose returned, reflect had logged:\n%s", out)
+	}
+}
+
+// runPluginDriver writes the plugin, running the stub reflect script, into
+// dir as reflect.mjs, and runs driver (an ES module importing it) under
+// node; it returns what node printed. Without node the test is skipped.
+func runPluginDriver(t *testing.T, dir, script, driver string) string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node is not installed")
 	}
-	dir := t.TempDir()
-	log := filepath.Join(dir, "calls.log")
 	stub := filepath.Join(dir, "reflect")
-	script := "#!/bin/sh\nsleep 1\n{ printf '%s ' \"$2\"; cat; echo; } >> '" + log + "'\n"
 	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "reflect.mjs"), openCodePluginFor(stub), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	driver := `import { ReflectPlugin } from "./reflect.mjs";
-import { existsSync, readFileSync } from "node:fs";
-const client = { session: { messages: async () => ({ data: [{ info: { role: "user" }, parts: [{ type: "text", text: "fix it" }] }] }) } };
-const hooks = await ReflectPlugin({ client, directory: "/repo" });
-hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
-await hooks.dispose();
-const log = ` + "`" + log + "`" + `;
-console.log(existsSync(log) ? readFileSync(log, "utf8") : "NOTHING LOGGED");
-`
 	if err := os.WriteFile(filepath.Join(dir, "driver.mjs"), []byte(driver), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +122,5 @@ console.log(existsSync(log) ? readFileSync(log, "utf8") : "NOTHING LOGGED");
 	if err != nil {
 		t.Fatalf("node: %v\n%s", err, out)
 	}
-	if !strings.HasPrefix(string(out), `stop {"session_id":"ses_1"`) {
-		t.Errorf("when dispose returned, reflect had logged:\n%s", out)
-	}
+	return string(out)
 }

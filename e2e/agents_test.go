@@ -229,23 +229,8 @@ func TestOpenCodeMCP(t *testing.T) {
 	check(t, "mcp/installed", err == nil && cfg.Model == "fake/fake-model" && len(cfg.MCP["reflect"].Command) == 2 &&
 		cfg.MCP["reflect"].Command[0] == w.reflect, "opencode.json: %v %s", err, data)
 
-	const title = "Widget cache is purged nightly by cron"
-	out := w.runAgent(bin, env, "run", `Check the knowledge base, then record what we found. `+
-		`TOOLCALL:<reflect_search {"query":"widget cache directory"}> `+
-		`TOOLCALL:<reflect_remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`)
-	results := w.toolResults()
-	found, added := false, false
-	for _, r := range results {
-		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, `\"results\"`))
-		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
-	}
-	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q\nopencode printed:\n%s", seedStart, results, out)
-	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
-	onDisk := false
-	for _, l := range learnings(t, w.kb) {
-		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
-	}
-	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+	out := w.runAgent(bin, env, "run", mcpPrompt("reflect_search", "reflect_remember"))
+	checkMCPCalls(t, w, w.toolResults(), string(out))
 }
 
 // TestCopilotMCP: Copilot CLI, with reflect's MCP server registered by
@@ -257,22 +242,6 @@ func TestCopilotMCP(t *testing.T) {
 	bin := filepath.Join(extraClient(t, "copilot", "@github/copilot", suite.versions.Copilot), "copilot")
 	w := newWorld(t, "copilot")
 	w.reflectRun("mcp", "install", "copilot")
-	const title = "Widget cache is purged nightly by cron"
-	out := w.runAgent(bin, copilotEnv(w), "-p", `Check the knowledge base, then record what we found. `+
-		`TOOLCALL:<reflect-search {"query":"widget cache directory"}> `+
-		`TOOLCALL:<reflect-remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`,
-		"--allow-all")
-	results := w.toolResults()
-	found, added := false, false
-	for _, r := range results {
-		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
-		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
-	}
-	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q\ncopilot printed:\n%s", seedStart, results, out)
-	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
-	onDisk := false
-	for _, l := range learnings(t, w.kb) {
-		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
-	}
-	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+	out := w.runAgent(bin, copilotEnv(w), "-p", mcpPrompt("reflect-search", "reflect-remember"), "--allow-all")
+	checkMCPCalls(t, w, w.toolResults(), string(out))
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -203,10 +204,7 @@ func TestGeminiMCP(t *testing.T) {
 	w := newWorld(t, "gemini")
 	geminiSettings(w)
 	w.reflectRun("mcp", "install", "gemini")
-	const title = "Widget cache is purged nightly by cron"
-	res := geminiTurn(w, `Check the knowledge base, then record what we found. `+
-		`TOOLCALL:<mcp_reflect_search {"query":"widget cache directory"}> `+
-		`TOOLCALL:<mcp_reflect_remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`, "")
+	res := geminiTurn(w, mcpPrompt("mcp_reflect_search", "mcp_reflect_remember"), "")
 	var results []string
 	for _, r := range w.server.Requests() {
 		var body struct {
@@ -227,16 +225,5 @@ func TestGeminiMCP(t *testing.T) {
 			}
 		}
 	}
-	found, added := false, false
-	for _, r := range results {
-		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
-		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
-	}
-	check(t, "mcp/search-result-sent", found, "no function response holds the search's answer with %q; responses: %q\ngemini answered: %+v", seedStart, results, res)
-	check(t, "mcp/remember-result-sent", added, "no function response holds remember's answer; responses: %q", results)
-	onDisk := false
-	for _, l := range learnings(t, w.kb) {
-		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
-	}
-	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+	checkMCPCalls(t, w, results, fmt.Sprintf("%+v", res))
 }

@@ -30,31 +30,12 @@ func TestClaudeMCP(t *testing.T) {
 	check(t, "mcp/installed", err == nil && cfg.MCPServers["reflect"].Command == w.reflect,
 		"~/.claude.json: %v %s", err, data)
 
-	const title = "Widget cache is purged nightly by cron"
-	prompt := `Check the knowledge base, then record what we found. ` +
-		`TOOLCALL:<mcp__reflect__search {"query":"widget cache directory"}> ` +
-		`TOOLCALL:<mcp__reflect__remember {"title":"` + title + `","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`
+	prompt := mcpPrompt("mcp__reflect__search", "mcp__reflect__remember")
 	res := parseClaude(t, w.client("-p", prompt, "--output-format", "json",
 		"--allowedTools", "mcp__reflect__search,mcp__reflect__remember"))
 	check(t, "mcp/turn-completes", res.Subtype == "success" && !res.IsError && !strings.Contains(res.Result, "was not offered"),
 		"turn: %+v", res)
-
-	results := w.toolResults()
-	found := false
-	for _, r := range results {
-		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, `\"results\"`))
-	}
-	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q", seedStart, results)
-	added := false
-	for _, r := range results {
-		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
-	}
-	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
-	onDisk := false
-	for _, l := range learnings(t, w.kb) {
-		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
-	}
-	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+	checkMCPCalls(t, w, w.toolResults(), res.Result)
 
 	log, _ := os.ReadFile(filepath.Join(w.state, "logs", "mcp.log"))
 	check(t, "mcp/logged", strings.Contains(string(log), "tool=search") && strings.Contains(string(log), "tool=remember"),
@@ -128,30 +109,15 @@ func TestCodexMCPConfig(t *testing.T) {
 
 // TestCodexMCP: Codex, with reflect's MCP server registered by `reflect
 // mcp install codex` beside its own settings, calls search and remember
-// mid-turn: their answers go
-// back to the model and the learning is on disk.
+// mid-turn: their answers go back to the model and the learning is on
+// disk.
 func TestCodexMCP(t *testing.T) {
 	setup(t)
 	w := newWorld(t, "codex")
 	w.write(filepath.Join(w.home, ".codex", "config.toml"), codexConfig(w))
 	w.reflectRun("mcp", "install", "codex")
-	const title = "Widget cache is purged nightly by cron"
-	out := codexExec(w, `Check the knowledge base, then record what we found. `+
-		`TOOLCALL:<mcp__reflect__search {"query":"widget cache directory"}> `+
-		`TOOLCALL:<mcp__reflect__remember {"title":"`+title+`","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`)
-	results := w.responsesToolOutputs()
-	found, added := false, false
-	for _, r := range results {
-		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
-		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
-	}
-	check(t, "mcp/search-result-sent", found, "no tool output holds the search's answer with %q; outputs: %q\ncodex printed:\n%s", seedStart, results, out)
-	check(t, "mcp/remember-result-sent", added, "no tool output holds remember's answer; outputs: %q", results)
-	onDisk := false
-	for _, l := range learnings(t, w.kb) {
-		onDisk = onDisk || (l.Title == title && strings.Contains(l.Text, "03:00"))
-	}
-	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", title, w.kb)
+	out := codexExec(w, mcpPrompt("mcp__reflect__search", "mcp__reflect__remember"))
+	checkMCPCalls(t, w, w.responsesToolOutputs(), string(out))
 }
 
 // responsesToolOutputs returns the output of every function call the client
@@ -175,4 +141,36 @@ func (w *world) responsesToolOutputs() []string {
 		}
 	}
 	return out
+}
+
+// mcpTitle is the learning the MCP tests ask the model to remember.
+const mcpTitle = "Widget cache is purged nightly by cron"
+
+// mcpPrompt asks the model to search, then to remember mcpTitle, with
+// reflect's tools as the client names them.
+func mcpPrompt(search, remember string) string {
+	return `Check the knowledge base, then record what we found. ` +
+		`TOOLCALL:<` + search + ` {"query":"widget cache directory"}> ` +
+		`TOOLCALL:<` + remember + ` {"title":"` + mcpTitle + `","key_insight":"A cron job empties /var/cache/widget at 03:00; do not debug missing entries before checking the time.","tags":["widget","cron"],"scope":"global"}>`
+}
+
+// checkMCPCalls asserts what mcpPrompt's calls did: among results (the
+// tool results the client sent back to the model) are the search's answer,
+// naming the seeded learning, and remember's; and the learning is on disk
+// in the world's knowledge base (not in another one the server found).
+// printed is what the client printed, for the failure message.
+func checkMCPCalls(t *testing.T, w *world, results []string, printed string) {
+	t.Helper()
+	found, added := false, false
+	for _, r := range results {
+		found = found || (strings.Contains(r, seedStart) && strings.Contains(r, "results"))
+		added = added || strings.Contains(r, "Added lrn-widget-cache-is-purged-nightly-by-cron-")
+	}
+	check(t, "mcp/search-result-sent", found, "no tool result holds the search's answer with %q; tool results: %q\nthe client printed:\n%s", seedStart, results, printed)
+	check(t, "mcp/remember-result-sent", added, "no tool result holds remember's answer; tool results: %q", results)
+	onDisk := false
+	for _, l := range learnings(t, w.kb) {
+		onDisk = onDisk || (l.Title == mcpTitle && strings.Contains(l.Text, "03:00"))
+	}
+	check(t, "mcp/learning-on-disk", onDisk, "no learning titled %q in %s", mcpTitle, w.kb)
 }
