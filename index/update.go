@@ -744,12 +744,6 @@ func (w *writer) remove(n int64) error {
 	return nil
 }
 
-// insert writes learning l as a new row: insertRows with the rows
-// derived here.
-func (w *writer) insert(l *store.Learning, size, mtime int64, hash string) error {
-	return w.insertRows(l, deriveRows(l, w.store, w.stems), size, mtime, hash)
-}
-
 // insertRows writes learning l as a new row, with r, its rows derived
 // beforehand (deriveRows): its docs row, full text, term statistics,
 // postings, entities and identifiers.
