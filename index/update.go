@@ -194,9 +194,10 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
-	// The export reads every vector into memory when it rewrites the file
-	// (100 MB at 100,000 learnings): collect at a quarter more, as in the
-	// HNSW build, not at twice.
+	// A full export streams the table into the file (a few MB of heap at
+	// 100,000 learnings); a patch holds the added vectors and a row header
+	// per old row. Either way little is live, so the lower GOGC costs few
+	// cycles here; it is kept for a patch of many rows.
 	restore := tightenGC()
 	err = ix.exportVectors(ctx, vc)
 	restore()

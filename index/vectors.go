@@ -211,10 +211,15 @@ func encodeVector(v []float32) []byte {
 
 func decodeVector(b []byte) []float32 {
 	v := make([]float32, len(b)/4)
+	decodeInto(v, b)
+	return v
+}
+
+// decodeInto decodes b's little-endian floats into v, which holds len(b)/4.
+func decodeInto(v []float32, b []byte) {
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
-	return v
 }
 
 // vectorChanges is what an update did to the vectors table.
@@ -274,35 +279,62 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 		}
 	}
 	exported(false)
+	return ix.streamVectors(ctx, path, stored, max(e.Dim(), 1))
+}
+
+// streamVectors rewrites vectors.f32 from the vectors table, writing each
+// row as it is read: decoding every vector first was 100 MB of heap at
+// 100,000 learnings, the largest left in a full reindex (docs/benchmarks.md).
+// The first row sets the dimension (emptyDim when the table is empty);
+// rows of another are skipped, as they are not of this space and the next
+// full reindex re-embeds them. A failure midway leaves the old file.
+func (ix *Index) streamVectors(ctx context.Context, path, stored string, emptyDim int) error {
 	rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors ORDER BY n`)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
 	defer rows.Close()
-	out := make([]vector.Row, 0, count)
-	dim := 0
+	name, version := splitEmbedderID(stored)
+	var w *vector.Writer
+	defer func() {
+		if w != nil {
+			w.Abort()
+		}
+	}()
+	var v []float32
 	for rows.Next() {
 		var n int64
-		var b []byte
+		var b sql.RawBytes
 		if err := rows.Scan(&n, &b); err != nil {
-			return err
+			return fmt.Errorf("vectors: %w", err)
 		}
-		v := decodeVector(b)
-		if dim == 0 {
-			dim = len(v)
+		if w == nil {
+			if w, err = vector.Create(path, vector.Header{Dim: len(b) / 4, Embedder: name, EmbedderVersion: version}); err != nil {
+				return fmt.Errorf("vectors: %w", err)
+			}
+			v = make([]float32, len(b)/4)
 		}
-		if len(v) != dim {
+		if len(b)/4 != len(v) {
 			continue // not of this space; the next full reindex rewrites it
 		}
-		out = append(out, vector.Row{Key: uint64(n), Vec: v})
+		decodeInto(v, b)
+		if err := w.Add(uint64(n), v); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
-	if dim == 0 {
-		dim = max(e.Dim(), 1)
+	if w == nil {
+		if w, err = vector.Create(path, vector.Header{Dim: emptyDim, Embedder: name, EmbedderVersion: version}); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
 	}
-	return ix.writeVectors(path, stored, dim, out)
+	beforeVectorWrite()
+	if err := w.Commit(); err != nil {
+		return fmt.Errorf("vectors: %w", err)
+	}
+	return ix.installedVectors()
 }
 
 // exported is told how each export was written (tests watch it).
@@ -427,6 +459,12 @@ func (ix *Index) writeVectors(path, stored string, dim int, rows []vector.Row) e
 	if err := vector.Write(path, vector.Header{Dim: dim, Embedder: name, EmbedderVersion: version}, rows); err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
+	return ix.installedVectors()
+}
+
+// installedVectors drops this Index's mapping of the vectors.f32 a new one
+// replaced, and the tombstone count of the old.
+func (ix *Index) installedVectors() error {
 	ix.closeVectors()
 	// The new file has no tombstones (patchVectorsInPlace counts them).
 	if _, err := ix.db.Exec(`DELETE FROM meta WHERE key='vector_tombstones'`); err != nil {
