@@ -67,15 +67,8 @@ func decideChat(req chatRequest) decision {
 	for _, t := range req.Tools {
 		offered[t.Function.Name] = true
 	}
-	if calls := toolCalls(prompt); len(calls) > 0 {
-		if results >= len(calls) {
-			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", results)}
-		}
-		c := calls[results]
-		if !offered[c.tool] {
-			return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
-		}
-		return c
+	if d, ok := nextToolCall(prompt, results, offered); ok {
+		return d
 	}
 	if cmds := script(prompt); results < len(cmds) {
 		for _, name := range chatShellTools {

@@ -253,6 +253,24 @@ func toolCalls(prompt string) []decision {
 	return out
 }
 
+// nextToolCall is the model's move when the prompt asks for tool calls:
+// the next call once done results came back, a text ending the turn after
+// the last, or a text saying the tool was not offered (said in the answer,
+// so a test sees why the call never came). ok is false when the prompt
+// asks for none.
+func nextToolCall(prompt string, done int, offered map[string]bool) (d decision, ok bool) {
+	calls := toolCalls(prompt)
+	switch {
+	case len(calls) == 0:
+		return decision{}, false
+	case done >= len(calls):
+		return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", done)}, true
+	case !offered[calls[done].tool]:
+		return decision{kind: "text", text: "FAKE MODEL: tool " + calls[done].tool + " was not offered."}, true
+	}
+	return calls[done], true
+}
+
 // WriterTitlePrefix starts the title of every learning the fake writer
 // returns, so a test can tell them from the builtin writer's.
 const WriterTitlePrefix = "fake writer:"
@@ -350,26 +368,14 @@ func decideAnthropic(req anthropicRequest) decision {
 			results += n
 		}
 	}
-	hasBash := false
+	offered := map[string]bool{}
 	for _, t := range req.Tools {
-		hasBash = hasBash || t.Name == "Bash"
+		offered[t.Name] = true
 	}
-	if calls := toolCalls(prompt); len(calls) > 0 {
-		if results >= len(calls) {
-			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", results)}
-		}
-		c := calls[results]
-		offered := false
-		for _, t := range req.Tools {
-			offered = offered || t.Name == c.tool
-		}
-		if !offered {
-			// Said in the answer, so a test sees why the call never came.
-			return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
-		}
-		return c
+	if d, ok := nextToolCall(prompt, results, offered); ok {
+		return d
 	}
-	if cmds := script(prompt); hasBash && results < len(cmds) {
+	if cmds := script(prompt); offered["Bash"] && results < len(cmds) {
 		return decision{kind: "tool", tool: "Bash", args: map[string]any{"command": cmds[results], "description": "Run the requested command"}}
 	}
 	if results > 0 {
@@ -513,21 +519,14 @@ func decideResponses(req responsesRequest) decision {
 		tools[t.Name] = true
 		for _, sub := range t.Tools {
 			inNamespace[t.Name+"__"+sub.Name] = [2]string{t.Name, sub.Name}
+			tools[t.Name+"__"+sub.Name] = true
 		}
 	}
-	if calls := toolCalls(prompt); len(calls) > 0 {
-		if outputs >= len(calls) {
-			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", outputs)}
+	if d, ok := nextToolCall(prompt, outputs, tools); ok {
+		if ns, in := inNamespace[d.tool]; in && d.kind == "tool" {
+			d.namespace, d.tool = ns[0], ns[1]
 		}
-		c := calls[outputs]
-		if ns, ok := inNamespace[c.tool]; ok {
-			c.namespace, c.tool = ns[0], ns[1]
-			return c
-		}
-		if tools[c.tool] {
-			return c
-		}
-		return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
+		return d
 	}
 	cmds := script(prompt)
 	if outputs < len(cmds) {

@@ -151,3 +151,31 @@ func TestToolCallsEscapedByOpenCode(t *testing.T) {
 		t.Fatalf("calls = %+v", calls)
 	}
 }
+
+// Codex offers an MCP server's tools inside a Responses namespace tool:
+// TOOLCALL:<mcp__reflect__search …> calls search within mcp__reflect, the
+// turn ends once both results are back, and a tool in no namespace and
+// not offered is said to be missing.
+func TestResponsesCallsToolsInANamespace(t *testing.T) {
+	req := func(body string) responsesRequest {
+		var r responsesRequest
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tools := `"tools":[{"type":"namespace","name":"mcp__reflect","tools":[{"type":"function","name":"search"}]}]`
+	prompt := `{"type":"message","role":"user","content":[{"type":"input_text","text":"TOOLCALL:<mcp__reflect__search {\"query\":\"x\"}> TOOLCALL:<mcp__other__get {\"id\":\"y\"}>"}]}`
+	d := decideResponses(req(`{` + tools + `,"input":[` + prompt + `]}`))
+	if d.kind != "tool" || d.namespace != "mcp__reflect" || d.tool != "search" || d.args["query"] != "x" {
+		t.Fatalf("first call = %+v", d)
+	}
+	d = decideResponses(req(`{` + tools + `,"input":[` + prompt + `,{"type":"function_call_output","output":"ok"}]}`))
+	if d.kind != "text" || !strings.Contains(d.text, "mcp__other__get was not offered") {
+		t.Fatalf("second call = %+v", d)
+	}
+	d = decideResponses(req(`{` + tools + `,"input":[` + prompt + `,{"type":"function_call_output"},{"type":"function_call_output"}]}`))
+	if d.kind != "text" || !strings.Contains(d.text, "Called 2 tool(s)") {
+		t.Fatalf("after both = %+v", d)
+	}
+}

@@ -98,15 +98,8 @@ func decideGemini(req geminiRequest) decision {
 			offered[f.Name] = true
 		}
 	}
-	if calls := toolCalls(prompt); len(calls) > 0 {
-		if results >= len(calls) {
-			return decision{kind: "text", text: fmt.Sprintf("Called %d tool(s). Ending the turn.", results)}
-		}
-		c := calls[results]
-		if !offered[c.tool] {
-			return decision{kind: "text", text: "FAKE MODEL: tool " + c.tool + " was not offered."}
-		}
-		return c
+	if d, ok := nextToolCall(prompt, results, offered); ok {
+		return d
 	}
 	if cmds := script(prompt); offered[geminiShellTool] && results < len(cmds) {
 		return decision{kind: "tool", tool: geminiShellTool, args: map[string]any{"command": cmds[results], "description": "Run the requested command"}}
