@@ -56,9 +56,9 @@ type Report struct {
 	// needs_review.
 	NeedsReview []string `json:"needs_review"`
 	Checks      []Check  `json:"checks"`
-	// ANN is how vectors are searched, as the last reindex decided; null
-	// when none recorded it.
-	ANN *index.ANNStatus `json:"ann"`
+	// Vectors is how many learnings have a vector (each search scans them
+	// all: ARCHITECTURE §5).
+	Vectors int `json:"vectors"`
 	// Agents lists every agent reflect supports: installed or not, its
 	// version, whether it runs reflect's hooks.
 	Agents []agents.AgentStatus `json:"agents"`
@@ -484,10 +484,8 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	r.checkVectors(ctx, c, ix, vecBefore)
 }
 
-// checkVectors reports the embedder and how its vectors are searched: the
-// exact scan, or the HNSW tier when the last reindex found its recall good
-// enough (ARCHITECTURE §5). Either is healthy; the detail says why, so a slow
-// vector search at scale can be traced to a failed self-check.
+// checkVectors reports the embedder and how many vectors a search scans
+// (exactly, every one: ARCHITECTURE §5).
 //
 // vecBefore is what was wrong with vectors.f32 before the refresh: a
 // problem the refresh repaired is reported as repaired, one it did not as
@@ -515,26 +513,17 @@ func (r *Report) checkVectors(ctx context.Context, c *config.Config, ix *index.I
 	case vecBefore != "":
 		r.add(Check{Name: "vector file", Status: OK, Detail: "repaired: " + vecBefore + "; rewritten from the catalog"})
 	}
-	st, err := ix.ANN(ctx)
+	n, err := ix.VectorCount(ctx)
 	switch {
 	case err != nil:
 		r.add(Check{Name: "vectors", Status: Warn, Detail: name + ": " + err.Error(), Fix: "run 'reflect reindex'"})
 		return
-	case st == nil && r.Counts.Learnings > 0:
-		r.add(Check{Name: "vectors", Status: Warn, Detail: name + ": no reindex has decided how vectors are searched yet",
-			Fix: "run 'reflect reindex'"})
-		return
-	case st == nil:
+	case n == 0:
 		r.add(Check{Name: "vectors", Status: OK, Detail: name + ": no vectors yet"})
 		return
 	}
-	r.ANN = st
-	detail := name + ", " + st.Reason
-	if !strings.Contains(st.Reason, " vectors") {
-		// The reasons for a failed self-check name the recall, not the size.
-		detail += " (" + thousands(st.Vectors) + " vectors)"
-	}
-	r.add(Check{Name: "vectors", Status: OK, Detail: detail})
+	r.Vectors = n
+	r.add(Check{Name: "vectors", Status: OK, Detail: fmt.Sprintf("%s, %s vectors, searched by exact scan", name, thousands(n))})
 }
 
 // thousands formats n with comma separators, as the vector package writes

@@ -41,7 +41,7 @@ func faultKB(t *testing.T) *config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Update(context.Background(), index.UpdateOptions{ANN: true}); err != nil {
+	if _, err := ix.Update(context.Background(), index.UpdateOptions{DropRetired: true}); err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()

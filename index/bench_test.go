@@ -139,7 +139,7 @@ func BenchmarkReindexFull(b *testing.B) {
 	defer ix.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		st, err := ix.Update(ctx, index.UpdateOptions{Full: true, Communities: true, ANN: true})
+		st, err := ix.Update(ctx, index.UpdateOptions{Full: true, Communities: true, DropRetired: true})
 		if err != nil {
 			b.Fatal(err)
 		}

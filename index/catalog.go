@@ -116,7 +116,6 @@ type Index struct {
 	// vecFile is vectors.f32, mapped on first use (vectorFile).
 	vecMu     sync.Mutex
 	vecFile   *vector.File
-	vecSearch *vector.Searcher
 	vecLoaded bool
 }
 
@@ -133,7 +132,6 @@ type openOptions struct {
 	noQueryEmbedding bool
 	halfLife         time.Duration
 	vectorWeight     float64
-	annThreshold     int
 }
 
 // WithProgress reports the progress of a rebuild that Open may have to do.

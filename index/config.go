@@ -30,9 +30,6 @@ type Settings struct {
 	EmbedderKeyEnv string
 	// HalfLifeDays is the recency half-life of ranking (0: the default).
 	HalfLifeDays int
-	// ANNThreshold is the vector count from which the HNSW tier is tried
-	// (0: the default).
-	ANNThreshold int
 	// VectorWeight is the vector signal's fusion weight (0: the
 	// embedder's default).
 	VectorWeight float64
@@ -42,7 +39,7 @@ type Settings struct {
 }
 
 // SettingsOptions turns s into Open options: the embedder, the recency
-// half-life, the vector weight and the ANN threshold. With offline set
+// half-life and the vector weight. With offline set
 // (hooks) a remote embedder is left out altogether: a hook never calls the
 // network, neither to embed its query nor to embed learnings a refresh
 // picks up; the next command that may call it embeds them.
@@ -53,9 +50,6 @@ func SettingsOptions(s Settings, offline bool) ([]OpenOption, error) {
 	}
 	if s.VectorWeight > 0 {
 		opts = append(opts, WithVectorWeight(s.VectorWeight))
-	}
-	if s.ANNThreshold > 0 {
-		opts = append(opts, WithANNThreshold(s.ANNThreshold))
 	}
 	if s.Embedder == NoEmbedder {
 		return opts, nil

@@ -361,14 +361,14 @@ func TestRebuildWritesPostingsAsFull(t *testing.T) {
 	}
 }
 
-// The HNSW build runs with a lower GOGC, and a lower one (or off) the user
+// The vector export runs with a lower GOGC, and a lower one (or off) the user
 // chose is kept; either way the setting before it comes back.
 func TestTightenGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for _, before := range []int{100, 10, -1} {
 		debug.SetGCPercent(before)
 		restore := tightenGC()
-		want := min(before, annGCPercent)
+		want := min(before, exportGCPercent)
 		if before < 0 {
 			want = -1
 		}

@@ -39,10 +39,9 @@ type UpdateOptions struct {
 	// learnings changed since the last grouping (staleCommunities); until
 	// then new entities show community 0.
 	Communities bool
-	// ANN decides again between the exact vector scan and the HNSW tier
-	// (building and checking the graph above the threshold): also a
-	// whole-KB pass for 'reflect reindex'.
-	ANN bool
+	// DropRetired removes what an earlier version kept in index/ and this
+	// one no longer reads (the HNSW graph): 'reflect reindex' asks for it.
+	DropRetired bool
 	// lockWait bounds the wait for another process's update (zero:
 	// updateLockWait, or the Index's BusyWait when shorter); Refresh waits
 	// only refreshLockWait.
@@ -63,7 +62,6 @@ type Stats struct {
 	Unchanged int               `json:"unchanged"`
 	Embedded  bool              `json:"embedded"` // vectors were (re)computed
 	Graph     *graph.Stats      `json:"graph,omitempty"`
-	ANN       *ANNStatus        `json:"ann,omitempty"`
 	Problems  []*store.DocError `json:"-"`
 	Duration  time.Duration     `json:"-"`
 }
@@ -204,11 +202,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if err != nil {
 		return st, err
 	}
-	if opts.ANN {
-		restore := tightenGC()
-		st.ANN, err = ix.buildANN(ctx)
-		restore()
-		if err != nil {
+	if opts.DropRetired {
+		if err := ix.dropRetired(ctx); err != nil {
 			return st, err
 		}
 	}
@@ -835,20 +830,18 @@ func (ix *Index) maybeRebuildCommunities(ctx context.Context, tx *sql.Tx, opts U
 	return gs, nil
 }
 
-// annGCPercent is the GOGC of the vector export and the HNSW build: what
-// they hold is live until they are done (the vectors, the graph: 100 MB
-// each at 100,000 learnings), and the default lets the heap reach twice
-// that before collecting (docs/benchmarks.md). Collecting at a quarter
-// more costs more GC cycles in those phases, and holds at any scale,
-// where a fixed memory limit under the live heap would collect without
-// end.
-const annGCPercent = 25
+// exportGCPercent is the GOGC of the vector export: what a patch holds is
+// live until it is done, and the default lets the heap reach twice that
+// before collecting (docs/benchmarks.md). Collecting at a quarter more
+// costs more GC cycles in that phase, and holds at any scale, where a
+// fixed memory limit under the live heap would collect without end.
+const exportGCPercent = 25
 
-// tightenGC lowers GOGC to annGCPercent until restore is called; a
+// tightenGC lowers GOGC to exportGCPercent until restore is called; a
 // lower GOGC, or none (off), is left as it is.
 func tightenGC() (restore func()) {
-	old := debug.SetGCPercent(annGCPercent)
-	if old < 0 || old <= annGCPercent {
+	old := debug.SetGCPercent(exportGCPercent)
+	if old < 0 || old <= exportGCPercent {
 		debug.SetGCPercent(old)
 		return func() {}
 	}

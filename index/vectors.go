@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -507,7 +508,6 @@ func (ix *Index) vectorFile() *vector.File {
 		return nil
 	}
 	ix.vecFile = f
-	ix.vecSearch = ix.searcher(context.Background(), f)
 	return f
 }
 
@@ -517,7 +517,7 @@ func (ix *Index) closeVectors() {
 	if ix.vecFile != nil {
 		ix.vecFile.Close()
 	}
-	ix.vecFile, ix.vecSearch, ix.vecLoaded = nil, nil, false
+	ix.vecFile, ix.vecLoaded = nil, false
 }
 
 // vectorRerank ranks the learnings ns by the cosine of their vector with
@@ -570,11 +570,12 @@ func toHits(found []vector.Hit) []hit {
 // query's. It returns nothing (and no error) when there is no embedder, no
 // vector file for it, or the query may not be embedded here.
 func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit, error) {
-	q, _, err := ix.queryVector(ctx, text)
+	q, f, err := ix.queryVector(ctx, text)
 	if q == nil || err != nil {
 		return nil, err
 	}
-	return toHits(ix.vecSearch.Search(q, limit, nil)), nil
+	// Rows Patch removed are zero vectors: they score 0, below minCosine.
+	return toHits(f.Search(q, limit, nil)), nil
 }
 
 // VectorFileProblem describes what is wrong with vectors.f32, or returns ""
@@ -623,4 +624,33 @@ func (ix *Index) VectorFileProblem(ctx context.Context) (string, error) {
 		return fmt.Sprintf("%s: %d vector(s) hold NaN or infinite values", path, n), nil
 	}
 	return "", nil
+}
+
+// VectorCount returns how many learnings have a vector in the catalog.
+func (ix *Index) VectorCount(ctx context.Context) (int, error) {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count vectors: %w", err)
+	}
+	return n, nil
+}
+
+// retiredGraph is the HNSW graph earlier versions saved beside
+// vectors.f32 (up to schema 12) and nothing reads any more: built in
+// memory by each reindex and loaded whole by each process that searched,
+// it cost more than the exact scan it was meant to beat (ARCHITECTURE §5,
+// docs/benchmarks.md "Scale").
+const retiredGraph = "hnsw.graph"
+
+// dropRetired removes the retired graph file and the catalog's record of
+// it, so that an upgraded index holds nothing dead.
+func (ix *Index) dropRetired(ctx context.Context) error {
+	path := filepath.Join(filepath.Dir(ix.path), retiredGraph)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	if _, err := ix.db.ExecContext(ctx, `DELETE FROM meta WHERE key='ann'`); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -354,4 +355,39 @@ func TestGraphRerank(t *testing.T) {
 	if ranked != 4 {
 		t.Errorf("%d learnings graph-ranked, want the 4 that name docker or ENOSPC", ranked)
 	}
+}
+
+// A reindex removes the HNSW graph and its status row that versions up to
+// schema 12 kept: nothing reads them any more, and the graph is the size
+// of vectors.f32. An update that does not ask for it leaves them.
+func TestReindexDropsRetiredGraph(t *testing.T) {
+	k := newKB(t)
+	k.write(t, simple("lrn-a", "postgres pool timeout"))
+	ix := k.open(t)
+	update(t, ix, UpdateOptions{})
+	graph := filepath.Join(k.idx, retiredGraph)
+	writeRaw(t, graph, "an old graph")
+	ctx := context.Background()
+	if _, err := ix.db.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('ann','{}')`); err != nil {
+		t.Fatal(err)
+	}
+	annRows := func() int {
+		var n int
+		if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key='ann'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	update(t, ix, UpdateOptions{})
+	if _, err := os.Stat(graph); err != nil || annRows() != 1 {
+		t.Fatalf("an update without DropRetired removed them: %v, %d rows", err, annRows())
+	}
+	update(t, ix, UpdateOptions{DropRetired: true})
+	if _, err := os.Stat(graph); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s still there: %v", graph, err)
+	}
+	if n := annRows(); n != 0 {
+		t.Errorf("%d ann rows left in meta", n)
+	}
+	update(t, ix, UpdateOptions{DropRetired: true}) // nothing left to remove is no error
 }

@@ -49,7 +49,6 @@ program progressbar github.com/schollz/progressbar/v3
 program net-http net/http
 program go-sqlite3 github.com/mattn/go-sqlite3
 program gonum-community gonum.org/v1/gonum/graph/community
-program hnsw github.com/coder/hnsw
 program vek github.com/viterin/vek/vek32
 program snowball github.com/kljensen/snowball/english
 # shellcheck disable=SC2086 # one word per import path
@@ -59,8 +58,8 @@ program all-external $external net/http
 # (it would leave parsing changed documents to a detached `reflect
 # reindex`), net/http (hooks call no embedder), cobra or progressbar.
 program hooks-need github.com/mattn/go-sqlite3 github.com/BurntSushi/toml go.yaml.in/yaml/v3 \
-  gonum.org/v1/gonum/graph/community github.com/coder/hnsw github.com/viterin/vek/vek32 \
-  github.com/kljensen/snowball/english github.com/gofrs/flock github.com/google/renameio encoding/json
+  gonum.org/v1/gonum/graph/community github.com/viterin/vek/vek32 \
+  github.com/kljensen/snowball/english github.com/gofrs/flock encoding/json
 
 cmds=()
 for b in "${built[@]}"; do

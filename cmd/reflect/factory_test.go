@@ -11,7 +11,6 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
-	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/queue"
 )
@@ -111,8 +110,5 @@ func TestConfigIndexDefaultsAgree(t *testing.T) {
 	}
 	if got, want := time.Duration(c.Index.HalfLifeDays)*24*time.Hour, index.DefaultHalfLife; got != want {
 		t.Errorf("config's half_life_days default is %v, the index's %v", got, want)
-	}
-	if got, want := c.Index.ANNThreshold, vector.DefaultPolicy.ANNThreshold; got != want {
-		t.Errorf("config's ann_threshold default is %d, the index's %d", got, want)
 	}
 }

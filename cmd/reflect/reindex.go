@@ -20,8 +20,7 @@ func NewCmdReindex(f *Factory) *cobra.Command {
 		Long: `Reindex indexes new and changed documents and drops deleted ones; unchanged
 documents cost one stat. --full rebuilds the index from scratch. Learnings
 without a vector for the configured embedder are embedded (all of them after
-the embedder changed), the entity graph's communities are recomputed, and
-above index.ann_threshold vectors the HNSW tier is built and checked.
+the embedder changed), and the entity graph's communities are recomputed.
 Malformed documents are reported and skipped.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -34,11 +33,11 @@ Malformed documents are reported and skipped.`,
 				return err
 			}
 			defer ix.Close()
-			opts := index.UpdateOptions{Full: full, Progress: progress, EmbedProgress: embedProgress, Communities: true, ANN: true}
+			opts := index.UpdateOptions{Full: full, Progress: progress, EmbedProgress: embedProgress, Communities: true, DropRetired: true}
 			if ix.Rebuilt != "" {
 				// A catalog Open just rebuilt is complete: the second pass
 				// only adds what a rebuild leaves to reindex (communities,
-				// the ANN decision).
+				// removing retired files).
 				opts.Full = false
 			}
 			st, err := ix.Update(cmd.Context(), opts)
@@ -49,7 +48,7 @@ Malformed documents are reported and skipped.`,
 			}
 			if ix.Rebuilt != "" {
 				rb := ix.RebuildStats
-				rb.Graph, rb.ANN, rb.Embedded = st.Graph, st.ANN, rb.Embedded || st.Embedded
+				rb.Graph, rb.Embedded = st.Graph, rb.Embedded || st.Embedded
 				rb.Duration += st.Duration
 				st = rb
 			}

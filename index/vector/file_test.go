@@ -75,10 +75,6 @@ func TestRoundTrip(t *testing.T) {
 					}
 				}
 			}
-			got := f.Rows()
-			if len(got) != len(rows) || got[5].Key != rows[5].Key || got[5].Vec[0] != rows[5].Vec[0] {
-				t.Fatal("Rows() differs from what was written")
-			}
 		}
 	}
 }
@@ -152,9 +148,6 @@ func TestEmptyFile(t *testing.T) {
 	}
 	if hits := f.Search(make([]float32, 8), 10, nil); len(hits) != 0 {
 		t.Fatalf("hits in an empty file: %v", hits)
-	}
-	if rows := f.Rows(); len(rows) != 0 {
-		t.Fatalf("rows: %v", rows)
 	}
 }
 

@@ -20,5 +20,11 @@ func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	return data, func() error { return nil }, nil
 }
 
+// pageSize is the unit dropPages works in.
+var pageSize = os.Getpagesize()
+
+// dropPages is a no-op where the file was read into memory.
+func dropPages([]byte) {}
+
 // lockFile is a no-op where flock is not available.
 func lockFile(fd *os.File, exclusive bool) (func(), error) { return func() {}, nil }

@@ -19,6 +19,14 @@ func mapFile(fd *os.File, size int) ([]byte, func() error, error) {
 	return data, func() error { return syscall.Munmap(data) }, nil
 }
 
+// pageSize is the unit dropPages works in.
+var pageSize = os.Getpagesize()
+
+// dropPages removes b, whole pages of a read-only shared mapping, from the
+// process's resident set; the file's pages stay in the page cache. It is
+// advice: an error changes nothing a reader sees, so none is returned.
+func dropPages(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }
+
 // lockFile takes a flock on fd (exclusive for Patch, shared for Open) and
 // returns its release. A filesystem without flock answers ENOLCK or
 // EOPNOTSUPP: the file is then used unlocked, as before appends existed.

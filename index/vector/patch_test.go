@@ -57,29 +57,3 @@ func TestPatch(t *testing.T) {
 		t.Errorf("a refused patch changed the file: %d rows", f.Len())
 	}
 }
-
-// A row Patch zeroed is not found through the HNSW graph either, which
-// keeps its own copy of each vector.
-func TestANNSkipsTombstones(t *testing.T) {
-	h := Header{Dim: 16, Embedder: "hash", EmbedderVersion: "v1/16"}
-	rows := randomRows(300, h.Dim, 3)
-	path := writeFile(t, h, rows)
-	f := openFile(t, path)
-	s := NewSearcher(f, Policy{ANNThreshold: 100, MinRecall: 1e-9, Sample: 20, HNSW: HNSWParams{EfSearch: 200}})
-	if !s.UsesANN() {
-		t.Fatalf("no HNSW graph: %s", s.Reason())
-	}
-	q := rows[42].Vec
-	if hits := s.Search(q, 3, nil); len(hits) == 0 || hits[0].Key != rows[42].Key {
-		t.Fatalf("before: %+v", hits)
-	}
-	if err := Patch(path, h, len(rows), []int{42}, nil); err != nil {
-		t.Fatal(err)
-	}
-	after := WithANN(openFile(t, path), s.ANN(), 1, "test")
-	for _, hit := range after.Search(q, 3, nil) {
-		if hit.Key == rows[42].Key {
-			t.Fatalf("the removed row was found: %+v", hit)
-		}
-	}
-}

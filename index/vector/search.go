@@ -64,8 +64,42 @@ func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
 	return t.sorted()
 }
 
-// scan scores rows [lo, hi) into t.
+// scanBlockBytes is how much of the mapping scan reads before it hands the
+// pages back (dropScanned).
+const scanBlockBytes = 1 << 20
+
+// scan scores rows [lo, hi) into t, a block at a time: the pages of each
+// block leave the process's resident set once scored, so a scan of
+// 100,000 vectors (100 MB) costs a search a megabyte of RSS instead of the
+// whole file. They stay in the page cache for the next search
+// (docs/benchmarks.md "Scale").
 func (f *File) scan(q []float32, lo, hi int, filter func(uint64) bool, t *topK) {
+	block := max(1, scanBlockBytes/(f.stride*4))
+	for b := lo; b < hi; b += block {
+		end := min(b+block, hi)
+		f.scanRows(q, b, end, filter, t)
+		f.dropScanned(b, end)
+	}
+}
+
+// dropScanned hands back the whole pages of rows [lo, hi) (madvise
+// MADV_DONTNEED on the read-only shared mapping: the next access reads
+// them again from the page cache, so nothing is lost). A page shared with
+// a neighbouring block is kept, so concurrent scans of adjacent ranges
+// drop only what each has read.
+func (f *File) dropScanned(lo, hi int) {
+	rowBytes := f.stride * 4
+	start := f.rowsOff + lo*rowBytes
+	end := f.rowsOff + hi*rowBytes
+	start = (start + pageSize - 1) &^ (pageSize - 1)
+	end &^= pageSize - 1
+	if end > start {
+		dropPages(f.data[start:end])
+	}
+}
+
+// scanRows scores rows [lo, hi) into t.
+func (f *File) scanRows(q []float32, lo, hi int, filter func(uint64) bool, t *topK) {
 	dim, stride, fl := f.hdr.Dim, f.stride, f.floats
 	q = q[:dim:dim]
 	thr := t.threshold()

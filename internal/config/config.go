@@ -71,9 +71,6 @@ type Index struct {
 	EmbedderKeyEnv string `toml:"embedder_api_key_env"`
 	// HalfLifeDays is the recency half-life of ranking (default 180).
 	HalfLifeDays int `toml:"half_life_days"`
-	// ANNThreshold is the vector count from which the HNSW tier is tried
-	// (default 50,000).
-	ANNThreshold int `toml:"ann_threshold"`
 	// VectorWeight is the vector signal's fusion weight (0: the embedder's
 	// default).
 	VectorWeight float64 `toml:"vector_weight"`
@@ -177,11 +174,10 @@ type fileConfig struct {
 func Load(lookup LookupFunc) (*Config, error) {
 	c := &Config{
 		Drain: Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
-		// The index's own defaults (index.DefaultHalfLife,
-		// vector.DefaultPolicy), stated here so that 'config list' shows
-		// what is in force; cmd/reflect's TestConfigIndexDefaultsAgree
-		// keeps the two in step.
-		Index:  Index{Embedder: "hash", HalfLifeDays: 180, ANNThreshold: 50000},
+		// The index's own default (index.DefaultHalfLife), stated here
+		// so that 'config list' shows what is in force; cmd/reflect's
+		// TestConfigIndexDefaultsAgree keeps the two in step.
+		Index:  Index{Embedder: "hash", HalfLifeDays: 180},
 		Recall: Recall{Max: 3, Chars: 1500},
 		Sync:   Sync{PullInterval: 15 * time.Minute},
 		Origin: map[string]string{},
@@ -260,7 +256,6 @@ func (c *Config) applyFile(fc *fileConfig) {
 	setInt("index.embedder_dim", &c.Index.EmbedderDim, fc.Index.EmbedderDim)
 	setStr("index.embedder_api_key_env", &c.Index.EmbedderKeyEnv, fc.Index.EmbedderKeyEnv)
 	setInt("index.half_life_days", &c.Index.HalfLifeDays, fc.Index.HalfLifeDays)
-	setInt("index.ann_threshold", &c.Index.ANNThreshold, fc.Index.ANNThreshold)
 	if fc.Index.VectorWeight > 0 {
 		c.Index.VectorWeight = fc.Index.VectorWeight
 		c.Origin["index.vector_weight"] = src

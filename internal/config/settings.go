@@ -56,7 +56,6 @@ var keys = []struct {
 	{"index.embedder_dim", kindInt},
 	{"index.embedder_api_key_env", kindString},
 	{"index.half_life_days", kindInt},
-	{"index.ann_threshold", kindInt},
 	{"index.vector_weight", kindFloat},
 	{"recall.max", kindInt},
 	{"recall.chars", kindInt},
@@ -104,8 +103,6 @@ func (c *Config) value(key string) string {
 		return c.Index.EmbedderKeyEnv
 	case "index.half_life_days":
 		return strconv.Itoa(c.Index.HalfLifeDays)
-	case "index.ann_threshold":
-		return strconv.Itoa(c.Index.ANNThreshold)
 	case "index.vector_weight":
 		return strconv.FormatFloat(c.Index.VectorWeight, 'f', -1, 64)
 	case "recall.max":

@@ -57,8 +57,8 @@ func TestSetKeepsOtherLinesAndLoads(t *testing.T) {
 	if s, _ := c.Get("recall.max"); s.Source != "config.toml" {
 		t.Errorf("Get(recall.max) = %+v", s)
 	}
-	if s, _ := c.Get("index.ann_threshold"); s.Source != "default" {
-		t.Errorf("Get(index.ann_threshold) = %+v", s)
+	if s, _ := c.Get("index.half_life_days"); s.Source != "default" {
+		t.Errorf("Get(index.half_life_days) = %+v", s)
 	}
 }
 

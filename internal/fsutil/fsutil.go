@@ -4,7 +4,6 @@
 package fsutil
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -85,20 +84,6 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	return writeAtomicFunc(path, perm, sync, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
-}
-
-// WriteAtomicFunc is WriteAtomic for content that write streams (through a
-// buffer) instead of holding it all in memory: a large export, such as
-// the HNSW graph of 100,000 vectors, would otherwise need a buffer of its
-// size, and of twice that while the buffer grows.
-func WriteAtomicFunc(path string, perm os.FileMode, write func(w io.Writer) error) error {
-	return writeAtomicFunc(path, perm, true, func(w io.Writer) error {
-		bw := bufio.NewWriterSize(w, 1<<16)
-		if err := write(bw); err != nil {
-			return err
-		}
-		return bw.Flush()
 	})
 }
 
