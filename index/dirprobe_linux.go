@@ -50,13 +50,12 @@ func listDigest(dir string, mine map[string]bool) (sum uint64, count int, inos m
 				}
 			}
 			b = b[reclen:]
-			s := string(name)
 			switch {
-			case s == "." || s == "..":
-			case mine != nil && mine[s]:
-				inos[s] = ino
+			case string(name) == "." || string(name) == "..":
+			case mine != nil && mine[string(name)]: // no allocation for the lookup
+				inos[string(name)] = ino
 			default:
-				sum += entryHash(s, ino)
+				sum += entryHash(name, ino)
 				count++
 			}
 		}
