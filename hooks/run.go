@@ -44,7 +44,25 @@ type Options struct {
 	// Spawn starts `reflect ARGS...` in the background (a drain, a
 	// reindex); nil means proc.SpawnDetached. Tests replace it.
 	Spawn func(args ...string) error
+	// InlineRefreshMax is the largest knowledge base (in learnings) whose
+	// index a hook brings up to date itself when documents/ changed; a
+	// larger one is refreshed by a background `reflect reindex` while the
+	// hook recalls from the index as it stands. Zero means
+	// DefaultInlineRefreshMax.
+	InlineRefreshMax int
 }
+
+// DefaultInlineRefreshMax bounds the refresh a hook does in its own time.
+// A refresh stats every document: about 60 ms at 2,000 learnings, 0.3 s at
+// 10,000 and over 3 s at 100,000, past the hook's deadline, so that every
+// hook gave up and recalled nothing until something else reindexed
+// (docs/benchmarks.md "Scale").
+const DefaultInlineRefreshMax = 2000
+
+// refreshEvery debounces the background refreshes hooks start: one
+// `reflect reindex` catches up with every change made before it lists
+// documents/, and hooks arrive faster than it finishes at 100,000.
+const refreshEvery = 30 * time.Second
 
 // answer is what a handler produced.
 type answer struct {
@@ -424,7 +442,11 @@ func (r *invocation) openIndex(ctx context.Context) (*index.Index, error) {
 	}
 	// Pick up documents added on disk (a git pull) since the last reindex;
 	// while another process updates the index, recall from it as it stands.
-	// A full disk likewise: the failed update was rolled back whole.
+	// A full disk likewise: the failed update was rolled back whole. A
+	// large knowledge base is refreshed in the background instead.
+	if r.refreshInBackground(ctx, ix) {
+		return ix, nil
+	}
 	if _, _, err := ix.Refresh(ctx); err != nil && !errors.Is(err, index.ErrBusy) && !index.NoSpace(err) {
 		ix.Close()
 		if errors.Is(err, index.ErrNeedsRebuild) {
@@ -491,6 +513,50 @@ func sessionStart(ctx context.Context, r *invocation) (answer, error) {
 	return a, nil
 }
 
+// refreshInBackground reports whether documents/ changed since the index
+// was last brought up to date in a knowledge base too large for the hook
+// to refresh in its own time (InlineRefreshMax), having started `reflect
+// reindex` to do it unless one was started in the last refreshEvery.
+func (r *invocation) refreshInBackground(ctx context.Context, ix *index.Index) bool {
+	limit := r.InlineRefreshMax
+	if limit <= 0 {
+		limit = DefaultInlineRefreshMax
+	}
+	if behind, err := ix.Behind(ctx); err != nil || !behind {
+		return false
+	}
+	if n, err := ix.DocCount(ctx); err != nil || n <= limit {
+		return false
+	}
+	r.spawnDebounced("reindex-started", refreshEvery, "reindex")
+	return true
+}
+
+// spawnDebounced starts `reflect args...` in the background unless the
+// file stamp in the state directory says one was started in the last
+// every, and reports whether it started one. The stamp is written only
+// once a start succeeded: a failed start is retried by the next hook
+// instead of waiting out the debounce.
+func (r *invocation) spawnDebounced(stamp string, every time.Duration, args ...string) bool {
+	path := filepath.Join(r.Config.StateDir, stamp)
+	if fi, err := os.Stat(path); err == nil && r.now.Sub(fi.ModTime()) < every {
+		return false
+	}
+	if err := r.Spawn(args...); err != nil {
+		logf(r.Config.StateDir, r.now, "%s: start %s: %v", r.Event, args[0], err)
+		return false
+	}
+	// The stamp's mtime is the hook's clock, which the next hook compares.
+	err := fsutil.WriteAtomicNoSync(path, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm)
+	if err == nil {
+		err = os.Chtimes(path, r.now, r.now)
+	}
+	if err != nil {
+		logf(r.Config.StateDir, r.now, "%s: %v", r.Event, err)
+	}
+	return true
+}
+
 // startSync starts `reflect sync --background` when sync.auto is set, the
 // learnings directory is a git repository ('reflect sync init' ran), and
 // no sync was started in the last sync.pull_interval. The sync runs
@@ -502,18 +568,7 @@ func (r *invocation) startSync() bool {
 	if _, err := os.Stat(filepath.Join(r.Config.LearningsDir, ".git")); err != nil {
 		return false
 	}
-	stamp := filepath.Join(r.Config.StateDir, "sync-started")
-	if fi, err := os.Stat(stamp); err == nil && r.now.Sub(fi.ModTime()) < r.Config.Sync.PullInterval {
-		return false
-	}
-	if err := r.Spawn("sync", "--background"); err != nil {
-		logf(r.Config.StateDir, r.now, "session-start: start sync: %v", err)
-		return false
-	}
-	if err := fsutil.WriteAtomicNoSync(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
-		logf(r.Config.StateDir, r.now, "session-start: %v", err)
-	}
-	return true
+	return r.spawnDebounced("sync-started", r.Config.Sync.PullInterval, "sync", "--background")
 }
 
 // drainEvery debounces the background drains SessionStart starts: agents
@@ -528,20 +583,7 @@ func (r *invocation) startDrain() bool {
 	if err != nil || q.Depth() == 0 {
 		return false
 	}
-	stamp := filepath.Join(r.Config.StateDir, "drain-started")
-	if fi, err := os.Stat(stamp); err == nil && r.now.Sub(fi.ModTime()) < drainEvery {
-		return false
-	}
-	if err := r.Spawn("drain"); err != nil {
-		logf(r.Config.StateDir, r.now, "session-start: start drain: %v", err)
-		return false
-	}
-	// Stamped only once a drain was started: a failed start is retried by
-	// the next session instead of waiting out the debounce.
-	if err := fsutil.WriteAtomicNoSync(stamp, []byte(r.now.UTC().Format(time.RFC3339)+"\n"), fsutil.FilePerm); err != nil {
-		logf(r.Config.StateDir, r.now, "session-start: %v", err)
-	}
-	return true
+	return r.spawnDebounced("drain-started", drainEvery, "drain")
 }
 
 // prompt first turns a correction of a just-failed command into a

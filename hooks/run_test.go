@@ -1098,3 +1098,59 @@ func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
 		t.Fatalf("queued %+v, last event %+v", recs, lastEvent(t, cfg.StateDir))
 	}
 }
+
+// In a knowledge base above InlineRefreshMax a hook does not refresh the
+// index itself when documents/ changed (at 100,000 learnings that took
+// longer than the deadline, so every hook gave up): it starts one
+// background `reflect reindex` per refreshEvery and recalls from the
+// index as it stands. At or below the limit it refreshes inline.
+func TestLargeKBRefreshedInBackground(t *testing.T) {
+	e := newHookEnv(t)
+	l := &store.Learning{Title: "Kafka consumer lag after a rebalance", KeyInsight: "Raise max.poll.interval.ms",
+		Confidence: "high", Created: t0}
+	l.ID = store.NewID(l.Title, l.KeyInsight)
+	if err := store.Open(e.cfg.DocumentsDir()).Write(l); err != nil {
+		t.Fatal(err)
+	}
+	behind := func() bool {
+		t.Helper()
+		ix, err := index.Open(context.Background(), e.cfg.DocumentsDir(), e.cfg.IndexDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		b, err := ix.Behind(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	in := e.fixture(t, "claude", "user-prompt-submit", nil)
+	at := t0
+	var spawned []string
+	small := func(o *hooks.Options) { o.InlineRefreshMax = 1; o.Now = func() time.Time { return at } }
+	for i, want := range []int{1, 1, 2} {
+		if i == 2 {
+			at = at.Add(31 * time.Second) // past refreshEvery
+		}
+		out := run(t, e.cfg, "prompt", "claude", in, recordSpawns(&spawned, nil), small)
+		if !strings.Contains(out, e.ids["samesite"]) {
+			t.Errorf("prompt %d recalled %q, want %s from the index as it stands", i, out, e.ids["samesite"])
+		}
+		if len(spawned) != want || spawned[len(spawned)-1] != "reindex" {
+			t.Errorf("prompt %d: spawned %q, want %d background reindex(es)", i, spawned, want)
+		}
+		if !behind() {
+			t.Fatalf("prompt %d refreshed the index itself", i)
+		}
+	}
+	if log := hookLog(t, e.state); log != "" {
+		t.Errorf("hooks.log:\n%s", log)
+	}
+
+	spawned = nil
+	run(t, e.cfg, "prompt", "claude", in, recordSpawns(&spawned, nil))
+	if len(spawned) != 0 || behind() {
+		t.Errorf("below the limit: spawned %q, behind %v; want an inline refresh", spawned, behind())
+	}
+}

@@ -576,6 +576,17 @@ func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
 	return st, true, err
 }
 
+// Behind reports whether documents/ changed since the index was last
+// brought up to date with it (what makes Refresh run an Update).
+func (ix *Index) Behind(ctx context.Context) (bool, error) {
+	var stored string
+	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, err
+	}
+	return stored != ix.docsStamp(), nil
+}
+
 // docsStamp identifies the state of documents/ cheaply: the directory's
 // mtime changes whenever an entry is created, removed or renamed onto.
 func (ix *Index) docsStamp() string {

@@ -65,7 +65,9 @@ func rowOf(t *testing.T, ix *Index, id string) int64 {
 }
 
 // Small updates patch the previous vector file instead of reading every
-// vector back, and the result is exactly what a rewrite would give; a
+// vector back: in place (the same file, rows appended and removed ones
+// zeroed) while tombstones stay under maxTombstones, else rewritten from
+// the previous one; either way its live rows are exactly the table's. A
 // changed learning gets a new row number even when it had the highest one.
 func TestVectorFilePatched(t *testing.T) {
 	k := newKB(t)
@@ -102,13 +104,21 @@ func TestVectorFilePatched(t *testing.T) {
 		if s.name == "edit the newest" {
 			before = rowOf(t, ix, "lrn-g")
 		}
+		ino := inodeOf(statT(t, filepath.Join(k.idx, "vectors.f32")))
 		s.do()
 		*got = nil
 		update(t, ix, UpdateOptions{})
 		if !slices.Equal(*got, []bool{true}) {
 			t.Errorf("%s: exports %v, want one patch", s.name, *got)
 		}
-		fileMatchesTable(t, ix, k)
+		liveFileMatchesTable(t, ix, k)
+		inPlace := inodeOf(statT(t, filepath.Join(k.idx, "vectors.f32"))) == ino
+		if s.name == "edit one" && !inPlace {
+			t.Errorf("%s: vectors.f32 was replaced, want it patched in place", s.name)
+		}
+		if !inPlace {
+			fileMatchesTable(t, ix, k) // a rewrite leaves no tombstones
+		}
 		if s.name == "edit the newest" {
 			if after := rowOf(t, ix, "lrn-g"); after <= before {
 				t.Errorf("the newest learning, changed, went from row %d to %d: a row number was reused", before, after)
@@ -174,4 +184,13 @@ func TestFullReindexRenumbers(t *testing.T) {
 		t.Errorf("exports %v, want one rewrite", *got)
 	}
 	fileMatchesTable(t, ix, k)
+}
+
+func statT(t *testing.T, path string) os.FileInfo {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi
 }

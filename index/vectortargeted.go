@@ -26,6 +26,8 @@ func (ix *Index) exportTargeted(ctx context.Context, added []vector.Row, gone []
 	if ok, err := ix.patchVectorsInPlace(ctx, added, gone); ok || err != nil {
 		return err
 	}
+	// exportVectors tries in place again only after reading the rows
+	// back, which is not worth avoiding on this rare path.
 	ns := make([]int64, len(added))
 	for i, r := range added {
 		ns[i] = int64(r.Key)
