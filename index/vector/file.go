@@ -378,14 +378,16 @@ func clearWay(path string) error {
 // searches do not.
 func (f *File) NonFinite() int {
 	bad := 0
-	for i := range f.count {
-		for _, x := range f.Vector(i) {
-			if math.Float32bits(x)&floatExponent == floatExponent {
-				bad++
-				break
+	f.inBlocks(0, f.count, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for _, x := range f.Vector(i) {
+				if math.Float32bits(x)&floatExponent == floatExponent {
+					bad++
+					break
+				}
 			}
 		}
-	}
+	})
 	return bad
 }
 

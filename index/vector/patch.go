@@ -123,10 +123,12 @@ func (f *File) Find(key uint64) (int, bool) { return f.find(key) }
 // removed. Like NonFinite it reads every float; doctor pays it.
 func (f *File) Tombstones() int {
 	n := 0
-	for i := range f.count {
-		if slices.IndexFunc(f.Vector(i), func(x float32) bool { return x != 0 }) < 0 {
-			n++
+	f.inBlocks(0, f.count, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if slices.IndexFunc(f.Vector(i), func(x float32) bool { return x != 0 }) < 0 {
+				n++
+			}
 		}
-	}
+	})
 	return n
 }

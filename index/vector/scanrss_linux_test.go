@@ -57,4 +57,19 @@ func TestScanHandsPagesBack(t *testing.T) {
 	if v := f.Vector(15999); v[0] != rows[15999].Vec[0] {
 		t.Errorf("row read after the scan: %v, want %v", v[0], rows[15999].Vec[0])
 	}
+	// The whole-file checks a refresh runs pass over it the same way.
+	for name, pass := range map[string]func() int{"NonFinite": f.NonFinite, "Tombstones": f.Tombstones} {
+		touch := func() {
+			for i := 0; i < f.Len(); i += 97 {
+				_ = f.Vector(i)[0]
+			}
+		}
+		touch()
+		if n := pass(); n != 0 {
+			t.Errorf("%s = %d, want 0", name, n)
+		}
+		if got, limit := mappedRSS(t, path), 3*scanBlockBytes/1024; got > limit {
+			t.Errorf("%d KB of the %d KB file resident after %s, want at most %d", got, fileKB, name, limit)
+		}
+	}
 }

@@ -64,20 +64,25 @@ func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
 	return t.sorted()
 }
 
-// scanBlockBytes is how much of the mapping scan reads before it hands the
-// pages back (dropScanned).
+// scanBlockBytes is how much of the mapping a pass over the rows reads
+// before it hands the pages back (dropScanned).
 const scanBlockBytes = 1 << 20
 
-// scan scores rows [lo, hi) into t, a block at a time: the pages of each
-// block leave the process's resident set once scored, so a scan of
-// 100,000 vectors (100 MB) costs a search a megabyte of RSS instead of the
-// whole file. They stay in the page cache for the next search
-// (docs/benchmarks.md "Scale").
+// scan scores rows [lo, hi) into t.
 func (f *File) scan(q []float32, lo, hi int, filter func(uint64) bool, t *topK) {
+	f.inBlocks(lo, hi, func(lo, hi int) { f.scanRows(q, lo, hi, filter, t) })
+}
+
+// inBlocks calls fn for rows [lo, hi) a block at a time, and the pages of
+// each block leave the process's resident set once fn is done with them:
+// a pass over 100,000 vectors (100 MB) costs a megabyte of RSS instead of
+// the whole file. They stay in the page cache for the next reader
+// (docs/benchmarks.md "Scale").
+func (f *File) inBlocks(lo, hi int, fn func(lo, hi int)) {
 	block := max(1, scanBlockBytes/(f.stride*4))
 	for b := lo; b < hi; b += block {
 		end := min(b+block, hi)
-		f.scanRows(q, b, end, filter, t)
+		fn(b, end)
 		f.dropScanned(b, end)
 	}
 }
