@@ -29,7 +29,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
-const schemaVersion = 12
+const schemaVersion = 13
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -67,6 +67,7 @@ var schema = []string{
 		cites TEXT NOT NULL DEFAULT '[]'
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
+	docsTailIndex, // schema 13: short ids without listing documents/ (shortids.go)
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
 	postingsSchema,
 	normsSchema,
