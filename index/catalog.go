@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -113,6 +114,10 @@ type Index struct {
 	Repaired string
 
 	opts openOptions
+
+	// unmapping counts the callers reading without the memory map
+	// (unmapped); only the outermost one maps the catalog again.
+	unmapping atomic.Int32
 
 	// vecFile is vectors.f32, mapped on first use (vectorFile).
 	vecMu     sync.Mutex
