@@ -515,15 +515,17 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	if err != nil {
 		return nil, 0, err
 	}
-	// The postings and norms are read without the memory map: a query
-	// reads one b-tree leaf per chunk and stem, scattered over the
-	// postings, and through the map each leaf stayed resident with the
-	// pages the kernel maps around it (64 KB a fault; 20 MB of a prompt
-	// hook's resident set at 100,000 learnings, docs/benchmarks.md).
+	// A query reads one b-tree leaf per chunk and stem, scattered over the
+	// postings, and through the memory map each leaf stays resident with
+	// the pages the kernel maps around it (64 KB a fault): at 100,000
+	// learnings about 20 MB for a prompt hook, on top of the pages its
+	// rerank reads later. The map is dropped once they are copied out
+	// (thenUnmap); reading them with pread instead saved as much memory
+	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
 	var chunks []postingChunk
 	var df map[string]int
 	var norms map[int64][]byte
-	err = ix.unmapped(ctx, func() error {
+	err = ix.thenUnmap(ctx, func() error {
 		// The table is keyed by chunk first, so the query names every
 		// chunk that holds a learning: one b-tree seek per chunk and stem.
 		in, err := ix.chunkList(ctx)

@@ -14,9 +14,9 @@ func mmapSizeOf(t *testing.T, ix *Index) int64 {
 	return n
 }
 
-// A search reads its postings unmapped and gives the map back; an inner
-// unmapped read (a search during an update) leaves the outer one
-// unmapped until it ends.
+// A search drops the map after its postings and the next read maps the
+// catalog again; a search within an unmapped read (an update) leaves it
+// unmapped until that ends.
 func TestUnmappedRestoresTheMap(t *testing.T) {
 	k := kbWithCatalog(t)
 	ix := k.open(t)

@@ -100,6 +100,20 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	return st, err
 }
 
+// thenUnmap runs fn reading through the memory map, then drops the map
+// (SQLite maps the catalog again on its next read), so that the pages fn
+// touched leave the resident set: fn's reads cost page faults instead of
+// a pread and a copy each, and its pages do not add to those read after
+// it. Within an update, which reads unmapped, it only runs fn.
+func (ix *Index) thenUnmap(ctx context.Context, fn func() error) error {
+	err := fn()
+	if ix.unmapping.Load() == 0 {
+		ix.db.ExecContext(context.WithoutCancel(ctx), `PRAGMA mmap_size = 0`)
+		ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
+	}
+	return err
+}
+
 // unmapped runs fn with the catalog read through SQLite's page cache (pread)
 // instead of the memory map, and maps it again afterwards unless an outer
 // caller is still reading unmapped. Every page read through the map stays
