@@ -13,6 +13,9 @@
 //     a stat and a hash), and the metadata a result shows and ranking
 //     weighs (title, key insight, confidence, scope, project, tags,
 //     updated, cites), so a search never opens a markdown file for them.
+//     docs_tail indexes each id's part after its last '-' (1.5 MB at
+//     100,000), so printing a result's short id reads the few ids that
+//     share its tail instead of listing documents/ (shortids.go).
 //   - postings + norms (postings.go): the only word index, gap- and
 //     mask-encoded (one to three bytes an entry), keyed by chunk so that
 //     removing a learning scans its chunk instead of keeping a copy of its

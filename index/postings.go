@@ -515,75 +515,40 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	if err != nil {
 		return nil, 0, err
 	}
-	// The table is keyed by chunk first, so the query names every chunk
-	// that holds a learning (each has a norms row): one b-tree seek per
-	// chunk and stem.
-	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
+	// A query reads one b-tree leaf per chunk and stem, scattered over the
+	// postings, and through the memory map each leaf stays resident with
+	// the pages the kernel maps around it (64 KB a fault): at 100,000
+	// learnings about 20 MB for a prompt hook, on top of the pages its
+	// rerank reads later. The map is dropped once they are copied out
+	// (thenUnmap); reading them with pread instead saved as much memory
+	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
+	var chunks []postingChunk
+	var df map[string]int
+	var norms map[int64][]byte
+	err = ix.thenUnmap(ctx, func() error {
+		// The table is keyed by chunk first, so the query names every
+		// chunk that holds a learning: one b-tree seek per chunk and stem.
+		in, err := ix.chunkList(ctx)
+		if err != nil || in == "" {
+			return err
+		}
+		var minChunk, maxChunk int64
+		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, in, stems)
+		if err != nil || len(chunks) == 0 {
+			return err
+		}
+		norms, err = ix.loadNorms(ctx, minChunk, maxChunk)
+		return err
+	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	var in strings.Builder
-	for crows.Next() {
-		var c int64
-		if err := crows.Scan(&c); err != nil {
-			crows.Close()
-			return nil, 0, err
-		}
-		if in.Len() > 0 {
-			in.WriteByte(',')
-		}
-		in.WriteString(strconv.FormatInt(c, 10))
-	}
-	err = crows.Err()
-	crows.Close()
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	if in.Len() == 0 {
-		return nil, 0, nil
-	}
-	args := make([]any, len(stems))
-	for i, s := range stems {
-		args[i] = s
-	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT chunk, term, data FROM postings WHERE chunk IN (`+in.String()+`) AND term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	type chunk struct {
-		term    string
-		chunk   int64
-		entries []byte
-	}
-	var chunks []chunk
-	df := map[string]int{}
-	minChunk, maxChunk := int64(maxChunkIndex), int64(0)
-	for rows.Next() {
-		var c chunk
-		var data []byte
-		if err := rows.Scan(&c.chunk, &c.term, &data); err != nil {
-			return nil, 0, err
-		}
-		if c.chunk < 0 || c.chunk > maxChunkIndex {
-			continue // damaged: not a chunk this index writes
-		}
-		var count int
-		count, c.entries = chunkCount(data)
-		df[c.term] += count
-		minChunk, maxChunk = min(minChunk, c.chunk), max(maxChunk, c.chunk)
-		chunks = append(chunks, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, 0, err
 	}
 	if len(chunks) == 0 {
 		return nil, 0, nil
 	}
-	norms, err := ix.loadNorms(ctx, minChunk, maxChunk)
-	if err != nil {
-		return nil, 0, err
+	maxChunk := int64(0)
+	for _, c := range chunks {
+		maxChunk = max(maxChunk, c.chunk)
 	}
 	// Scores by docs row: a dense slice is several times faster than a map
 	// when common terms bring in thousands of learnings.
@@ -609,6 +574,76 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		attainable += idf(t)
 	}
 	return hits, attainable, nil
+}
+
+// chunkList returns the chunks that hold a learning (each has a norms
+// row), comma-separated for an IN list.
+func (ix *Index) chunkList(ctx context.Context) (string, error) {
+	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
+	if err != nil {
+		return "", fmt.Errorf("search: %w", err)
+	}
+	defer crows.Close()
+	var in strings.Builder
+	for crows.Next() {
+		var c int64
+		if err := crows.Scan(&c); err != nil {
+			return "", err
+		}
+		if in.Len() > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(strconv.FormatInt(c, 10))
+	}
+	if err := crows.Err(); err != nil {
+		return "", fmt.Errorf("search: %w", err)
+	}
+	return in.String(), nil
+}
+
+// postingChunk is one stem's postings in one chunk, after its count.
+type postingChunk struct {
+	term    string
+	chunk   int64
+	entries []byte
+}
+
+// readPostings reads the postings of stems in the chunks listed in in
+// (comma-separated), in the table's order, and each stem's document
+// frequency, with the first and last chunk that held any.
+func (ix *Index) readPostings(ctx context.Context, in string, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
+	args := make([]any, len(stems))
+	for i, s := range stems {
+		args[i] = s
+	}
+	rows, err := ix.db.QueryContext(ctx,
+		`SELECT chunk, term, data FROM postings WHERE chunk IN (`+in+`) AND term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
+	if err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var chunks []postingChunk
+	df := map[string]int{}
+	minChunk, maxChunk := int64(maxChunkIndex), int64(0)
+	for rows.Next() {
+		var c postingChunk
+		var data []byte
+		if err := rows.Scan(&c.chunk, &c.term, &data); err != nil {
+			return nil, nil, 0, 0, err
+		}
+		if c.chunk < 0 || c.chunk > maxChunkIndex {
+			continue // damaged: not a chunk this index writes
+		}
+		var count int
+		count, c.entries = chunkCount(data)
+		df[c.term] += count
+		minChunk, maxChunk = min(minChunk, c.chunk), max(maxChunk, c.chunk)
+		chunks = append(chunks, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, 0, 0, fmt.Errorf("search: %w", err)
+	}
+	return chunks, df, minChunk, maxChunk, nil
 }
 
 // loadNorms reads the norms of chunks first to last.

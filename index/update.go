@@ -85,15 +85,52 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	// the KB, past a gigabyte at 100,000 learnings (docs/benchmarks.md).
 	// Read with pread, pages go through SQLite's bounded page cache.
 	// Searches after it in the same process get the map back.
-	if _, err := ix.db.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
-		return Stats{}, fmt.Errorf("reindex: %w", err)
+	var st Stats
+	err := ix.unmapped(ctx, func() error {
+		var err error
+		st, err = ix.update(ctx, opts)
+		if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
+			return rerr
+		}
+		st, err = ix.update(ctx, opts)
+		return err
+	})
+	return st, err
+}
+
+// thenUnmap runs fn reading through the memory map, then drops the map
+// (SQLite maps the catalog again on its next read), so that the pages fn
+// touched leave the resident set: fn's reads cost page faults instead of
+// a pread and a copy each, and its pages do not add to those read after
+// it. Within an update, which reads unmapped, it only runs fn.
+func (ix *Index) thenUnmap(ctx context.Context, fn func() error) error {
+	err := fn()
+	if ix.unmapping.Load() == 0 {
+		ix.db.ExecContext(context.WithoutCancel(ctx), `PRAGMA mmap_size = 0`)
+		ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
 	}
-	defer ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
-	st, err := ix.update(ctx, opts)
-	if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
-		return st, rerr
+	return err
+}
+
+// unmapped runs fn with the catalog read through SQLite's page cache (pread)
+// instead of the memory map, and maps it again afterwards unless an outer
+// caller is still reading unmapped. Every page read through the map stays
+// resident until exit, together with the pages the kernel maps around it
+// (fault-around, 64 KB), so reads that touch many scattered pages cost less
+// memory this way: one cached copy of each page, up to the cache's bound.
+func (ix *Index) unmapped(ctx context.Context, fn func() error) error {
+	if ix.unmapping.Add(1) == 1 {
+		if _, err := ix.db.ExecContext(ctx, `PRAGMA mmap_size = 0`); err != nil {
+			ix.unmapping.Add(-1)
+			return fmt.Errorf("read unmapped: %w", err)
+		}
 	}
-	return ix.update(ctx, opts)
+	defer func() {
+		if ix.unmapping.Add(-1) == 0 {
+			ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA mmap_size = %d`, mmapSize))
+		}
+	}()
+	return fn()
 }
 
 func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) {

@@ -272,13 +272,17 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 	if !ch.full && !ch.respaced && len(ch.added) <= max(patchMin, count/4) {
 		// In place first: a refresh that picked up a pulled learning
 		// then costs its own rows, not a rewrite of the file (100 MB at
-		// 100,000 learnings).
-		rows, err := ix.readVectors(ctx, ch.added, 0)
-		if err != nil {
-			return err
-		}
-		if ok, err := ix.patchVectorsInPlace(ctx, rows, ch.gone); ok || err != nil {
-			return err
+		// 100,000 learnings). Not over damaged rows, which only a
+		// rewrite repairs, nor when nothing changed (the file is then
+		// damaged or out of step, or it would have been kept above).
+		if ch.any() && finiteFile(path) {
+			rows, err := ix.readVectors(ctx, ch.added, 0)
+			if err != nil {
+				return err
+			}
+			if ok, err := ix.patchVectorsInPlace(ctx, rows, ch.gone); ok || err != nil {
+				return err
+			}
 		}
 		done, err := ix.patchVectors(ctx, path, stored, ch)
 		if err != nil {
@@ -401,6 +405,17 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 		return false, err
 	}
 	return true, ix.writeVectors(path, stored, dim, out)
+}
+
+// finiteFile reports whether the vector file at path opens and holds no
+// NaN or infinite value (one pass over it, its pages handed back).
+func finiteFile(path string) bool {
+	f, err := vector.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return f.NonFinite() == 0
 }
 
 // readVectors reads the rows ns of the vectors table, sorted by row

@@ -15,7 +15,6 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/internal/gitrepo"
-	"github.com/reflectkb/reflect/internal/shortid"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -81,8 +80,7 @@ func (s *Server) learningPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.Learning, status int, msg string) {
 	d := learningData{L: l, Body: s.render(l.Body), Confidences: store.Confidences, Scopes: store.Scopes, Message: msg}
-	ids, _ := s.st.IDs()
-	d.ShortID = shortid.Short(l.ID, ids, store.IDKind)
+	d.ShortID = l.ID
 	d.Cites = index.Cites(l, s.opts.Root, s.opts.Project)
 	for _, c := range d.Cites {
 		d.Stale = d.Stale || c.State == "changed"
@@ -90,6 +88,9 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 	_ = s.lockedIndex(func(ix *index.Index) error {
 		ents, related, err := ix.Related(r.Context(), l.ID, relatedLimit)
 		d.Entities, d.Related, d.Indexed = ents, related, err == nil
+		if short, err := ix.ShortIDs(r.Context(), []string{l.ID}); err == nil {
+			d.ShortID = short[l.ID]
+		}
 		return nil
 	})
 	if !d.Indexed {

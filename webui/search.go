@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/index"
-	"github.com/reflectkb/reflect/internal/shortid"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -97,6 +96,7 @@ func (s *Server) search(r *http.Request, text string, f filters) (*SearchRespons
 		limit = filterPool
 	}
 	var results []index.Result
+	var short map[string]string
 	err := s.lockedIndex(func(ix *index.Index) error {
 		var err error
 		if text == "" {
@@ -104,18 +104,29 @@ func (s *Server) search(r *http.Request, text string, f filters) (*SearchRespons
 		} else {
 			results, err = ix.Search(r.Context(), index.Query{Text: text, Limit: limit, Project: s.opts.Project, Root: s.opts.Root})
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		ids := make([]string, len(results))
+		for i, res := range results {
+			ids[i] = res.ID
+		}
+		// without listing documents/: see index.ShortIDs
+		short, _ = ix.ShortIDs(r.Context(), ids)
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	ids, _ := s.st.IDs()
 	resp := &SearchResponse{Query: text, Results: []SearchResult{}, Recent: text == ""}
 	for _, res := range results {
 		if !f.keep(res) {
 			continue
 		}
-		sr := SearchResult{Result: res, ShortID: shortid.Short(res.ID, ids, store.IDKind)}
+		sr := SearchResult{Result: res, ShortID: res.ID}
+		if id, ok := short[res.ID]; ok {
+			sr.ShortID = id
+		}
 		if text != "" {
 			sr.Explain = res.Why.Explain()
 		}

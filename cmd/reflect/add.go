@@ -88,7 +88,7 @@ without --scope implies --scope project.`,
 				}
 				if found {
 					return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
-						dup.ID, oneLine(dup.Title), 100*dup.Share, f.shortener()(dup.ID))
+						dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(cmd.Context(), ix, []string{dup.ID})(dup.ID))
 				}
 			}
 			res, err := ix.Put(cmd.Context(), l, sc, time.Now())

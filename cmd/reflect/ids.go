@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
-	"github.com/reflectkb/reflect/internal/shortid"
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -27,18 +28,15 @@ func learningRefError(ref string, err error) error {
 	return err // nil, or an ambiguity listing the candidates
 }
 
-// shortener returns a function giving each id its short form among the
-// documents on disk (see shortid.Short); ids are shown in full when the
-// directory cannot be read.
-func (f *Factory) shortener() func(id string) string {
-	full := func(id string) string { return id }
-	c, err := f.Config()
-	if err != nil {
-		return full
+// shortener returns a function giving each of ids its short form (see
+// index.ShortIDs: a few index lookups per id, however many learnings
+// there are); ids are shown in full when the catalog cannot be read.
+func shortener(ctx context.Context, ix *index.Index, ids []string) func(id string) string {
+	short, err := ix.ShortIDs(ctx, ids)
+	return func(id string) string {
+		if s, ok := short[id]; ok && err == nil {
+			return s
+		}
+		return id
 	}
-	ids, err := store.Open(c.DocumentsDir()).IDs()
-	if err != nil {
-		return full
-	}
-	return func(id string) string { return shortid.Short(id, ids, store.IDKind) }
 }

@@ -71,7 +71,11 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 			if err != nil {
 				return err
 			}
-			short := f.shortener()
+			ids := make([]string, len(items))
+			for i, r := range items {
+				ids[i] = r.ID
+			}
+			short := shortener(cmd.Context(), ix, ids)
 			if opts.JSON {
 				out := make([]listItem, len(items))
 				for i, r := range items {

@@ -87,7 +87,11 @@ Operators and quotes in QUERY are searched as plain words.`,
 				return err
 			}
 			opts.Color = f.Color()
-			return searchOutput(opts, results, f.shortener())
+			ids := make([]string, len(results))
+			for i, r := range results {
+				ids[i] = r.ID
+			}
+			return searchOutput(opts, results, shortener(cmd.Context(), ix, ids))
 		},
 	}
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 10, "how many results at most")

@@ -80,10 +80,12 @@ func Matches(ref, id, kind string) bool {
 // id) when Resolve maps that back to id, else id itself. Ids chosen by hand
 // (lrn-cookie) and ids whose tail would be ambiguous are shown in full,
 // rather than printing something that cannot be typed back.
+//
+// Only the ids that tail could match count (Rivals): a caller that can
+// find those without listing every id may pass just them.
 func Short(id string, ids []string, kind string) string {
-	i := strings.LastIndexByte(id, '-')
-	tail := id[i+1:]
-	if i < 0 || len(tail) < 6 || strings.Trim(tail, "0123456789abcdef") != "" {
+	tail, ok := Tail(id)
+	if !ok {
 		return id
 	}
 	if got, err := Resolve(tail, ids, kind); err == nil && got == id {

@@ -101,3 +101,25 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+// Short over the rivals of an id's tail prints what Short over every id
+// prints: an index may pass just those (index.ShortIDs).
+func TestShortOverRivals(t *testing.T) {
+	t.Parallel()
+	all := append([]string{
+		"lrn-x-b41d07", "lrn-y-b41d07aa", "lrn-0c11aa-notes-123456", "lrn-a-0c11aa",
+		"5e5e5e-raw", "lrn-b-5e5e5e", "777777", "lrn-c-777777", "lrn-d-3f9a1c",
+	}, ids...)
+	for _, id := range all {
+		tail, ok := Tail(id)
+		if !ok {
+			if Short(id, all, "lrn-") != id {
+				t.Errorf("Short(%q) shortened an id without a hex tail", id)
+			}
+			continue
+		}
+		if got, want := Short(id, Rivals(tail, all, "lrn-"), "lrn-"), Short(id, all, "lrn-"); got != want {
+			t.Errorf("Short(%q) over its rivals = %q, over all ids %q", id, got, want)
+		}
+	}
+}
