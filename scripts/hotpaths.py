@@ -19,7 +19,6 @@ one stays silent. The KBs need that learning (scripts/scale.py adds it).
 Writes its state dirs and payloads under --work (a temp dir by default).
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -27,24 +26,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import PROMPT, RECALL_ID, ROOT, measured  # noqa: E402
-
-QUIET = "rename the quarterly invoice spreadsheet columns to match the new ledger"
-
-
-def payloads(work, cwd):
-    t = os.path.join(work, "t.jsonl")
-    with open(os.path.join(ROOT, "transcript/testdata/claude-session.jsonl"), "rb") as src, open(t, "wb") as dst:
-        dst.write(src.read())
-    out = {}
-    for name, extra in (("start", {"hook_event_name": "SessionStart", "source": "startup"}),
-                        ("prompt", {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT}),
-                        ("quiet", {"hook_event_name": "UserPromptSubmit", "prompt": QUIET})):
-        p = os.path.join(work, name + ".json")
-        with open(p, "w") as f:
-            json.dump(dict({"session_id": "hotpaths", "transcript_path": t, "cwd": cwd}, **extra), f)
-        out[name] = p
-    return out
+from scale import RECALL_ID, measured, payloads  # noqa: E402
 
 
 def main():
@@ -56,13 +38,13 @@ def main():
     args = ap.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="hotpaths-")
     os.makedirs(work, exist_ok=True)
-    p = payloads(work, args.cwd)
+    start, prompt, quiet = payloads(work, args.cwd)
     ops = {
         "version": (["version"], None),
         "search": (["search", "postgres", "connection", "pool", "timeout"], None),
-        "hook session-start": (["hook", "session-start", "--agent", "claude"], p["start"]),
-        "hook prompt (recalls)": (["hook", "prompt", "--agent", "claude"], p["prompt"]),
-        "hook prompt (unrelated)": (["hook", "prompt", "--agent", "claude"], p["quiet"]),
+        "hook session-start": (["hook", "session-start", "--agent", "claude"], start),
+        "hook prompt (recalls)": (["hook", "prompt", "--agent", "claude"], prompt),
+        "hook prompt (unrelated)": (["hook", "prompt", "--agent", "claude"], quiet),
     }
     sizes, names, sides = [], [], {}
     for spec in args.sides:

@@ -1,15 +1,11 @@
 #!/usr/bin/env python3
-"""scripts/incremental.py: what `add`, `forget`, `search` and the hooks cost on one indexed KB.
+"""scripts/incremental.py: what `add` and `forget` cost on one indexed KB.
 
 Each binary gets its own copy of KB (a learnings directory with documents/ and
 an index/ both binaries can read, so no reindex per binary, unlike
 scripts/scale.py); then, run by run with the binaries alternating, it measures
-`version` (the floor), `add`, a `search`, the session-start hook, the prompt
-hook with scale.py's recalling and unrelated prompts (GOMAXPROCS=1, as
-installed) and a `forget` of the learning just added: p50 wall and CPU
+`add`, a `search` and a `forget` of the learning just added: p50 wall and CPU
 (user+sys) and peak RSS, from wait4(2) of the child alone (scale.measured).
-With --hooks-only the add and forget are left out, so every run sees the same
-KB.
 
   reflect bench generate /tmp/kb --count 100000
   REFLECT_LEARNINGS_DIR=/tmp/kb reflect reindex
@@ -27,7 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from scale import measured, payloads, RECALL_ID  # noqa: E402
+from scale import measured  # noqa: E402
 
 
 def main():
@@ -35,13 +31,9 @@ def main():
     ap.add_argument("kb", help="an indexed learnings directory")
     ap.add_argument("bins", nargs="+", help="name=path of each binary")
     ap.add_argument("--runs", type=int, default=15)
-    ap.add_argument("--hooks-only", action="store_true", help="no add or forget")
     args = ap.parse_args()
     work = args.kb.rstrip("/") + "-work"
     shutil.rmtree(work, ignore_errors=True)
-    repo = os.path.join(work, "repo")
-    os.makedirs(repo)
-    start, prompt, quiet = payloads(work, repo)
     sides = []
     for spec in args.bins:
         name, b = spec.split("=", 1)
@@ -52,34 +44,17 @@ def main():
                    GOMAXPROCS="1")
         os.makedirs(env["HOME"], exist_ok=True)
         sides.append((name, b, env))
-    ops = ["version", "search", "session-start", "prompt", "prompt-quiet"]
-    if not args.hooks_only:
-        ops += ["add", "forget"]
-    res = {n: {op: [] for op in ops} for n, _, _ in sides}
-    recalled = {n: 0 for n, _, _ in sides}
+    res = {n: {"add": [], "search": [], "forget": []} for n, _, _ in sides}
     for i in range(args.runs):
         for name, b, env in (sides if i % 2 == 0 else sides[::-1]):
-            r = res[name]
-            injected = os.path.join(env["REFLECT_STATE_DIR"], "session-injected")
-            r["version"].append(measured([b, "version"], env))
-            lid = None
-            if not args.hooks_only:
-                m = measured([b, "add", "--force", "--tags", "scale", "--title",
-                              f"Scale probe {i} keeps the queue worker idempotent",
-                              "--insight", f"Probe {i}: retries must not enqueue twice", "--json"], env)
-                r["add"].append(m)
-                lid = json.loads(m["out"])["id"]
-            r["search"].append(measured([b, "search", "queue", "worker", "idempotent"], env))
-            for op, payload in (("session-start", start), ("prompt", prompt), ("prompt-quiet", quiet)):
-                shutil.rmtree(injected, ignore_errors=True)
-                m = measured([b, "hook", op.removesuffix("-quiet"), "--agent", "claude"], env, stdin=payload)
-                r[op].append(m)
-                if op == "prompt" and RECALL_ID in m["out"]:
-                    recalled[name] += 1
-            if lid:
-                r["forget"].append(measured([b, "forget", "--yes", lid], env))
+            m = measured([b, "add", "--force", "--tags", "scale", "--title",
+                          f"Scale probe {i} keeps the queue worker idempotent",
+                          "--insight", f"Probe {i}: retries must not enqueue twice", "--json"], env)
+            res[name]["add"].append(m)
+            lid = json.loads(m["out"])["id"]
+            res[name]["search"].append(measured([b, "search", "queue", "worker", "idempotent"], env))
+            res[name]["forget"].append(measured([b, "forget", "--yes", lid], env))
     for name in res:
-        print(f"{name:8} recalling prompt injected {RECALL_ID} in {recalled[name]}/{args.runs} runs")
         for op, ms in res[name].items():
             w = statistics.median(x["wall"] for x in ms) * 1000
             c = statistics.median(x["cpu"] for x in ms) * 1000
