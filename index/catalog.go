@@ -370,50 +370,39 @@ func (ix *Index) open(ctx context.Context) error {
 // in a fraction of a second at 100,000 learnings, where a rebuild would
 // take minutes. Older binaries read a catalog with the index as well.
 func (ix *Index) migrate12(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var version int
-	// Another process may have migrated it while we waited for the lock.
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return err
-	}
-	if version == 12 {
-		for _, stmt := range []string{docsTailIndex, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)} {
-			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("migrate the catalog to schema %d: %w", schemaVersion, err)
-			}
-		}
-	}
-	return tx.Commit()
+	return ix.schemaTx(ctx, 12, []string{docsTailIndex, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)})
 }
 
 func (ix *Index) createSchema(ctx context.Context) error {
-	tx, err := ix.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	var version int
-	// Another process may have created it while we waited for the lock.
-	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
-		return err
-	}
-	if version == schemaVersion {
-		return tx.Commit()
-	}
-	for _, stmt := range allSchema {
-		if _, err := tx.ExecContext(ctx, stmt); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := ix.schemaTx(ctx, 0, allSchema); err != nil {
 		return err
 	}
 	_ = os.Chmod(ix.path, fsutil.FilePerm)
 	return nil
+}
+
+// schemaTx runs stmts in one transaction when the catalog's user_version,
+// read again inside it, is still from: another process may have created
+// or migrated the schema while this one waited for the lock.
+func (ix *Index) schemaTx(ctx context.Context, from int, stmts []string) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version != from {
+		return tx.Commit()
+	}
+	for _, stmt := range stmts {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("schema %d: %w", schemaVersion, err)
+		}
+	}
+	return tx.Commit()
 }
 
 // ErrNoFTS5 means the SQLite linked into this binary has no FTS5 module:
