@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -42,14 +43,26 @@ import (
 //     process did in between shows as a difference; anything it does after
 //     the listing began moves the mtime past S1 (1).
 //
+// Part 3 without the listing: where it can (Linux, inotify), the probe
+// starts watching documents/ before its stat of part 2, so the kernel
+// queues an event for every entry changed from then on (dirwatch_linux.go).
+// Under the lock, the update waits for the clock to pass the directory's
+// mtime S1 as above, reads the queued events, and finds the mtime still
+// S1: every change made before then has its event in the queue, and every
+// one made after moves the mtime past S1 (1). When each event names one of
+// its own files (or its own temporary file, since gone) and its documents
+// carry the inodes it indexed, the listing is the probe's plus its own
+// entries, so it stores S1 with that digest: the cost of an add no longer
+// grows with documents/ (the listing was over half of it at 100,000).
+//
 // In any other case (the stamp moved, a listing differs, no digest for the
 // stored stamp, a platform whose listing has no inode numbers) docs_stamp
 // is left as it was, and the next Refresh does the full incremental scan.
 // An inode number reused by two replacements of one name within the window
 // would go unseen, as would a file rewritten in place, which no directory
 // stamp sees (Refresh's documented limit). A targeted update lists
-// documents/ once: no stat, no catalog read, memory independent of its
-// size.
+// documents/ at most once (none with a watch): no stat, no catalog read,
+// memory independent of its size.
 
 // dirProbe is what documents/ held before a targeted update wrote its
 // files: the stamp, and the stored digest without the entries of its own
@@ -59,6 +72,15 @@ type dirProbe struct {
 	stamp  string
 	digest uint64
 	count  int
+	// watch saw every change to documents/ since before the probe; nil
+	// where there is none (confirmDocs then lists).
+	watch *dirWatch
+}
+
+// close stops the probe's watch; the caller defers it.
+func (p *dirProbe) close() {
+	p.watch.close()
+	p.watch = nil
 }
 
 // entryHash is one directory entry's share of a digest: FNV-1a over the
@@ -106,7 +128,18 @@ func saveDigest(ctx context.Context, tx *sql.Tx, stamp, digest string) error {
 // probeDocs is part 2 above, before a targeted update writes the files
 // named mine. It reports ok=false when the index is behind documents/ or
 // has no digest for its stamp.
-func (ix *Index) probeDocs(mine map[string]bool) dirProbe {
+func (ix *Index) probeDocs(mine map[string]bool) (p dirProbe) {
+	// The watch comes first: a change before it is seen by the stat
+	// below, one after it by the watch.
+	if w, err := watchDir(ix.store.Dir); err == nil {
+		defer func() {
+			if p.ok {
+				p.watch = w
+			} else {
+				w.close()
+			}
+		}()
+	}
 	before := ix.docsStamp()
 	var stamp, digest string
 	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stamp); err != nil || stamp != before {
@@ -115,7 +148,7 @@ func (ix *Index) probeDocs(mine map[string]bool) dirProbe {
 	if err := ix.db.QueryRow(`SELECT value FROM meta WHERE key='docs_digest'`).Scan(&digest); err != nil {
 		return dirProbe{}
 	}
-	p := dirProbe{ok: true, stamp: stamp}
+	p = dirProbe{ok: true, stamp: stamp}
 	var at string
 	if n, err := fmt.Sscan(digest, &at, &p.digest, &p.count); n != 3 || err != nil || at != stamp {
 		return dirProbe{}
@@ -162,7 +195,10 @@ func (ix *Index) confirmDocs(pre dirProbe, stored string, mine map[string]bool, 
 		return "", ""
 	}
 	s1 := ix.settledStamp()
-	sum, count, inos, err := listDigest(ix.store.Dir, mine)
+	if pre.watch != nil {
+		return ix.confirmWatched(pre, s1, mine, want)
+	}
+	sum, count, inos, err := listDocs(ix.store.Dir, mine)
 	if err != nil || sum != pre.digest || count != pre.count || ix.docsStamp() != s1 {
 		return "", ""
 	}
@@ -176,4 +212,60 @@ func (ix *Index) confirmDocs(pre dirProbe, stored string, mine map[string]bool, 
 		count++
 	}
 	return s1, fmt.Sprintf("%d %d", sum, count)
+}
+
+// listDocs is listDigest; tests replace it to see that a watched update
+// does not list.
+var listDocs = listDigest
+
+// confirmWatched is part 3 with the probe's watch instead of a listing:
+// the events since the probe may name only mine and their temporary files
+// (fsutil.WriteAtomic's ".<name>.tmp-…", gone by now), and the
+// documents must carry the inodes in want.
+func (ix *Index) confirmWatched(pre dirProbe, s1 string, mine map[string]bool, want map[string]uint64) (stamp, digest string) {
+	names, ok := pre.watch.changed()
+	if !ok || ix.docsStamp() != s1 {
+		return "", ""
+	}
+	for _, name := range names {
+		if mine[name] {
+			continue
+		}
+		if !ownTemp(name, mine) {
+			return "", ""
+		}
+		if _, err := os.Lstat(filepath.Join(ix.store.Dir, name)); !errors.Is(err, os.ErrNotExist) {
+			return "", ""
+		}
+	}
+	sum, count := pre.digest, pre.count
+	for name := range mine {
+		var ino uint64
+		fi, err := os.Lstat(filepath.Join(ix.store.Dir, name))
+		switch {
+		case err == nil:
+			if ino = inodeOf(fi); ino == 0 {
+				return "", ""
+			}
+			sum += entryHash(name, ino)
+			count++
+		case !errors.Is(err, os.ErrNotExist):
+			return "", ""
+		}
+		if w, ok := want[name]; ok && w != ino {
+			return "", ""
+		}
+	}
+	return s1, fmt.Sprintf("%d %d", sum, count)
+}
+
+// ownTemp reports whether name is the temporary file of an atomic write of
+// one of mine.
+func ownTemp(name string, mine map[string]bool) bool {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	return i > 0 && mine[rest[:i]]
 }

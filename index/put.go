@@ -37,6 +37,7 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (dirprobe.go).
 	pre := ix.probeDocs(ix.ownNames([]string{l.ID}))
+	defer pre.close()
 	old, err := ix.store.Read(l.ID)
 	switch {
 	case err == nil:
@@ -81,6 +82,7 @@ func (ix *Index) Forget(ctx context.Context, ids ...string) error {
 	var failed error
 	deleted := 0
 	pre := ix.probeDocs(ix.ownNames(ids))
+	defer pre.close()
 	for _, id := range ids {
 		if failed = ix.store.Delete(id); failed != nil {
 			break
