@@ -40,22 +40,23 @@ func pipelineWorkers() int {
 	return max(2, runtime.GOMAXPROCS(0))
 }
 
-// pipeline runs work on items with workers goroutines and hands the
-// results to apply, in the items' order, on the calling goroutine. At most
+// pipeline runs work on n items, item(i) each, with workers goroutines and
+// hands the results to apply, in the items' order, on the calling
+// goroutine. Items are made as the workers need them and at most
 // pipelineDepth×workers results are computed ahead of apply, so memory is
-// bounded whatever len(items) is. Each worker calls newWork once for its
+// bounded whatever n is. Each worker calls newWork once for its
 // own work function, which may keep state no other goroutine touches (a
 // cache). The first error from apply, or ctx's end, stops the workers;
 // pipeline returns only once every goroutine it started has returned.
 // With workers ≤ 1 everything runs in turn on the calling goroutine.
-func pipeline[T, R any](ctx context.Context, workers int, items []T, newWork func() func(T) R, apply func(i int, r R) error) error {
+func pipeline[T, R any](ctx context.Context, workers, n int, item func(i int) T, newWork func() func(T) R, apply func(i int, r R) error) error {
 	if workers <= 1 {
 		work := newWork()
-		for i, it := range items {
+		for i := range n {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := apply(i, work(it)); err != nil {
+			if err := apply(i, work(item(i))); err != nil {
 				return err
 			}
 		}
@@ -80,7 +81,7 @@ func pipeline[T, R any](ctx context.Context, workers int, items []T, newWork fun
 		defer wg.Done()
 		defer close(pending)
 		defer close(jobs)
-		for _, it := range items {
+		for i := range n {
 			out := make(chan R, 1)
 			select {
 			case pending <- out:
@@ -88,7 +89,7 @@ func pipeline[T, R any](ctx context.Context, workers int, items []T, newWork fun
 				return
 			}
 			select {
-			case jobs <- job{it, out}:
+			case jobs <- job{item(i), out}:
 			case <-ctx.Done():
 				return
 			}
@@ -120,7 +121,7 @@ func pipeline[T, R any](ctx context.Context, workers int, items []T, newWork fun
 		}
 		i++
 	}
-	if i < len(items) {
+	if i < n {
 		return ctx.Err() // the feeder stopped early: ctx ended
 	}
 	return nil
@@ -152,6 +153,15 @@ type derivedRows struct {
 // insert gets its rows (deriveRows). stems is the calling worker's own
 // stemming cache. Steps that need no reading pass through unchanged.
 func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared {
+	if s.unstated {
+		// A fresh plan's step: the stat Scan would have taken (lstat, as
+		// its directory entries do), here on a worker.
+		s.unstated = false
+		if fi, err := os.Lstat(s.file.Path); err == nil {
+			s.file.Size, s.file.ModTime = fi.Size(), fi.ModTime()
+			s.kind = s.byStat()
+		}
+	}
 	p := prepared{step: s}
 	f := s.file
 	if s.kind == stepExamine {

@@ -207,7 +207,7 @@ func TestPipelineKeepsOrder(t *testing.T) {
 		items[i] = i
 	}
 	next := 0
-	err := pipeline(context.Background(), 4, items, func() func(int) int {
+	err := pipeline(context.Background(), 4, len(items), func(i int) int { return items[i] }, func() func(int) int {
 		return func(x int) int {
 			if x%13 == 0 {
 				time.Sleep(time.Millisecond) // finish out of order
@@ -240,7 +240,7 @@ func TestPipelineWorkerErrorStops(t *testing.T) {
 		x   int
 		err error
 	}
-	err := pipeline(context.Background(), 3, items, func() func(int) result {
+	err := pipeline(context.Background(), 3, len(items), func(i int) int { return items[i] }, func() func(int) result {
 		return func(x int) result {
 			if x == 37 {
 				return result{x, fmt.Errorf("item %d: %w", x, boom)}
@@ -271,7 +271,7 @@ func TestPipelineCancelled(t *testing.T) {
 	defer cancel()
 	items := make([]int, 100000)
 	applied := 0
-	err := pipeline(ctx, 4, items, func() func(int) int {
+	err := pipeline(ctx, 4, len(items), func(i int) int { return items[i] }, func() func(int) int {
 		return func(x int) int { return x }
 	}, func(i, _ int) error {
 		applied++

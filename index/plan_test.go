@@ -1,8 +1,11 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
+	"os"
 	"testing"
 	"time"
 
@@ -155,4 +158,141 @@ func TestFuse(t *testing.T) {
 	if rrf(1, 0) != 0 {
 		t.Errorf("a signal that did not find a learning contributed %v", rrf(1, 0))
 	}
+}
+
+// Update's plan (planListed: ids only, each step stat'ed by prepareStep,
+// and for an index with rows, matchRows reading them in id order) makes
+// of every file what planUpdate makes of the same listing, stat'ed up
+// front, and the rows held by id: unchanged, touched, changed, still
+// malformed, malformed, added, vanished after the listing, and gone.
+func TestPlanListedMatchesPlanUpdate(t *testing.T) {
+	ctx := context.Background()
+	for _, withRows := range []bool{false, true} {
+		k := newKB(t)
+		earlier := time.Now().Add(-time.Hour) // not racily clean: stableMtime
+		for _, id := range []string{"lrn-same", "lrn-touched", "lrn-changed", "lrn-gone", "lrn-vanished"} {
+			k.write(t, simple(id, id+" words"))
+			if err := os.Chtimes(k.docPath(id), earlier, earlier); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ix := openWith(t, k)
+		if !withRows {
+			if _, err := ix.db.Exec(`DELETE FROM docs`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(k.docPath("lrn-touched"), later, later); err != nil {
+			t.Fatal(err)
+		}
+		k.write(t, simple("lrn-changed", "changed words entirely"))
+		k.write(t, simple("lrn-new", "new words"))
+		if err := os.Remove(k.docPath("lrn-gone")); err != nil {
+			t.Fatal(err)
+		}
+		writeRaw(t, k.docPath("lrn-bad"), "no front matter here\n")
+		writeRaw(t, k.docPath("lrn-fixed"), "no front matter either\n")
+		st := ix.store
+		files, err := st.Scan()
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := map[string]problem{}
+		for _, f := range files {
+			switch f.ID {
+			case "lrn-bad":
+				bad[f.Path] = problem{size: f.Size, mtime: f.ModTime.UnixNano(), reason: "no front matter"}
+			case "lrn-fixed":
+				bad[f.Path] = problem{size: f.Size + 1, mtime: f.ModTime.UnixNano(), reason: "old"}
+			}
+		}
+		tx, err := ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		have, err := loadKnown(ctx, tx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := st.IDs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := planListed(ids, bad, st)
+		if withRows {
+			if err := listed.matchRows(ctx, tx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tx.Rollback()
+		want := planUpdate(files, have, bad)
+		rowsOf := func(gone []known) (ns []int64) {
+			for _, k := range gone {
+				ns = append(ns, k.n)
+			}
+			return ns
+		}
+		if listed.len() != want.len() || fmt.Sprint(rowsOf(listed.gone)) != fmt.Sprint(rowsOf(want.gone)) {
+			t.Fatalf("rows %v: planListed has %d steps, gone %v; planUpdate %d, gone %v", withRows, listed.len(), listed.gone, want.len(), want.gone)
+		}
+		if withRows && len(want.gone) != 1 {
+			t.Fatalf("planUpdate found %d rows gone, want 1 (lrn-gone)", len(want.gone))
+		}
+		if err := os.Remove(k.docPath("lrn-vanished")); err != nil {
+			t.Fatal(err)
+		}
+		stems := map[string]string{}
+		kinds := map[string]stepKind{}
+		for i := range listed.len() {
+			got, exp := prepareStep(listed.step(i), st, stems), prepareStep(want.step(i), st, stems)
+			if got.step.file.ID == "lrn-vanished" {
+				// planUpdate's stat, taken before the removal, found it
+				// unchanged (the next update removes it); planListed
+				// stats it at its turn and finds it gone.
+				kinds[got.step.file.ID] = got.step.kind
+				continue
+			}
+			sameFile := got.step.file == exp.step.file
+			if got.step.kind == stepGone { // no stat to take: only its name
+				sameFile = got.step.file.ID == exp.step.file.ID && got.step.file.Path == exp.step.file.Path
+			}
+			if !sameFile || got.step.kind != exp.step.kind || got.step.indexed != exp.step.indexed || got.step.row != exp.step.row ||
+				got.step.wasBad != exp.step.wasBad || got.hash != exp.hash {
+				t.Errorf("rows %v, step %d: planListed %+v (hash %q), planUpdate %+v (hash %q)", withRows, i, got.step, got.hash, exp.step, exp.hash)
+			}
+			kinds[got.step.file.ID] = got.step.kind
+		}
+		wantKinds := map[string]stepKind{"lrn-same": stepUnchanged, "lrn-touched": stepTouch, "lrn-changed": stepUpdate,
+			"lrn-new": stepAdd, "lrn-vanished": stepGone, "lrn-bad": stepStillMalformed, "lrn-fixed": stepMalformed}
+		if !withRows {
+			for _, id := range []string{"lrn-same", "lrn-touched", "lrn-changed"} {
+				wantKinds[id] = stepAdd
+			}
+		}
+		for id, w := range wantKinds {
+			if kinds[id] != w {
+				t.Errorf("rows %v, %s: step %d, want %d", withRows, id, kinds[id], w)
+			}
+		}
+	}
+}
+
+// loadKnown is every docs row by id: what planUpdate compares with.
+func loadKnown(ctx context.Context, tx *sql.Tx) (map[string]known, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT n, id, size, mtime, hash FROM docs`)
+	if err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]known{}
+	for rows.Next() {
+		var id string
+		var k known
+		if err := rows.Scan(&k.n, &id, &k.size, &k.mtime, &k.hash); err != nil {
+			return nil, err
+		}
+		out[id] = k
+	}
+	return out, rows.Err()
 }

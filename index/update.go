@@ -155,24 +155,26 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	defer tx.Rollback()
 	dirStamp := ix.settledStamp() // see dirprobe.go
 	dirDigest := ix.docsDigest()
-	files, err := ix.store.Scan()
-	if err != nil {
-		return st, err
-	}
-	st.Documents = len(files)
 	if opts.Full {
 		if err := clearAll(ctx, tx); err != nil {
 			return st, err
 		}
 	}
-	have, err := loadKnown(ctx, tx)
-	if err != nil {
-		return st, err
+	var indexed int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&indexed); err != nil {
+		return st, fmt.Errorf("reindex: %w", err)
 	}
 	// Every learning is new to the index (a full reindex, or the first
 	// one, as Open's rebuild of a missing catalog): the graph is loaded in
 	// bulk. Any entity left without learnings goes first.
-	bulk := len(have) == 0
+	bulk := indexed == 0
+	// The plan lists names only; each file is stat'ed on a worker when its
+	// turn comes (prepareStep), and compared there with its row.
+	ids, err := ix.store.IDs()
+	if err != nil {
+		return st, err
+	}
+	st.Documents = len(ids)
 	if bulk {
 		if !opts.Full {
 			if err := graph.Reset(ctx, tx); err != nil {
@@ -202,11 +204,13 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	defer w.close()
 
-	plan := planUpdate(files, have, bad)
-	// The plan holds what is needed of the listing and of the rows; let
-	// them go, as applyPlan lets each step go once written: at 100,000
-	// learnings they are tens of megabytes.
-	files, have = nil, nil
+	plan := planListed(ids, bad, ix.store)
+	if !bulk {
+		if err := plan.matchRows(ctx, tx); err != nil {
+			return st, err
+		}
+	}
+	ids = nil // the plan's now; applyPlan lets each id go once written
 	if err := w.applyPlan(ctx, plan, bad, bulk, opts, start, &st); err != nil {
 		return st, err
 	}
@@ -271,15 +275,15 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 			return prepareStep(s, w.store, stems)
 		}
 	}
-	if err := pipeline(ctx, workers, plan.files, prepare, func(i int, p prepared) error {
+	if err := pipeline(ctx, workers, plan.len(), plan.step, prepare, func(i int, p prepared) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if opts.Progress != nil {
-			opts.Progress(i, len(plan.files))
+			opts.Progress(i, plan.len())
 		}
 		err := w.apply(p, start, st)
-		plan.files[i] = fileStep{} // done with: free its strings
+		plan.done(i) // free its strings
 		return err
 	}); err != nil {
 		return err
@@ -396,6 +400,9 @@ type fileStep struct {
 	row     known   // that row, when indexed
 	wasBad  bool    // the problems table holds this path
 	prior   problem // that problem, when wasBad
+	// unstated: file has its path and id but no stat yet (planFresh);
+	// prepareStep takes it and classifies the step then.
+	unstated bool
 }
 
 // updatePlan is what an update does, decided from the listing and what
@@ -403,6 +410,111 @@ type fileStep struct {
 type updatePlan struct {
 	files []fileStep // in listing order
 	gone  []known    // indexed rows whose file is no longer listed, by row
+	// ids replaces files in Update: the documents listed, sorted, whose
+	// steps step makes one at a time, with rows[i] what the index holds
+	// for ids[i] (matchRows; nil for an index with no rows). An id and its
+	// row cost about 130 bytes where a stat'ed step with its map entry
+	// cost about 500, most of a reindex's memory at 1,000,000 learnings
+	// (docs/benchmarks.md).
+	ids   []string
+	rows  []planRow
+	bad   map[string]problem // for ids' steps
+	store *store.Store       // for ids' paths
+}
+
+// planRow is what a plan keeps of an indexed row: no id (its position
+// names it), the content hash as bytes.
+type planRow struct {
+	n, size, mtime int64
+	hash           [sha256.Size]byte
+	indexed        bool
+	hashOK         bool // hash held a hex SHA-256 (else it matches nothing)
+}
+
+// len is the number of steps.
+func (p updatePlan) len() int {
+	if p.ids != nil {
+		return len(p.ids)
+	}
+	return len(p.files)
+}
+
+// step is step i. One made from ids is unstated: prepareStep stats its
+// file and classifies it as planUpdate would (byStat).
+func (p updatePlan) step(i int) fileStep {
+	if p.ids == nil {
+		return p.files[i]
+	}
+	path := p.store.Path(p.ids[i])
+	prior, wasBad := p.bad[path]
+	s := fileStep{file: store.FileInfo{ID: p.ids[i], Path: path}, kind: stepExamine, wasBad: wasBad, prior: prior, unstated: true}
+	if p.rows != nil && p.rows[i].indexed {
+		r := p.rows[i]
+		s.indexed = true
+		s.row = known{n: r.n, size: r.size, mtime: r.mtime}
+		if r.hashOK {
+			s.row.hash = hex.EncodeToString(r.hash[:])
+		}
+	}
+	return s
+}
+
+// done lets step i's strings go once it is written.
+func (p updatePlan) done(i int) {
+	if p.ids != nil {
+		p.ids[i] = ""
+	} else {
+		p.files[i] = fileStep{}
+	}
+}
+
+// planListed is the plan of an update over the sorted ids listed in
+// documents/: for an index with no rows, every file is to examine (or
+// still malformed, as its stat will show); otherwise matchRows adds the
+// rows.
+func planListed(ids []string, bad map[string]problem, st *store.Store) updatePlan {
+	if ids == nil {
+		ids = []string{}
+	}
+	return updatePlan{ids: ids, bad: bad, store: st}
+}
+
+// matchRows reads the docs rows in id order beside the sorted ids: each
+// listed id gets its row, and a row whose id is not listed is gone. The
+// rows are read once and never held by id.
+func (p *updatePlan) matchRows(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT n, id, size, mtime, hash FROM docs ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	defer rows.Close()
+	p.rows = make([]planRow, len(p.ids))
+	i := 0
+	var id, hash sql.RawBytes // no string per row
+	for rows.Next() {
+		var r planRow
+		if err := rows.Scan(&r.n, &id, &r.size, &r.mtime, &hash); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+		for i < len(p.ids) && p.ids[i] < string(id) {
+			i++
+		}
+		if i == len(p.ids) || p.ids[i] != string(id) {
+			p.gone = append(p.gone, known{n: r.n})
+			continue
+		}
+		r.indexed = true
+		if len(hash) == 2*sha256.Size {
+			_, err := hex.Decode(r.hash[:], hash)
+			r.hashOK = err == nil
+		}
+		p.rows[i] = r
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	sort.Slice(p.gone, func(i, j int) bool { return p.gone[i].n < p.gone[j].n })
+	return nil
 }
 
 // planUpdate classifies each listed file by its stat against the index's
@@ -417,13 +529,7 @@ func planUpdate(files []store.FileInfo, have map[string]known, bad map[string]pr
 		listed[f.ID] = true
 		prior, wasBad := bad[f.Path]
 		s := fileStep{file: f, kind: stepExamine, indexed: indexed, row: k, wasBad: wasBad, prior: prior}
-		mtime := f.ModTime.UnixNano()
-		switch {
-		case indexed && k.size == f.Size && k.mtime == mtime:
-			s.kind = stepUnchanged
-		case wasBad && prior.size == f.Size && prior.mtime == mtime:
-			s.kind = stepStillMalformed
-		}
+		s.kind = s.byStat()
 		p.files = append(p.files, s)
 	}
 	for id, k := range have {
@@ -433,6 +539,21 @@ func planUpdate(files []store.FileInfo, have map[string]known, bad map[string]pr
 	}
 	sort.Slice(p.gone, func(i, j int) bool { return p.gone[i].n < p.gone[j].n })
 	return p
+}
+
+// byStat is the step a file's stat decides: unchanged (the same size and
+// mtime as its row), still malformed (as its recorded problem), or to
+// examine.
+func (s fileStep) byStat() stepKind {
+	f := s.file
+	mtime := f.ModTime.UnixNano()
+	switch {
+	case s.indexed && s.row.size == f.Size && s.row.mtime == mtime:
+		return stepUnchanged
+	case s.wasBad && s.prior.size == f.Size && s.prior.mtime == mtime:
+		return stepStillMalformed
+	}
+	return stepExamine
 }
 
 // judgeContent decides what to do with a file that was examined, from the
@@ -684,24 +805,6 @@ func readDocument(f store.FileInfo) (data []byte, problem string, err error) {
 func hashOf(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
-}
-
-func loadKnown(ctx context.Context, tx *sql.Tx) (map[string]known, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT n, id, size, mtime, hash FROM docs`)
-	if err != nil {
-		return nil, fmt.Errorf("reindex: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]known{}
-	for rows.Next() {
-		var id string
-		var k known
-		if err := rows.Scan(&k.n, &id, &k.size, &k.mtime, &k.hash); err != nil {
-			return nil, err
-		}
-		out[id] = k
-	}
-	return out, rows.Err()
 }
 
 type problem struct {
