@@ -768,17 +768,8 @@ func scoreEntries(chunk int64, data, norms []byte, idf float64, cs *corpusStats,
 			return
 		}
 		if want != nil && !want[off] {
-			if h&entryOnes == 0 {
-				for f := 0; f < numFields; f++ {
-					if h&(1<<f) == 0 {
-						continue
-					}
-					if i < len(data) && data[i] < 0x80 {
-						i++
-					} else if _, ok = uvarint(); !ok {
-						return
-					}
-				}
+			if i, ok = skipTFs(data, i, h); !ok {
+				return
 			}
 			continue
 		}

@@ -1,7 +1,7 @@
 package index
 
 import (
-	"encoding/binary"
+	"math/bits"
 	"sort"
 )
 
@@ -77,14 +77,7 @@ func (pr *pruner) candidates(ps []postingChunk, idf func(string) float64, top *t
 		essential++
 	}
 	for _, i := range pr.order[essential:] {
-		v := idf(ps[i].term)
-		eachOffset(ps[i].entries, func(off int) {
-			if !pr.want[off] {
-				pr.want[off] = true
-				pr.touched = append(pr.touched, off)
-			}
-			pr.bound[off] += v
-		})
+		pr.touched = markOffsets(ps[i].entries, idf(ps[i].term), pr.bound, pr.want, pr.touched)
 	}
 	for _, off := range pr.touched {
 		pr.want[off] = pr.bound[off]+rest+pruneMargin >= theta
@@ -92,43 +85,73 @@ func (pr *pruner) candidates(ps []postingChunk, idf func(string) float64, top *t
 	return pr.want
 }
 
-// eachOffset calls fn with the offset in its chunk of every entry of a
-// chunk's postings (after the count), reading only the entry headers.
-// Damaged data ends it quietly, as it does eachEntry.
-func eachOffset(data []byte, fn func(off int)) {
+// markOffsets adds v to the bound of every learning with an entry in a
+// chunk's postings (after the count), marks it in seen and lists it in
+// touched the first time; it reads only what an entry's offset needs. The
+// entries are parsed as scoreEntries parses them, so on damaged data both
+// stop at the same entry.
+func markOffsets(data []byte, v float64, bound []float64, seen []bool, touched []int) []int {
 	off := -1
 	i := 0
 	for i < len(data) {
-		h, k := uvarintAt(data, i)
-		if k <= 0 || h&entryMask == 0 || h>>entryShift >= 1<<chunkShift {
-			return
+		h, next, ok := readUvarint(data, i)
+		if !ok || h&entryMask == 0 || h>>entryShift >= 1<<chunkShift {
+			return touched
 		}
-		i += k
 		off += int(h>>entryShift) + 1
 		if off >= 1<<chunkShift {
-			return
+			return touched
 		}
-		fn(off)
-		if h&entryOnes != 0 {
-			continue
+		if !seen[off] {
+			seen[off] = true
+			touched = append(touched, off)
 		}
-		for f := 0; f < numFields; f++ {
-			if h&(1<<f) != 0 {
-				_, k := uvarintAt(data, i)
-				if k <= 0 {
-					return
-				}
-				i += k
-			}
+		bound[off] += v
+		if i, ok = skipTFs(data, next, h); !ok {
+			return touched
 		}
 	}
+	return touched
 }
 
-// uvarintAt reads a uvarint at data[i:], with its length (0 or less on
-// damage, as binary.Uvarint).
-func uvarintAt(data []byte, i int) (uint64, int) {
-	if i < len(data) && data[i] < 0x80 {
-		return uint64(data[i]), 1
+// readUvarint reads a uvarint at data[i:] as scoreEntries does (at most
+// six bytes), returning the value and where the next one starts; ok is
+// false at the end of the data or on damage.
+func readUvarint(data []byte, i int) (x uint64, next int, ok bool) {
+	if i >= len(data) {
+		return 0, i, false
 	}
-	return binary.Uvarint(data[i:])
+	b := data[i]
+	i++
+	x, shift := uint64(b&0x7f), uint(7)
+	for b >= 0x80 {
+		if i >= len(data) || shift > 35 {
+			return 0, i, false
+		}
+		b = data[i]
+		i++
+		x |= uint64(b&0x7f) << shift
+		shift += 7
+	}
+	return x, i, true
+}
+
+// skipTFs returns where an entry whose header is h ends, its term
+// frequencies (one uvarint per field in its mask, unless the ones bit is
+// set) starting at data[i:]; ok is false on damage.
+func skipTFs(data []byte, i int, h uint64) (int, bool) {
+	if h&entryOnes != 0 {
+		return i, true
+	}
+	for n := bits.OnesCount64(h & entryMask); n > 0; n-- {
+		if i < len(data) && data[i] < 0x80 {
+			i++
+			continue
+		}
+		var ok bool
+		if _, i, ok = readUvarint(data, i); !ok {
+			return i, false
+		}
+	}
+	return i, true
 }

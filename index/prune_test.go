@@ -131,9 +131,9 @@ func TestPruningSkipsHopelessLearnings(t *testing.T) {
 	}
 	entries, kept := 0, 0
 	for _, p := range chunks[1] {
-		eachOffset(p.entries, func(off int) {
+		eachEntry(0, p.entries, func(e *entryOf) {
 			entries++
-			if want[off] {
+			if want[e.n] {
 				kept++
 			}
 		})
@@ -143,26 +143,36 @@ func TestPruningSkipsHopelessLearnings(t *testing.T) {
 	}
 }
 
-// eachOffset reads the same offsets as eachEntry, and stops quietly on
+// markOffsets finds the same learnings as eachEntry, and stops quietly on
 // damaged data.
-func TestEachOffsetMatchesEachEntry(t *testing.T) {
+func TestMarkOffsetsMatchesEachEntry(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	chunks, _, _ := randomChunks(r, 1, false)
 	for _, p := range chunks[0] {
-		var a, b []int
-		eachEntry(0, p.entries, func(e *entryOf) { a = append(a, int(e.n)) })
-		eachOffset(p.entries, func(off int) { b = append(b, off) })
-		if fmt.Sprint(a) != fmt.Sprint(b) {
+		var want []int
+		eachEntry(0, p.entries, func(e *entryOf) { want = append(want, int(e.n)) })
+		bound := make([]float64, 1<<chunkShift)
+		seen := make([]bool, 1<<chunkShift)
+		got := markOffsets(p.entries, 0.5, bound, seen, nil)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%s: offsets differ", p.term)
 		}
+		for _, off := range got {
+			if bound[off] != 0.5 || !seen[off] {
+				t.Fatalf("%s: offset %d bound %v", p.term, off, bound[off])
+			}
+		}
 		for cut := 0; cut < 30 && cut < len(p.entries); cut++ {
-			eachOffset(p.entries[:cut], func(off int) {
+			clear(seen)
+			for _, off := range markOffsets(p.entries[:cut], 1, bound, seen, nil) {
 				if off < 0 || off >= 1<<chunkShift {
 					t.Fatalf("offset %d out of range", off)
 				}
-			})
+			}
 		}
 	}
 	junk := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
-	eachOffset(junk, func(int) { t.Fatal("an offset from junk") })
+	if got := markOffsets(junk, 1, make([]float64, 1<<chunkShift), make([]bool, 1<<chunkShift), nil); len(got) != 0 {
+		t.Fatalf("offsets %v from junk", got)
+	}
 }
