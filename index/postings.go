@@ -527,7 +527,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	// postings, and through the memory map each leaf stays resident with
 	// the pages the kernel maps around it (64 KB a fault): at 100,000
 	// learnings about 20 MB for a prompt hook, on top of the pages its
-	// rerank reads later. The map is dropped once they are read
+	// rerank reads later. The map is dropped once they are scored
 	// (thenUnmap); reading them with pread instead saved as much memory
 	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
 	err = ix.thenUnmap(ctx, func() error {

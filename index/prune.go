@@ -18,7 +18,7 @@ import (
 // non-essential one's) reaches the threshold are scored. The rest of the
 // chunk's entries are read past without the divisions that are most of
 // the cost of scoring. A recalling prompt at 100,000 learnings scores
-// about 3,000 of its 125,000 entries this way (docs/benchmarks.md).
+// about 45,000 of its 125,000 entries this way (docs/benchmarks.md).
 //
 // Scores of the learnings that are scored are computed exactly as before,
 // stem by stem in the order read, so the top k and every score are the
