@@ -20,6 +20,8 @@
 //     mask-encoded (one to three bytes an entry), keyed by chunk so that
 //     removing a learning scans its chunk instead of keeping a copy of its
 //     terms; norms keeps each learning's field lengths once, not per term.
+//     A search scores it chunk by chunk, skipping the learnings that
+//     cannot reach its top k (prune.go).
 //   - stats: field lengths per learning, summed into the corpus totals
 //     after an update.
 //   - tri: a trigram FTS5 table over the identifiers only (not the text),

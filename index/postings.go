@@ -515,16 +515,21 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	if err != nil {
 		return nil, 0, err
 	}
+	var df map[string]int
+	idf := func(term string) float64 {
+		if v := cs.idf(df[term]); idfCap <= 0 || v < idfCap {
+			return v
+		}
+		return idfCap
+	}
+	top := newTopK(limit)
 	// A query reads one b-tree leaf per chunk and stem, scattered over the
 	// postings, and through the memory map each leaf stays resident with
 	// the pages the kernel maps around it (64 KB a fault): at 100,000
 	// learnings about 20 MB for a prompt hook, on top of the pages its
-	// rerank reads later. The map is dropped once they are copied out
+	// rerank reads later. The map is dropped once they are scored
 	// (thenUnmap); reading them with pread instead saved as much memory
 	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
-	var chunks []postingChunk
-	var df map[string]int
-	var norms map[int64][]byte
 	err = ix.thenUnmap(ctx, func() error {
 		// The table is keyed by chunk first, so the query names every
 		// chunk that holds a learning: one b-tree seek per chunk and stem.
@@ -532,48 +537,105 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		if err != nil || in == "" {
 			return err
 		}
+		var chunks []postingChunk
 		var minChunk, maxChunk int64
 		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, in, stems)
 		if err != nil || len(chunks) == 0 {
 			return err
 		}
-		norms, err = ix.loadNorms(ctx, minChunk, maxChunk)
-		return err
+		// Every stem's idf needs its document frequency over all chunks,
+		// so scoring starts once the postings are read; it then goes chunk
+		// by chunk, each with its norms row as it is read, into one
+		// chunk's worth of scores: neither a copy of the norms (8 bytes a
+		// learning) nor a score per learning is held for the whole KB.
+		return ix.scoreChunks(ctx, chunks, minChunk, maxChunk, idf, &cs, top)
 	})
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(chunks) == 0 {
-		return nil, 0, nil
+	// In the query's order, so that the sum is the same to the last bit
+	// from one search to the next (a map's order is not).
+	var attainable float64
+	for _, s := range stems {
+		if _, ok := df[s]; ok {
+			attainable += idf(s)
+		}
 	}
-	maxChunk := int64(0)
-	for _, c := range chunks {
-		maxChunk = max(maxChunk, c.chunk)
+	return top.sorted(), attainable, nil
+}
+
+// scoreChunks scores the postings chunks (as read: by chunk, and within
+// a chunk in the table's order of stems) with the norms rows of chunks
+// first to last, read one at a time, adding each chunk's learnings to top.
+func (ix *Index) scoreChunks(ctx context.Context, chunks []postingChunk, first, last int64, idf func(string) float64, cs *corpusStats, top *topK) error {
+	byChunk := make(map[int64][]postingChunk, last-first+1)
+	for _, p := range chunks {
+		byChunk[p.chunk] = append(byChunk[p.chunk], p)
 	}
-	// Scores by docs row: a dense slice is several times faster than a map
-	// when common terms bring in thousands of learnings.
-	scores := make([]float64, (maxChunk+1)<<chunkShift)
+	s := newChunkScorer(idf, cs, top)
+	rows, err := ix.db.QueryContext(ctx, `SELECT chunk, data FROM norms WHERE chunk BETWEEN ? AND ?`, first, last)
+	if err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c int64
+		// Read in place: the chunk is scored before the next row.
+		var norms sql.RawBytes
+		if err := rows.Scan(&c, &norms); err != nil {
+			return err
+		}
+		if ps := byChunk[c]; len(ps) > 0 {
+			s.score(c, ps, norms)
+			delete(byChunk, c)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("search: %w", err)
+	}
+	// A chunk without a norms row (a writer removed its last learning
+	// between the reads) scores as learnings of no length.
+	rest := make([]int64, 0, len(byChunk))
+	for c := range byChunk {
+		rest = append(rest, c)
+	}
+	slices.Sort(rest)
+	for _, c := range rest {
+		s.score(c, byChunk[c], nil)
+	}
+	return nil
+}
+
+// chunkScorer scores a query's postings one chunk at a time into a
+// chunk's worth of scores, which it hands to a topK.
+type chunkScorer struct {
+	idf     func(string) float64
+	cs      *corpusStats
+	top     *topK
+	scores  []float64
+	matched []uint8
+	pr      pruner
+}
+
+func newChunkScorer(idf func(string) float64, cs *corpusStats, top *topK) *chunkScorer {
 	// A learning has one entry per term, so counting entries counts the
 	// query stems it contains.
-	matched := make([]uint8, len(scores))
-	idf := func(term string) float64 {
-		if v := cs.idf(df[term]); idfCap <= 0 || v < idfCap {
-			return v
-		}
-		return idfCap
+	return &chunkScorer{idf: idf, cs: cs, top: top,
+		scores: make([]float64, 1<<chunkShift), matched: make([]uint8, 1<<chunkShift)}
+}
+
+// score scores chunk c's postings ps (its stems in the order read) with
+// its norms. The additions to a learning's score are made in the order of
+// ps, as an exhaustive scan makes them, so a score is the same to the last
+// bit; only learnings that cannot reach the top are left out (prune.go).
+func (s *chunkScorer) score(c int64, ps []postingChunk, norms []byte) {
+	want := s.pr.candidates(ps, s.idf, s.top)
+	for _, p := range ps {
+		scoreEntries(0, p.entries, norms, s.idf(p.term), s.cs, s.scores, s.matched, want)
 	}
-	for _, c := range chunks {
-		scoreChunk(c.chunk, c.entries, norms[c.chunk], idf(c.term), &cs, scores, matched)
-	}
-	hits := topHits(scores, limit)
-	for i := range hits {
-		hits[i].matched = int(matched[hits[i].n])
-	}
-	var attainable float64
-	for t := range df {
-		attainable += idf(t)
-	}
-	return hits, attainable, nil
+	s.top.addChunk(c, s.scores, s.matched)
+	clear(s.scores)
+	clear(s.matched)
 }
 
 // chunkList returns the chunks that hold a learning (each has a norms
@@ -646,31 +708,19 @@ func (ix *Index) readPostings(ctx context.Context, in string, stems []string) ([
 	return chunks, df, minChunk, maxChunk, nil
 }
 
-// loadNorms reads the norms of chunks first to last.
-func (ix *Index) loadNorms(ctx context.Context, first, last int64) (map[int64][]byte, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT chunk, data FROM norms WHERE chunk BETWEEN ? AND ?`, first, last)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	out := map[int64][]byte{}
-	for rows.Next() {
-		var c int64
-		var data []byte
-		if err := rows.Scan(&c, &data); err != nil {
-			return nil, err
-		}
-		out[c] = data
-	}
-	return out, rows.Err()
-}
-
 // scoreChunk adds one term's BM25F contribution (idf × saturated pseudo
 // frequency) to the score of every learning in a chunk, and counts the term
 // in matched. It is eachEntry and saturate unrolled by hand, with the
 // one-byte numbers (nearly all of them) read inline: it is the inner loop
 // of every search. A damaged chunk stops it quietly, as it does eachEntry.
 func scoreChunk(chunk int64, data, norms []byte, idf float64, cs *corpusStats, scores []float64, matched []uint8) {
+	scoreEntries(chunk, data, norms, idf, cs, scores, matched, nil)
+}
+
+// scoreEntries is scoreChunk for the learnings whose offset in the chunk
+// is set in want (every learning when want is nil): the others' entries
+// are read past without a score.
+func scoreEntries(chunk int64, data, norms []byte, idf float64, cs *corpusStats, scores []float64, matched []uint8, want []bool) {
 	var inv [numFields]float64 // bm25B / avgLen per field
 	for f := range inv {
 		if cs.avgLen[f] > 0 {
@@ -717,6 +767,12 @@ func scoreChunk(chunk int64, data, norms []byte, idf float64, cs *corpusStats, s
 		if off >= 1<<chunkShift || n >= len(scores) {
 			return
 		}
+		if want != nil && !want[off] {
+			if i, ok = skipTFs(data, i, h); !ok {
+				return
+			}
+			continue
+		}
 		o := off * normWidth
 		hasNorm := o+normWidth <= len(norms)
 		var pseudo float64
@@ -750,55 +806,90 @@ func scoreChunk(chunk int64, data, norms []byte, idf float64, cs *corpusStats, s
 	}
 }
 
-// topHits returns the limit best non-zero scores, best first (ties: lower
-// docs row first), keeping a bounded min-heap instead of sorting every
-// matching learning.
-func topHits(scores []float64, limit int) []hit {
-	worse := func(a, b hit) bool { // a ranks below b
-		if a.score != b.score {
-			return a.score < b.score
-		}
-		return a.n > b.n
+// topK keeps the limit best non-zero scores seen (ties: lower docs row
+// first) in a bounded min-heap, instead of sorting every matching learning.
+type topK struct {
+	limit int
+	h     []hit
+}
+
+func newTopK(limit int) *topK {
+	return &topK{limit: limit, h: make([]hit, 0, max(limit, 0))}
+}
+
+// worse reports whether a ranks below b.
+func worse(a, b hit) bool {
+	if a.score != b.score {
+		return a.score < b.score
 	}
-	h := make([]hit, 0, limit)
-	down := func(i int) {
-		for {
-			l, m := 2*i+1, i
-			if l < len(h) && worse(h[l], h[m]) {
-				m = l
-			}
-			if r := l + 1; r < len(h) && worse(h[r], h[m]) {
-				m = r
-			}
-			if m == i {
-				return
-			}
-			h[i], h[m] = h[m], h[i]
-			i = m
-		}
+	return a.n > b.n
+}
+
+// addChunk offers every learning of chunk c with a non-zero score, with
+// the query stems it matched. The result does not depend on the order of
+// the offers: worse is a total order.
+func (t *topK) addChunk(c int64, scores []float64, matched []uint8) {
+	if t.limit <= 0 {
+		return
 	}
-	for n, s := range scores {
-		if s <= 0 || limit <= 0 {
+	base := c << chunkShift
+	for off, s := range scores {
+		if s <= 0 {
 			continue
 		}
-		c := hit{n: int64(n), score: s}
-		if len(h) < limit {
-			h = append(h, c)
-			for i := len(h) - 1; i > 0; {
-				p := (i - 1) / 2
-				if !worse(h[i], h[p]) {
-					break
-				}
-				h[i], h[p] = h[p], h[i]
-				i = p
-			}
+		x := hit{n: base + int64(off), score: s, matched: int(matched[off])}
+		if len(t.h) < t.limit {
+			t.h = append(t.h, x)
+			t.up(len(t.h) - 1)
 			continue
 		}
-		if worse(h[0], c) {
-			h[0] = c
-			down(0)
+		if worse(t.h[0], x) {
+			t.h[0] = x
+			t.down(0)
 		}
 	}
-	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
-	return h
+}
+
+func (t *topK) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !worse(t.h[i], t.h[p]) {
+			return
+		}
+		t.h[i], t.h[p] = t.h[p], t.h[i]
+		i = p
+	}
+}
+
+func (t *topK) down(i int) {
+	h := t.h
+	for {
+		l, m := 2*i+1, i
+		if l < len(h) && worse(h[l], h[m]) {
+			m = l
+		}
+		if r := l + 1; r < len(h) && worse(h[r], h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// threshold returns the score a learning must reach to enter, and false
+// while the heap has room for any score.
+func (t *topK) threshold() (float64, bool) {
+	if t.limit <= 0 || len(t.h) < t.limit {
+		return 0, false
+	}
+	return t.h[0].score, true
+}
+
+// sorted returns the kept hits, best first.
+func (t *topK) sorted() []hit {
+	sort.Slice(t.h, func(i, j int) bool { return worse(t.h[j], t.h[i]) })
+	return t.h
 }
