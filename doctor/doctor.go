@@ -482,6 +482,29 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
 	r.checkPulledDuplicates(ctx, c, ix)
 	r.checkVectors(ctx, c, ix, vecBefore)
+	r.checkVectorCodes(ctx, ix)
+}
+
+// checkVectorCodes checks vectors.i8, the int8 codes a search scans before
+// rescoring from vectors.f32, row by row, and makes it anew from
+// vectors.f32 when it is missing, stale or damaged: without it searches
+// return the same results, slower.
+func (r *Report) checkVectorCodes(ctx context.Context, ix *index.Index) {
+	problem, err := ix.VectorCodesProblem(ctx)
+	if err != nil || problem == "" {
+		return
+	}
+	if err := ix.RewriteVectorCodes(ctx); err != nil {
+		r.add(Check{Name: "vector codes", Status: Warn, Detail: problem + "; searches scan the vectors instead, slower: " + err.Error(),
+			Fix: "run 'reflect reindex'"})
+		return
+	}
+	if again, err := ix.VectorCodesProblem(ctx); err == nil && again != "" {
+		r.add(Check{Name: "vector codes", Status: Warn, Detail: again + "; searches scan the vectors instead, slower",
+			Fix: "run 'reflect reindex'"})
+		return
+	}
+	r.add(Check{Name: "vector codes", Status: OK, Detail: "repaired: " + problem + "; made anew from the vectors"})
 }
 
 // checkVectors reports the embedder and how many vectors a search scans

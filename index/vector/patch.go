@@ -102,16 +102,22 @@ func Patch(path string, h Header, count int, dead []int, rows []Row) error {
 		_ = fd.Truncate(size)
 		return fmt.Errorf("patch vectors %s: %w", path, err)
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		var c [8]byte
+		binary.LittleEndian.PutUint64(c[:], uint64(count+len(rows)))
+		if _, err := fd.WriteAt(c[:], 16); err != nil {
+			return fmt.Errorf("patch vectors %s: %w", path, err)
+		}
+		if err := fd.Sync(); err != nil {
+			return fmt.Errorf("patch vectors %s: %w", path, err)
+		}
 	}
-	var c [8]byte
-	binary.LittleEndian.PutUint64(c[:], uint64(count+len(rows)))
-	if _, err := fd.WriteAt(c[:], 16); err != nil {
-		return fmt.Errorf("patch vectors %s: %w", path, err)
-	}
-	if err := fd.Sync(); err != nil {
-		return fmt.Errorf("patch vectors %s: %w", path, err)
+	// The codes follow, still under the lock (patchCodes); failing, they
+	// are dropped, which costs searches speed, not results.
+	if now, err := fd.Stat(); err == nil {
+		patchCodes(path, h.Dim, count, identityOf(st), identityOf(now), dead, rows)
+	} else {
+		_ = os.Remove(CodesPath(path))
 	}
 	return nil
 }

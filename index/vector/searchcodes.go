@@ -1,0 +1,148 @@
+package vector
+
+import (
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// codesMinRows is the file size from which Search scans the codes instead
+// of the floats. Below it the floats are a few megabytes, read from the
+// page cache in a millisecond or two, and the fixed costs of the codes
+// (quantizing the query, rescoring a few hundred rows at scattered places
+// in the file) would eat most of the saving (docs/benchmarks.md, "Scale").
+const codesMinRows = 4096
+
+// rescoreFor is how many candidates the code scan keeps for exact
+// rescoring when k hits are asked for.
+func rescoreFor(k int) int { return max(4*k, 256) }
+
+// boundSlack is the relative rounding error allowed for on top of the
+// quantization error: float32 sums of a few thousand products, computed in
+// different orders by the two scans, differ by far less (about n·2⁻²⁴).
+const boundSlack = 1e-4
+
+// searchCodes is Search over the codes: an int8 dot product with the
+// quantized query gives each row an upper bound of its exact score (the
+// quantization errors of row and query bound the difference, quantize);
+// the rescoreFor(k) rows with the highest bounds are rescored exactly from
+// their floats. If the k-th exact score beats every bound left out, those
+// k are the exact scan's result, ties included; otherwise (rarely; a
+// damaged codes file) it reports false and Search scans the floats. Only
+// the floats of the candidates are read.
+func (f *File) searchCodes(q []float32, k int) ([]Hit, bool) {
+	dim := f.hdr.Dim
+	qc := make([]int8, dim)
+	dq, eq, _ := quantize(q, qc)
+	qa := make([]int8, dim)
+	for j, x := range qc {
+		qa[j] = max(x, -x)
+	}
+	var qn float64
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	qn = math.Sqrt(qn)
+	b := bound{dq: dq, a: float32(qn * (1 + boundSlack)), b: float32(float64(eq) + boundSlack*qn)}
+	c := min(rescoreFor(k), f.count)
+	workers := min(runtime.GOMAXPROCS(0), f.count*dim/(4*parallelMinFloats))
+	cand := newTopK(c)
+	nan := 0
+	if workers <= 1 {
+		nan = f.scanCodes(qa, qc, b, 0, f.count, &cand)
+	} else {
+		parts := make([]topK, workers)
+		nans := make([]int, workers)
+		var wg sync.WaitGroup
+		for w := range parts {
+			lo, hi := w*f.count/workers, (w+1)*f.count/workers
+			parts[w] = newTopK(c)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				nans[w] = f.scanCodes(qa, qc, b, lo, hi, &parts[w])
+			}()
+		}
+		wg.Wait()
+		for w, p := range parts {
+			nan += nans[w]
+			for _, h := range p.h {
+				cand.push(h)
+			}
+		}
+	}
+	// A NaN bound is damage the scan cannot rank around; the heap is full
+	// unless rows were skipped, and then some were not bounded.
+	if nan > 0 || len(cand.h) < c {
+		return nil, false
+	}
+	left := cand.threshold() // no row left out has a higher bound
+	rows := make([]int, len(cand.h))
+	for i, h := range cand.h {
+		rows[i] = int(h.Key)
+	}
+	slices.Sort(rows) // in file order: fewer, nearer page faults
+	t := newTopK(k)
+	for _, i := range rows {
+		row := f.Vector(i)
+		var s float32
+		if simd {
+			s = vek32.Dot(q, row)
+		} else {
+			s = dot(q, row)
+		}
+		if s >= t.threshold() { // as scanRows: NaN never enters
+			t.push(Hit{Key: f.Key(i), Score: s})
+		}
+	}
+	f.dropScanned(0, f.count)
+	// A row left out scores at most left; strictly below the k-th score, it
+	// cannot enter, not even on a tie broken by key.
+	if len(t.h) < k || !(left < t.threshold()) {
+		return nil, false
+	}
+	return t.sorted(), true
+}
+
+// bound turns a row's int8 dot product with the query into an upper bound
+// of its exact score: for the row v ≈ d·c (error ≤ e, ‖d·c‖ ≤ m) and the
+// query q ≈ dq·cq (error ≤ eq),
+//
+//	q·v = dq·d·(cq·c) + q·(v − d·c) + (q − dq·cq)·(d·c)
+//	    ≤ dq·d·(cq·c) + ‖q‖·e + eq·m,
+//
+// with a little slack for rounding: a = ‖q‖·(1+slack), b = eq + slack·‖q‖.
+type bound struct {
+	dq, a, b float32
+}
+
+// scanCodes offers rows [lo, hi) to t by their bound (the Hit's key is the
+// row index), a block at a time, handing back the pages of each block, and
+// returns how many rows had a NaN bound.
+func (f *File) scanCodes(qa, qc []int8, b bound, lo, hi int, t *topK) int {
+	cs, dim := f.q, f.hdr.Dim
+	block := max(1, scanBlockBytes/cs.stride)
+	nan := 0
+	thr := t.threshold()
+	for blo := lo; blo < hi; blo += block {
+		bhi := min(blo+block, hi)
+		for i := blo; i < bhi; i++ {
+			d, e, m, c := cs.row(i, dim)
+			ub := float32(dot8(qa, qc, c))*(b.dq*d) + b.a*e + b.b*m
+			if !(ub >= thr) {
+				if ub != ub {
+					nan++
+				}
+				continue
+			}
+			if t.push(Hit{Key: uint64(i), Score: ub}) {
+				thr = t.threshold()
+			}
+		}
+		cs.drop(blo, bhi)
+	}
+	return nan
+}
