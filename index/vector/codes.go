@@ -336,44 +336,64 @@ func (c *codes) drop(lo, hi int) {
 	}
 }
 
-// patchCodes follows Patch on the codes, under Patch's exclusive lock on
-// the vector file at path, which held count rows of dim as version before
-// and now is version after. Codes that matched before get the same patch
-// (the rows of dead zeroed, rows appended), then name after; codes that
-// did not, or a patch that fails midway, are removed, and searches scan
-// the floats until a reindex rebuilds them (WriteCodes). The header is
-// written last, after the rows are synced: a crash leaves codes that name
-// before, which are not used.
-func patchCodes(path string, dim, count int, before, after identity, dead []int, rows []Row) {
-	cpath := CodesPath(path)
-	fd, err := os.OpenFile(cpath, os.O_RDWR|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			_ = os.Remove(cpath)
-		}
-		return
-	}
-	defer fd.Close()
-	if !patchCodesFile(fd, dim, count, before, after, dead, rows) {
-		_ = os.Remove(cpath)
-	}
+// codesPatch follows Patch on the codes, under Patch's exclusive lock on
+// the vector file: codes that matched the file before get the same patch
+// (the rows of dead zeroed, rows appended), their rows synced together
+// with the file's, then a header naming the patched file. The header is
+// not synced: lost to a crash, it leaves codes that name the file before
+// the patch, which are not used, so a patch costs no more waits on the
+// disk than before codes existed. Codes that did not match, or a step
+// that fails, are removed, and searches scan the floats until an update
+// makes them anew (WriteCodes).
+type codesPatch struct {
+	path       string
+	fd         *os.File
+	dim, count int
 }
 
-func patchCodesFile(fd *os.File, dim, count int, before, after identity, dead []int, rows []Row) bool {
-	stride := codesStride(dim)
-	size := int64(codesHeader) + int64(count)*int64(stride)
+// beginCodesPatch opens the codes of the vector file at path, which holds
+// count rows of dim as version before; nil when there are none to patch.
+func beginCodesPatch(path string, dim, count int, before identity) *codesPatch {
+	cp := &codesPatch{path: CodesPath(path), dim: dim, count: count}
+	fd, err := os.OpenFile(cp.path, os.O_RDWR|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			_ = os.Remove(cp.path)
+		}
+		return nil
+	}
+	cp.fd = fd
+	size := int64(codesHeader) + int64(count)*int64(codesStride(dim))
 	st, err := fd.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() != size {
-		return false
-	}
 	hdr := make([]byte, codesHeader)
-	if _, err := fd.ReadAt(hdr, 0); err != nil || string(hdr) != string(encodeCodesHeader(dim, count, before)) {
-		return false
+	if err != nil || !st.Mode().IsRegular() || st.Size() != size {
+		return cp.drop()
 	}
+	if _, err := fd.ReadAt(hdr, 0); err != nil || string(hdr) != string(encodeCodesHeader(dim, count, before)) {
+		return cp.drop()
+	}
+	return cp
+}
+
+// drop removes the codes and ends the patch; it returns nil, so that a
+// method of a nil *codesPatch does nothing.
+func (cp *codesPatch) drop() *codesPatch {
+	_ = cp.fd.Close()
+	_ = os.Remove(cp.path)
+	return nil
+}
+
+// write zeroes the rows of dead and appends rows, and starts syncing them;
+// the returned function waits for the sync.
+func (cp *codesPatch) write(dead []int, rows []Row) (wait func() bool) {
+	if cp == nil {
+		return func() bool { return false }
+	}
+	stride := codesStride(cp.dim)
 	zero := make([]byte, stride)
 	for _, i := range dead {
-		if _, err := fd.WriteAt(zero, codesHeader+int64(i)*int64(stride)); err != nil {
-			return false
+		if _, err := cp.fd.WriteAt(zero, codesHeader+int64(i)*int64(stride)); err != nil {
+			return func() bool { return false }
 		}
 	}
 	if len(rows) > 0 {
@@ -381,15 +401,30 @@ func patchCodesFile(fd *os.File, dim, count int, before, after identity, dead []
 		for j, r := range rows {
 			encodeCodesRow(buf[j*stride:(j+1)*stride], r.Vec)
 		}
-		if _, err := fd.WriteAt(buf, size); err != nil {
-			return false
+		if _, err := cp.fd.WriteAt(buf, codesHeader+int64(cp.count)*int64(stride)); err != nil {
+			return func() bool { return false }
 		}
 	}
-	if err := fd.Sync(); err != nil {
-		return false
+	cp.count += len(rows)
+	done := make(chan bool, 1)
+	go func() { done <- cp.fd.Sync() == nil }()
+	return func() bool { return <-done }
+}
+
+// finish writes the header naming the patched vector file, version after,
+// when the rows were written and synced (ok), and otherwise removes the
+// codes.
+func (cp *codesPatch) finish(ok bool, after identity) {
+	if cp == nil {
+		return
 	}
-	if _, err := fd.WriteAt(encodeCodesHeader(dim, count+len(rows), after), 0); err != nil {
-		return false
+	if ok {
+		_, err := cp.fd.WriteAt(encodeCodesHeader(cp.dim, cp.count, after), 0)
+		ok = err == nil
 	}
-	return fd.Sync() == nil
+	if !ok {
+		cp.drop()
+		return
+	}
+	_ = cp.fd.Close()
 }

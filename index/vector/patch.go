@@ -72,11 +72,24 @@ func Patch(path string, h Header, count int, dead []int, rows []Row) error {
 			return fmt.Errorf("patch vectors %s: rows not sorted by key", path)
 		}
 	}
-	zero := make([]byte, 4*h.Dim)
 	for _, i := range dead {
 		if i < 0 || i >= count {
 			return fmt.Errorf("patch vectors %s: no row %d of %d", path, i, count)
 		}
+	}
+	// The codes are patched alongside (codesPatch); failing, they are
+	// dropped, which costs searches speed, not results.
+	codes := beginCodesPatch(path, h.Dim, count, identityOf(st))
+	codesSynced := codes.write(dead, rows)
+	finished := false
+	defer func() {
+		if !finished { // a failed patch leaves the codes stale: drop them
+			codesSynced()
+			codes.finish(false, identity{})
+		}
+	}()
+	zero := make([]byte, 4*h.Dim)
+	for _, i := range dead {
 		if _, err := fd.WriteAt(zero, int64(len(hdr))+int64(i)*rowBytes+8); err != nil {
 			return fmt.Errorf("patch vectors %s: %w", path, err)
 		}
@@ -112,13 +125,9 @@ func Patch(path string, h Header, count int, dead []int, rows []Row) error {
 			return fmt.Errorf("patch vectors %s: %w", path, err)
 		}
 	}
-	// The codes follow, still under the lock (patchCodes); failing, they
-	// are dropped, which costs searches speed, not results.
-	if now, err := fd.Stat(); err == nil {
-		patchCodes(path, h.Dim, count, identityOf(st), identityOf(now), dead, rows)
-	} else {
-		_ = os.Remove(CodesPath(path))
-	}
+	finished = true
+	now, err := fd.Stat()
+	codes.finish(codesSynced() && err == nil, identityOf(now))
 	return nil
 }
 
