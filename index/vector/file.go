@@ -80,6 +80,7 @@ type File struct {
 	release func() error
 	id      identity // the version of the file that was mapped
 	q       *codes   // its codes, when they match it (codes.go)
+	fd      *os.File // the file, open while q is, for rescoring (searchCodes)
 	qErr    error    // why q is nil
 }
 
@@ -107,7 +108,12 @@ func Open(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
-	defer fd.Close() // the mapping outlives the descriptor
+	keep := false // the mapping outlives the descriptor, kept only for rescoring
+	defer func() {
+		if !keep {
+			fd.Close()
+		}
+	}()
 	// Shared with other readers, excluded by Patch's exclusive lock, so
 	// the length and the header's count are read from one state of the
 	// file; released on return, once both are in the parsed File.
@@ -144,6 +150,9 @@ func Open(path string) (*File, error) {
 	// Still under the shared lock, so a patch cannot come between the
 	// two files.
 	f.q, f.qErr = openCodes(CodesPath(path), f.id, f.count, f.hdr.Dim)
+	if f.q != nil {
+		f.fd, keep = fd, true
+	}
 	return f, nil
 }
 
@@ -253,8 +262,9 @@ func (f *File) Close() error {
 		if qerr := f.q.release(); err == nil {
 			err = qerr
 		}
+		f.fd.Close()
 	}
-	f.release, f.data, f.floats, f.count, f.q = nil, nil, nil, 0, nil
+	f.release, f.data, f.floats, f.count, f.q, f.fd = nil, nil, nil, 0, nil, nil
 	if err != nil {
 		return fmt.Errorf("close vectors %s: %w", f.path, err)
 	}

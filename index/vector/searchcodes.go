@@ -1,10 +1,12 @@
 package vector
 
 import (
+	"encoding/binary"
 	"math"
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/viterin/vek/vek32"
 )
@@ -76,9 +78,20 @@ func (f *File) searchCodes(q []float32, k int) ([]Hit, bool) {
 		rows[i] = int(h.Key)
 	}
 	slices.Sort(rows) // in file order: fewer, nearer page faults
+	// Each candidate is read with pread, not through the mapping: a fault
+	// there maps the 64 KB around the row too (fault-around), so 400
+	// candidates held up to 25 MB of the file resident until dropped.
+	stride := f.stride
+	buf := make([]float32, stride)
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), 4*stride)
 	t := newTopK(k)
 	for _, i := range rows {
-		row := f.Vector(i)
+		row, key := buf[keyFloats:], uint64(0)
+		if _, err := f.fd.ReadAt(raw, int64(f.rowsOff)+int64(i)*int64(4*stride)); err == nil {
+			key = binary.LittleEndian.Uint64(raw)
+		} else {
+			row, key = f.Vector(i), f.Key(i)
+		}
 		var s float32
 		if simd {
 			s = vek32.Dot(q, row)
@@ -86,10 +99,9 @@ func (f *File) searchCodes(q []float32, k int) ([]Hit, bool) {
 			s = dot(q, row)
 		}
 		if s >= t.threshold() { // as scanRows: NaN never enters
-			t.push(Hit{Key: f.Key(i), Score: s})
+			t.push(Hit{Key: key, Score: s})
 		}
 	}
-	f.dropScanned(0, f.count)
 	// A row left out scores at most left; strictly below the k-th score, it
 	// cannot enter, not even on a tie broken by key.
 	if len(t.h) < k || !(left < t.threshold()) {
