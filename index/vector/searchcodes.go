@@ -12,11 +12,13 @@ import (
 )
 
 // codesMinRows is the file size from which Search scans the codes instead
-// of the floats. Below it the floats are a few megabytes, read from the
-// page cache in a millisecond or two, and the fixed costs of the codes
-// (quantizing the query, rescoring a few hundred rows at scattered places
-// in the file) would eat most of the saving (docs/benchmarks.md, "Scale").
-const codesMinRows = 4096
+// of the floats. The codes cost a fixed 0.6 ms or so (quantizing the query,
+// reading a few hundred candidates at scattered places in the file) and
+// save three quarters of the bytes scanned: on real 256-dimension rows,
+// one core, a search for 100 hits took 0.7 ms through the codes and 0.4 ms
+// over the floats at 4,000 rows, 1.3 ms either way at 8,000, 1.8 against
+// 2.5 ms at 16,000 and 2.7 against 4.6 ms at 32,000 (docs/benchmarks.md).
+const codesMinRows = 8192
 
 // rescoreFor is how many candidates the code scan keeps for exact
 // rescoring when k hits are asked for (a variable for tests). On 100,000
