@@ -344,7 +344,11 @@ func (c *codes) drop(lo, hi int) {
 // the patch, which are not used, so a patch costs no more waits on the
 // disk than before codes existed. Codes that did not match, or a step
 // that fails, are removed, and searches scan the floats until an update
-// makes them anew (WriteCodes).
+// makes them anew (WriteCodes). A crash can leave rows appended to the
+// codes without their header (a length Open rejects), or rows zeroed in
+// the codes that the file still holds: those are rows the caller is
+// removing (a learning already gone from the catalog), so the codes then
+// hide only what the removal would have hidden.
 type codesPatch struct {
 	path       string
 	fd         *os.File
