@@ -42,7 +42,9 @@ func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
 		return nil
 	}
 	k = min(k, f.count)
-	if f.q != nil && filter == nil && f.count >= codesMinRows {
+	// Rescoring reads each candidate on its own: when they are a good part
+	// of the file (a very large k), one pass over the floats is cheaper.
+	if f.q != nil && filter == nil && f.count >= codesMinRows && rescoreFor(k) <= f.count/8 {
 		if hits, ok := f.searchCodes(q, k); ok {
 			return hits
 		}
