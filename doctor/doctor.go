@@ -442,6 +442,7 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	// Looked at before the refresh, which rewrites a damaged vector file:
 	// doctor says what it found and what it did.
 	vecBefore, _ := ix.VectorFileProblem(ctx)
+	codesBefore, _ := ix.VectorCodesProblem(ctx)
 	switch _, _, err := ix.Refresh(ctx); {
 	case errors.Is(err, index.ErrBusy):
 		r.add(Check{Name: "index refresh", Status: Warn, Detail: err.Error(), Fix: "run 'reflect doctor' again when that update ends"})
@@ -482,6 +483,37 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	r.add(Check{Name: "learnings", Status: OK, Detail: fmt.Sprintf("%d indexed (%d mini)", r.Counts.Learnings, r.Counts.Mini)})
 	r.checkPulledDuplicates(ctx, c, ix)
 	r.checkVectors(ctx, c, ix, vecBefore)
+	r.checkVectorCodes(ctx, ix, codesBefore)
+}
+
+// checkVectorCodes checks vectors.i8, the int8 codes a search scans before
+// rescoring from vectors.f32, row by row, and makes it anew from
+// vectors.f32 when it is missing, stale or damaged: without it searches
+// return the same results, slower. codesBefore is what was wrong before
+// the refresh, which makes missing or stale codes anew itself.
+func (r *Report) checkVectorCodes(ctx context.Context, ix *index.Index, codesBefore string) {
+	problem, err := ix.VectorCodesProblem(ctx)
+	if err != nil {
+		return
+	}
+	if problem != "" {
+		if err := ix.RewriteVectorCodes(ctx); err != nil {
+			r.add(Check{Name: "vector codes", Status: Warn, Detail: problem + "; searches scan the vectors instead, slower: " + err.Error(),
+				Fix: "run 'reflect reindex'"})
+			return
+		}
+		if again, err := ix.VectorCodesProblem(ctx); err == nil && again != "" {
+			r.add(Check{Name: "vector codes", Status: Warn, Detail: again + "; searches scan the vectors instead, slower",
+				Fix: "run 'reflect reindex'"})
+			return
+		}
+	}
+	if codesBefore == "" {
+		codesBefore = problem
+	}
+	if codesBefore != "" {
+		r.add(Check{Name: "vector codes", Status: OK, Detail: "repaired: " + codesBefore + "; made anew from the vectors"})
+	}
 }
 
 // checkVectors reports the embedder and how many vectors a search scans

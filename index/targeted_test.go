@@ -138,6 +138,7 @@ func liveFileMatchesTable(t *testing.T, ix *Index, k kb) {
 	if i != len(live) {
 		t.Fatalf("file has %d live rows, table %d", len(live), i)
 	}
+	codesMatchFile(t, f)
 }
 
 func learningOf(title, words string) *store.Learning {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/index/vector"
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/store"
 )
@@ -226,8 +227,10 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		// A rebuild numbers rows from 1 again, so the old file's row numbers
 		// would name other learnings; should the export below never happen,
 		// no file is better than that one (the next update writes it).
-		if err := os.Remove(ix.vectorsPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return st, fmt.Errorf("reindex: %w", err)
+		for _, p := range []string{ix.vectorsPath(), vector.CodesPath(ix.vectorsPath())} {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return st, fmt.Errorf("reindex: %w", err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {

@@ -494,7 +494,9 @@ func TestUpdateDoesNotBlockOnFIFO(t *testing.T) {
 //
 // The interleaving is forced with real Updates: B pauses inside its write
 // transaction (Progress callback) while A lists documents/ with the new
-// file hidden, then B indexes the file and commits, then A runs.
+// file hidden, then B indexes the file and commits, then A runs. B pauses
+// at the new file's step, which its worker has already read (Progress
+// comes with each prepared step), so hiding the file cannot race B's read.
 func TestUpdateStaleListingDoesNotRemoveNewDocument(t *testing.T) {
 	ctx := context.Background()
 	k := newKB(t)
@@ -514,7 +516,9 @@ func TestUpdateStaleListingDoesNotRemoveNewDocument(t *testing.T) {
 	resB := make(chan result, 1)
 	go func() { // B lists both files, takes the lock and waits
 		st, err := ixB.Update(ctx, UpdateOptions{Progress: func(done, total int) {
-			once.Do(func() { close(bLocked); <-bGo })
+			if done == 1 { // lrn-late, after lrn-first
+				once.Do(func() { close(bLocked); <-bGo })
+			}
 		}})
 		resB <- result{st, err}
 	}()

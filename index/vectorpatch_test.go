@@ -53,6 +53,20 @@ func fileMatchesTable(t *testing.T, ix *Index, k kb) {
 	if i != f.Len() {
 		t.Fatalf("file has %d rows, table %d", f.Len(), i)
 	}
+	codesMatchFile(t, f)
+}
+
+// codesMatchFile fails t unless f's codes (vectors.i8) were made from it
+// and hold its rows' codes, tombstones included: every write of the file
+// keeps them in step.
+func codesMatchFile(t *testing.T, f *vector.File) {
+	t.Helper()
+	if p := f.CodesProblem(); p != "" {
+		t.Fatalf("vectors.i8: %s", p)
+	}
+	if n := f.CodesMismatch(); n != 0 {
+		t.Fatalf("vectors.i8: %d row(s) do not match vectors.f32", n)
+	}
 }
 
 func rowOf(t *testing.T, ix *Index, id string) int64 {

@@ -261,8 +261,15 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 		if f, err := vector.Open(path); err == nil {
 			// Damaged floats (NaN, Inf) are rewritten from the table.
 			ok := f.Len() == count && fileEmbedderID(f.Header()) == stored && f.NonFinite() == 0
+			codes := f.CodesProblem()
 			f.Close()
 			if ok {
+				// Codes missing (a file from before they existed) or
+				// made from another version of the file are made anew
+				// from the file; without them searches scan the floats.
+				if codes != "" {
+					_ = ix.rewriteCodes()
+				}
 				return nil
 			}
 		} else if count == 0 && errors.Is(err, fs.ErrNotExist) {

@@ -175,12 +175,12 @@ func (s *Server) withIndex(ctx context.Context, fn func(*index.Index) error) err
 }
 
 // diskStamp identifies the state of the documents directory and the
-// vectors file cheaply (two stats): it moves when any process adds,
-// replaces or removes a document or rewrites the vectors.
+// vectors files cheaply (three stats): it moves when any process adds,
+// replaces or removes a document or rewrites the vectors or their codes.
 func (s *Server) diskStamp() string {
 	c := s.opts.Config
 	stamp := ""
-	for _, p := range []string{c.DocumentsDir(), filepath.Join(c.IndexDir(), "vectors.f32")} {
+	for _, p := range []string{c.DocumentsDir(), filepath.Join(c.IndexDir(), "vectors.f32"), filepath.Join(c.IndexDir(), "vectors.i8")} {
 		if fi, err := os.Stat(p); err == nil {
 			stamp += fmt.Sprintf("%d/%d;", fi.ModTime().UnixNano(), fi.Size())
 		} else {

@@ -78,6 +78,10 @@ type File struct {
 	data    []byte    // the whole mapping
 	rowsOff int
 	release func() error
+	id      identity // the version of the file that was mapped
+	q       *codes   // its codes, when they match it (codes.go)
+	fd      *os.File // the file, open while q is, for rescoring (searchCodes)
+	qErr    error    // why q is nil
 }
 
 // littleEndianHost says whether floats can be read from the mapping in
@@ -104,7 +108,12 @@ func Open(path string) (*File, error) {
 		}
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
-	defer fd.Close() // the mapping outlives the descriptor
+	keep := false // the mapping outlives the descriptor, kept only for rescoring
+	defer func() {
+		if !keep {
+			fd.Close()
+		}
+	}()
 	// Shared with other readers, excluded by Patch's exclusive lock, so
 	// the length and the header's count are read from one state of the
 	// file; released on return, once both are in the parsed File.
@@ -137,6 +146,13 @@ func Open(path string) (*File, error) {
 		return nil, err
 	}
 	f.release = release
+	f.id = identityOf(st)
+	// Still under the shared lock, so a patch cannot come between the
+	// two files.
+	f.q, f.qErr = openCodes(CodesPath(path), f.id, f.count, f.hdr.Dim)
+	if f.q != nil {
+		f.fd, keep = fd, true
+	}
 	return f, nil
 }
 
@@ -242,7 +258,13 @@ func (f *File) Close() error {
 		return nil
 	}
 	err := f.release()
-	f.release, f.data, f.floats, f.count = nil, nil, nil, 0
+	if f.q != nil {
+		if qerr := f.q.release(); err == nil {
+			err = qerr
+		}
+		f.fd.Close()
+	}
+	f.release, f.data, f.floats, f.count, f.q, f.fd = nil, nil, nil, 0, nil, nil
 	if err != nil {
 		return fmt.Errorf("close vectors %s: %w", f.path, err)
 	}
@@ -297,6 +319,8 @@ func Write(path string, h Header, rows []Row) error {
 		_ = os.Remove(name)
 		return fmt.Errorf("write vectors %s: %w", path, err)
 	}
+	cw := newCodesWriter(CodesPath(path), h.Dim)
+	defer cw.abort()
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	if _, err := w.Write(encodeHeader(h, len(rows))); err != nil {
 		return fail(err)
@@ -316,11 +340,16 @@ func Write(path string, h Header, rows []Row) error {
 		if _, err := w.Write(buf); err != nil {
 			return fail(err)
 		}
+		cw.add(r.Vec)
 	}
 	if err := w.Flush(); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	st, err := tmp.Stat()
+	if err != nil {
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
@@ -331,6 +360,9 @@ func Write(path string, h Header, rows []Row) error {
 		_ = os.Remove(name)
 		return fmt.Errorf("write vectors %s: %w", path, err)
 	}
+	// The codes name the file just installed; should they fail, there are
+	// none, and searches scan the floats (CodesProblem says why).
+	_ = cw.commit(identityOf(st))
 	// Make the rename itself durable; not every platform can sync a
 	// directory, and the data is derived, so failure here is not an error.
 	if d, err := os.Open(dir); err == nil {

@@ -96,8 +96,9 @@ func TestWriteReplacesAtomically(t *testing.T) {
 	if f := openFile(t, path); f.Len() != 3 {
 		t.Fatalf("new file has %d rows", f.Len())
 	}
+	// The file and its codes, no temp file.
 	entries, _ := os.ReadDir(filepath.Dir(path))
-	if len(entries) != 1 {
+	if len(entries) != 2 || entries[0].Name() != "vectors.f32" || entries[1].Name() != "vectors.i8" {
 		t.Fatalf("temp files left behind: %v", entries)
 	}
 	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {

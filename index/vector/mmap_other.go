@@ -28,3 +28,9 @@ func dropPages([]byte) {}
 
 // lockFile is a no-op where flock is not available.
 func lockFile(fd *os.File, exclusive bool) (func(), error) { return func() {}, nil }
+
+// identityOf names one version of a vector file for its codes file to
+// match (codes.go); without an inode number, by size and time alone.
+func identityOf(fi os.FileInfo) identity {
+	return identity{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+}

@@ -48,3 +48,15 @@ func lockFile(fd *os.File, exclusive bool) (func(), error) {
 		return nil, err
 	}
 }
+
+// identityOf names one version of a vector file for its codes file to
+// match (codes.go): size, modification time and inode. A rewrite is a new
+// inode, a patch a new size or time, so codes written for another
+// version do not match it.
+func identityOf(fi os.FileInfo) identity {
+	id := identity{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = uint64(st.Ino)
+	}
+	return id
+}

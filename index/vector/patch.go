@@ -72,11 +72,24 @@ func Patch(path string, h Header, count int, dead []int, rows []Row) error {
 			return fmt.Errorf("patch vectors %s: rows not sorted by key", path)
 		}
 	}
-	zero := make([]byte, 4*h.Dim)
 	for _, i := range dead {
 		if i < 0 || i >= count {
 			return fmt.Errorf("patch vectors %s: no row %d of %d", path, i, count)
 		}
+	}
+	// The codes are patched alongside (codesPatch); failing, they are
+	// dropped, which costs searches speed, not results.
+	codes := beginCodesPatch(path, h.Dim, count, identityOf(st))
+	codesSynced := codes.write(dead, rows)
+	finished := false
+	defer func() {
+		if !finished { // a failed patch leaves the codes stale: drop them
+			codesSynced()
+			codes.finish(false, identity{})
+		}
+	}()
+	zero := make([]byte, 4*h.Dim)
+	for _, i := range dead {
 		if _, err := fd.WriteAt(zero, int64(len(hdr))+int64(i)*rowBytes+8); err != nil {
 			return fmt.Errorf("patch vectors %s: %w", path, err)
 		}
@@ -102,17 +115,19 @@ func Patch(path string, h Header, count int, dead []int, rows []Row) error {
 		_ = fd.Truncate(size)
 		return fmt.Errorf("patch vectors %s: %w", path, err)
 	}
-	if len(rows) == 0 {
-		return nil
+	if len(rows) > 0 {
+		var c [8]byte
+		binary.LittleEndian.PutUint64(c[:], uint64(count+len(rows)))
+		if _, err := fd.WriteAt(c[:], 16); err != nil {
+			return fmt.Errorf("patch vectors %s: %w", path, err)
+		}
+		if err := fd.Sync(); err != nil {
+			return fmt.Errorf("patch vectors %s: %w", path, err)
+		}
 	}
-	var c [8]byte
-	binary.LittleEndian.PutUint64(c[:], uint64(count+len(rows)))
-	if _, err := fd.WriteAt(c[:], 16); err != nil {
-		return fmt.Errorf("patch vectors %s: %w", path, err)
-	}
-	if err := fd.Sync(); err != nil {
-		return fmt.Errorf("patch vectors %s: %w", path, err)
-	}
+	finished = true
+	now, err := fd.Stat()
+	codes.finish(codesSynced() && err == nil, identityOf(now))
 	return nil
 }
 

@@ -31,12 +31,24 @@ const parallelMinFloats = 1 << 20
 // goroutines at once. Search returns nil when len(q) != Dim(), k <= 0, or q
 // has a NaN or infinite component.
 //
-// The scan is exact: every row is scored. It allocates nothing per row.
+// The result is the exact scan's: every row is scored. From codesMinRows
+// rows, with codes that match the file and no filter, the rows are scored
+// by their int8 codes first and only the best candidates from their
+// floats (searchCodes), which returns the same hits when it can prove
+// them the same and otherwise leaves it to the scan of the floats. It
+// allocates nothing per row.
 func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
 	if f.count == 0 || k <= 0 || len(q) != f.hdr.Dim || !finite(q) {
 		return nil
 	}
 	k = min(k, f.count)
+	// Rescoring reads each candidate on its own: when they are a good part
+	// of the file (a very large k), one pass over the floats is cheaper.
+	if f.q != nil && filter == nil && f.count >= codesMinRows && rescoreFor(k) <= f.count/8 {
+		if hits, ok := f.searchCodes(q, k); ok {
+			return hits
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), f.count*f.hdr.Dim/parallelMinFloats)
 	if workers <= 1 {
 		t := newTopK(k)

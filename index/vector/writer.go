@@ -30,6 +30,7 @@ type Writer struct {
 	count  int
 	last   uint64
 	row    []byte // one encoded row, reused
+	codes  *codesWriter
 	closed bool
 }
 
@@ -51,7 +52,7 @@ func Create(path string, h Header) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write vectors %s: %w", path, err)
 	}
-	w := &Writer{path: path, h: h, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<20), row: make([]byte, 8+4*h.Dim)}
+	w := &Writer{path: path, h: h, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<20), row: make([]byte, 8+4*h.Dim), codes: newCodesWriter(CodesPath(path), h.Dim)}
 	// The count is 0 until Commit writes it in place.
 	if _, err := w.w.Write(encodeHeader(h, 0)); err != nil {
 		return nil, w.fail(err)
@@ -88,6 +89,7 @@ func (w *Writer) Add(key uint64, vec []float32) error {
 	if _, err := w.w.Write(w.row); err != nil {
 		return w.fail(err)
 	}
+	w.codes.add(vec)
 	w.count++
 	w.last = key
 	return nil
@@ -113,16 +115,25 @@ func (w *Writer) Commit() error {
 	if err := w.tmp.Sync(); err != nil {
 		return w.fail(err)
 	}
+	st, err := w.tmp.Stat()
+	if err != nil {
+		return w.fail(err)
+	}
 	w.closed = true
 	name := w.tmp.Name()
 	if err := w.tmp.Close(); err != nil {
 		_ = os.Remove(name)
+		w.codes.abort()
 		return fmt.Errorf("write vectors %s: %w", w.path, err)
 	}
 	if err := os.Rename(name, w.path); err != nil {
 		_ = os.Remove(name)
+		w.codes.abort()
 		return fmt.Errorf("write vectors %s: %w", w.path, err)
 	}
+	// As in Write, the codes name the file just installed, or there are
+	// none.
+	_ = w.codes.commit(identityOf(st))
 	// As in Write: make the rename durable where the directory can be
 	// synced; the data is derived, so failure here is not an error.
 	if d, err := os.Open(filepath.Dir(w.path)); err == nil {
@@ -143,6 +154,7 @@ func (w *Writer) Abort() {
 // fail closes and removes the temp file and wraps err.
 func (w *Writer) fail(err error) error {
 	w.closed = true
+	w.codes.abort()
 	_ = w.tmp.Close()
 	_ = os.Remove(w.tmp.Name())
 	if err == nil {

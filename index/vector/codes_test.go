@@ -1,0 +1,468 @@
+package vector
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/index/embed"
+	"github.com/viterin/vek/vek32"
+)
+
+// randomCodes returns n int8 in -127..127 (the range quantize makes).
+func randomCodes(rng *rand.Rand, n int) []int8 {
+	c := make([]int8, n)
+	for i := range c {
+		c[i] = int8(rng.Intn(255) - 127)
+	}
+	return c
+}
+
+func absCodes(q []int8) []int8 {
+	a := make([]int8, len(q))
+	for i, x := range q {
+		a[i] = max(x, -x)
+	}
+	return a
+}
+
+// The assembly kernel and the portable loop agree, at every length
+// (multiples of 32 and the tails) and at the extremes.
+func TestDot8MatchesPortable(t *testing.T) {
+	if !hasDot8SIMD {
+		t.Log("no SIMD kernel on this machine: dot8 is the portable loop")
+	}
+	rng := rand.New(rand.NewSource(3))
+	for n := range 300 {
+		for range 5 {
+			q, b := randomCodes(rng, n), randomCodes(rng, n)
+			if got, want := dot8(absCodes(q), q, b), dot8Go(q, b); got != want {
+				t.Fatalf("n=%d: dot8 %d, portable %d", n, got, want)
+			}
+		}
+	}
+	for _, v := range []int8{127, -127} {
+		q := slices.Repeat([]int8{v}, 1024)
+		b := slices.Repeat([]int8{-127}, 1024)
+		if got, want := dot8(absCodes(q), q, b), dot8Go(q, b); got != want || want != -int32(v)*127*1024 {
+			t.Fatalf("extremes %d: dot8 %d, portable %d", v, got, want)
+		}
+	}
+}
+
+// FuzzDot8 checks the kernel against the portable loop on arbitrary bytes
+// (−128, which quantize never makes, is read as −127).
+func FuzzDot8(f *testing.F) {
+	f.Add([]byte{1, 2, 3, 4}, []byte{5, 6, 7, 8})
+	f.Add(make([]byte, 64), make([]byte, 100))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		n := min(len(a), len(b))
+		q, c := make([]int8, n), make([]int8, n)
+		for i := range n {
+			q[i], c[i] = max(int8(a[i]), -127), max(int8(b[i]), -127)
+		}
+		if got, want := dot8(absCodes(q), q, c), dot8Go(q, c); got != want {
+			t.Fatalf("dot8 %d, portable %d", got, want)
+		}
+	})
+}
+
+// quantize's bounds hold: ‖v − d·c‖ ≤ e and ‖d·c‖ ≤ m, for unit vectors,
+// unnormalised ones, tiny and huge components and zero vectors.
+func TestQuantizeBounds(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	for i := range 2000 {
+		dim := 1 + rng.Intn(300)
+		v := make([]float32, dim)
+		scale := math.Pow(10, float64(rng.Intn(20)-10))
+		for j := range v {
+			if rng.Intn(4) > 0 {
+				v[j] = float32(rng.NormFloat64() * scale)
+			}
+		}
+		if i%100 == 0 {
+			clear(v)
+		}
+		c := make([]int8, dim)
+		d, e, m := quantize(v, c)
+		var ee, mm float64
+		for j, x := range v {
+			if c[j] < -127 {
+				t.Fatalf("code %d below -127", c[j])
+			}
+			y := float64(d) * float64(c[j])
+			ee += (float64(x) - y) * (float64(x) - y)
+			mm += y * y
+		}
+		if math.Sqrt(ee) > float64(e) || math.Sqrt(mm) > float64(m) {
+			t.Fatalf("vector %d: error %g > %g or norm %g > %g", i, math.Sqrt(ee), e, math.Sqrt(mm), m)
+		}
+	}
+}
+
+// hashRows embeds n made-up learnings with the hash embedder, so that the
+// rows have the structure of real ones (sparse, unit, near neighbours);
+// some are duplicated (equal scores, ranked by key) and some are zero
+// (tombstones).
+func hashRows(t testing.TB, n, dim int, seed int64) ([]Row, *embed.Hash) {
+	t.Helper()
+	h, err := embed.NewHash(dim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(seed))
+	words := []string{"postgres", "pool", "timeout", "docker", "cache", "widget", "kafka", "lag", "nginx", "upstream",
+		"terraform", "lock", "build", "ENOSPC", "retry", "cookie", "session", "flush", "index", "vector", "query", "schema"}
+	texts := make([]string, n)
+	for i := range texts {
+		s := fmt.Sprintf("learning %d", i)
+		for range 3 + rng.Intn(8) {
+			s += " " + words[rng.Intn(len(words))]
+		}
+		texts[i] = s
+	}
+	vecs, err := h.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := make([]Row, n)
+	for i, v := range vecs {
+		rows[i] = Row{Key: uint64(1000 + i), Vec: v}
+		switch {
+		case i%97 == 5:
+			rows[i].Vec = rows[i-1].Vec
+		case i%101 == 7:
+			rows[i].Vec = make([]float32, dim)
+		}
+	}
+	return rows, h
+}
+
+// exact is f's scan of the floats, codes or not.
+func exact(f *File, q []float32, k int) []Hit {
+	saved := f.q
+	f.q = nil
+	defer func() { f.q = saved }()
+	return f.Search(q, k, nil)
+}
+
+// Search through the codes returns exactly what the scan of the floats
+// returns (keys, scores, order), and proves it for nearly every query, so
+// the codes are what is being tested.
+func TestSearchCodesMatchesExact(t *testing.T) {
+	for _, dim := range []int{256, 100} {
+		rows, h := hashRows(t, codesMinRows+500, dim, int64(dim))
+		f := openFile(t, writeFile(t, Header{Dim: dim}, rows))
+		if p := f.CodesProblem(); p != "" {
+			t.Fatalf("codes: %s", p)
+		}
+		queries := []string{"postgres pool timeout", "docker build ENOSPC", "widget cache flush", "learning 17 kafka lag", "nothing in common"}
+		for i := range 40 {
+			queries = append(queries, fmt.Sprintf("learning %d %s", i*37, []string{"cache", "retry", "schema"}[i%3]))
+		}
+		qs, err := h.Embed(context.Background(), queries)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proved, total := 0, 0
+		for qi, q := range qs {
+			for _, k := range []int{1, 10, 100} {
+				want := exact(f, q, k)
+				if got := f.Search(q, k, nil); !slices.Equal(got, want) {
+					t.Fatalf("dim %d query %q k=%d:\n got %v\nwant %v", dim, queries[qi], k, got, want)
+				}
+				if got, ok := f.searchCodes(q, k); ok {
+					proved++
+					if !slices.Equal(got, want) {
+						t.Fatalf("searchCodes proved a wrong result for %q", queries[qi])
+					}
+				}
+				total++
+			}
+		}
+		if proved < total*9/10 {
+			t.Errorf("dim %d: the codes proved %d of %d results; the rest scanned the floats", dim, proved, total)
+		}
+	}
+}
+
+// The portable int8 loop gives the same search results.
+func TestSearchCodesPortable(t *testing.T) {
+	if !hasDot8SIMD {
+		t.Skip("dot8 is the portable loop here")
+	}
+	rows, h := hashRows(t, codesMinRows+10, 64, 9)
+	f := openFile(t, writeFile(t, Header{Dim: 64}, rows))
+	qs, _ := h.Embed(context.Background(), []string{"postgres pool", "docker cache"})
+	var want [][]Hit
+	for _, q := range qs {
+		want = append(want, f.Search(q, 10, nil))
+	}
+	setDot8SIMD(t, false)
+	for i, q := range qs {
+		if got := f.Search(q, 10, nil); !slices.Equal(got, want[i]) {
+			t.Fatalf("portable: %v, want %v", got, want[i])
+		}
+	}
+}
+
+// codesOK fails t unless the file at path has codes made from it, holding
+// its rows'.
+func codesOK(t *testing.T, path string) *File {
+	t.Helper()
+	f := openFile(t, path)
+	if p := f.CodesProblem(); p != "" {
+		t.Fatalf("codes: %s", p)
+	}
+	if n := f.CodesMismatch(); n != 0 {
+		t.Fatalf("codes: %d rows do not match", n)
+	}
+	return f
+}
+
+// Write, Writer and Patch keep the codes in step with the file, through
+// appends and tombstones, and a reader that opened the codes before a
+// patch keeps a consistent view.
+func TestCodesFollowWrites(t *testing.T) {
+	dir := t.TempDir()
+	h := Header{Dim: 48, Embedder: "hash", EmbedderVersion: "v/48"}
+	rows, _ := hashRows(t, 300, h.Dim, 1)
+	path := filepath.Join(dir, "vectors.f32")
+	if err := Write(path, h, rows); err != nil {
+		t.Fatal(err)
+	}
+	codesOK(t, path)
+	w, err := Create(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows[:200] {
+		if err := w.Add(r.Key, r.Vec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	before := codesOK(t, path)
+	more := rows[200:]
+	if err := Patch(path, h, 200, []int{0, 17, 199}, more); err != nil {
+		t.Fatal(err)
+	}
+	after := codesOK(t, path)
+	zeros := 0 // hashRows makes some
+	for _, r := range rows {
+		if !slices.ContainsFunc(r.Vec, func(x float32) bool { return x != 0 }) {
+			zeros++
+		}
+	}
+	if after.Len() != 300 || after.Tombstones() != zeros+3 {
+		t.Fatalf("after the patch: %d rows, %d tombstones", after.Len(), after.Tombstones())
+	}
+	if before.Len() != 200 || before.q == nil {
+		t.Fatalf("the earlier reader lost its codes")
+	}
+	// Only zeroes, no rows: the codes still follow.
+	if err := Patch(path, h, 300, []int{250}, nil); err != nil {
+		t.Fatal(err)
+	}
+	codesOK(t, path)
+}
+
+// Codes that do not match the file (made from another version of it,
+// cut short, missing) are not used: Search scans the floats and returns
+// the same; WriteCodes makes them anew; a patch over stale codes removes
+// them instead of patching them.
+func TestCodesStaleOrDamaged(t *testing.T) {
+	h := Header{Dim: 32, Embedder: "hash", EmbedderVersion: "v/32"}
+	rows, emb := hashRows(t, codesMinRows+100, h.Dim, 2)
+	qs, _ := emb.Embed(context.Background(), []string{"postgres pool timeout", "widget cache"})
+	cases := map[string]func(t *testing.T, path string){
+		"vectors rewritten without them": func(t *testing.T, path string) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// An older build rewrites vectors.f32 (another version: a
+			// new inode and time) and leaves vectors.i8 as it was.
+			tmp := path + ".old-build"
+			if err := os.WriteFile(tmp, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"vectors touched": func(t *testing.T, path string) {
+			if err := os.Chtimes(path, time.Now(), time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"codes cut short": func(t *testing.T, path string) {
+			if err := os.Truncate(CodesPath(path), 1000); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"codes missing": func(t *testing.T, path string) {
+			if err := os.Remove(CodesPath(path)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"codes a directory": func(t *testing.T, path string) {
+			if err := os.Remove(CodesPath(path)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(CodesPath(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "vectors.f32")
+			if err := Write(path, h, rows); err != nil {
+				t.Fatal(err)
+			}
+			want := make([][]Hit, len(qs))
+			for i, q := range qs {
+				want[i] = exact(openFile(t, path), q, 10)
+			}
+			damage(t, path)
+			f := openFile(t, path)
+			if f.CodesProblem() == "" || f.CodesMismatch() != -1 {
+				t.Fatalf("codes accepted: problem %q", f.CodesProblem())
+			}
+			for i, q := range qs {
+				if got := f.Search(q, 10, nil); !slices.Equal(got, want[i]) {
+					t.Fatalf("search without codes: %v, want %v", got, want[i])
+				}
+			}
+			if name == "codes a directory" {
+				return // WriteCodes's rename cannot replace a directory
+			}
+			// A patch over stale codes drops them rather than patch them.
+			last := rows[len(rows)-1].Key
+			if err := Patch(path, h, len(rows), []int{3}, []Row{{Key: last + 1, Vec: rows[0].Vec}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(CodesPath(path)); !os.IsNotExist(err) {
+				t.Fatalf("stale codes survived a patch: %v", err)
+			}
+			if err := WriteCodes(path); err != nil {
+				t.Fatal(err)
+			}
+			f = codesOK(t, path)
+			for i, q := range qs {
+				if got := f.Search(q, 10, nil); len(got) != len(want[i]) {
+					t.Fatalf("after WriteCodes: %v", got)
+				}
+			}
+		})
+	}
+}
+
+// A damaged row of codes that makes a bound NaN is not ranked around: the
+// search scans the floats. CodesMismatch finds the row.
+func TestCodesNaNBound(t *testing.T) {
+	h := Header{Dim: 32}
+	rows, emb := hashRows(t, codesMinRows+100, h.Dim, 4)
+	path := writeFile(t, h, rows)
+	fd, err := os.OpenFile(CodesPath(path), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan := math.Float32bits(float32(math.NaN()))
+	b := []byte{byte(nan), byte(nan >> 8), byte(nan >> 16), byte(nan >> 24)}
+	if _, err := fd.WriteAt(b, codesHeader+int64(42*codesStride(h.Dim))); err != nil {
+		t.Fatal(err)
+	}
+	fd.Close()
+	f := openFile(t, path)
+	q, _ := emb.Embed(context.Background(), []string{"docker cache"})
+	if _, ok := f.searchCodes(q[0], 10); ok {
+		t.Fatal("searchCodes answered over a NaN bound")
+	}
+	if got, want := f.Search(q[0], 10, nil), exact(f, q[0], 10); !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if n := f.CodesMismatch(); n != 1 {
+		t.Fatalf("CodesMismatch = %d, want 1", n)
+	}
+}
+
+// The bound a row's codes give is at least its exact score, as either
+// float kernel computes it, for every row and query: hash rows, and
+// Gaussian rows and queries of any length and scale.
+func TestCodesBoundHolds(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	rows, emb := hashRows(t, 2000, 256, 6)
+	qs, _ := emb.Embed(context.Background(), []string{"postgres pool timeout", "docker cache", "learning 5 kafka"})
+	check := func(rows []Row, qs [][]float32) {
+		t.Helper()
+		dim := len(qs[0])
+		c := make([]int8, dim)
+		for _, q := range qs {
+			qa, qc, b := quantizeQuery(q)
+			for _, r := range rows {
+				d, e, m := quantize(r.Vec, c)
+				ub := b.upper(dot8(qa, qc, c), d, e, m)
+				if s := max(dot(q, r.Vec), vek32.Dot(q, r.Vec)); s > ub {
+					t.Fatalf("dim %d: exact score %v above its bound %v", dim, s, ub)
+				}
+			}
+		}
+	}
+	check(rows, qs)
+	for range 20 {
+		dim := 1 + rng.Intn(400)
+		scale := math.Pow(10, float64(rng.Intn(8)-4))
+		gauss := func() []float32 {
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(rng.NormFloat64() * scale)
+			}
+			return v
+		}
+		var rs []Row
+		for range 200 {
+			rs = append(rs, Row{Vec: gauss()})
+		}
+		check(rs, [][]float32{gauss(), gauss()})
+	}
+}
+
+// With barely more candidates than hits the codes seldom prove a result,
+// and the search then scans the floats: the results are the exact scan's
+// either way, on hash rows and on Gaussian ones (where scores crowd).
+func TestSearchCodesFewCandidates(t *testing.T) {
+	old := rescoreFor
+	rescoreFor = func(k int) int { return k + 1 }
+	t.Cleanup(func() { rescoreFor = old })
+	rows, emb := hashRows(t, codesMinRows+50, 64, 10)
+	rng := rand.New(rand.NewSource(11))
+	gauss := make([]Row, codesMinRows+50)
+	for i := range gauss {
+		v := make([]float32, 64)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		gauss[i] = Row{Key: uint64(i), Vec: v}
+	}
+	qs, _ := emb.Embed(context.Background(), []string{"postgres pool timeout", "docker cache", "learning 5 kafka", "widget"})
+	for _, set := range [][]Row{rows, gauss} {
+		f := openFile(t, writeFile(t, Header{Dim: 64}, set))
+		for _, q := range append(qs, gauss[3].Vec, gauss[99].Vec) {
+			for _, k := range []int{1, 3, 10} {
+				if got, want := f.Search(q, k, nil), exact(f, q, k); !slices.Equal(got, want) {
+					t.Fatalf("k=%d: got %v, want %v", k, got, want)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,24 @@
+package vector
+
+// dot8Go is the portable int8 dot product (dot8's fallback, and what its
+// assembly is tested against): four independent int32 accumulators, and
+// fixed-size sub-slices so the compiler drops the bounds checks. len(b)
+// must be at least len(a).
+func dot8Go(a, b []int8) int32 {
+	var s0, s1, s2, s3 int32
+	n := len(a)
+	b = b[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		x := a[i : i+4 : i+4]
+		y := b[i : i+4 : i+4]
+		s0 += int32(x[0]) * int32(y[0])
+		s1 += int32(x[1]) * int32(y[1])
+		s2 += int32(x[2]) * int32(y[2])
+		s3 += int32(x[3]) * int32(y[3])
+	}
+	for ; i < n; i++ {
+		s0 += int32(a[i]) * int32(b[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
