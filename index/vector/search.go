@@ -50,30 +50,43 @@ func (f *File) Search(q []float32, k int, filter func(key uint64) bool) []Hit {
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), f.count*f.hdr.Dim/parallelMinFloats)
+	t, _ := splitScan(workers, f.count, k, func(lo, hi int, t *topK) int {
+		f.scan(q, lo, hi, filter, t)
+		return 0
+	})
+	return t.sorted()
+}
+
+// splitScan runs scan over rows [0, count) in workers contiguous parts at
+// once (one part on the calling goroutine when workers ≤ 1), each into its
+// own top k, and merges them. It returns the merged top k and the sum of
+// what the parts returned (a count of damaged rows, say).
+func splitScan(workers, count, k int, scan func(lo, hi int, t *topK) int) (topK, int) {
+	t := newTopK(k)
 	if workers <= 1 {
-		t := newTopK(k)
-		f.scan(q, 0, f.count, filter, &t)
-		return t.sorted()
+		return t, scan(0, count, &t)
 	}
 	parts := make([]topK, workers)
+	sums := make([]int, workers)
 	var wg sync.WaitGroup
 	for w := range parts {
-		lo, hi := w*f.count/workers, (w+1)*f.count/workers
+		lo, hi := w*count/workers, (w+1)*count/workers
 		parts[w] = newTopK(k)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f.scan(q, lo, hi, filter, &parts[w])
+			sums[w] = scan(lo, hi, &parts[w])
 		}()
 	}
 	wg.Wait()
-	t := newTopK(k)
-	for _, p := range parts {
+	sum := 0
+	for w, p := range parts {
+		sum += sums[w]
 		for _, h := range p.h {
 			t.push(h)
 		}
 	}
-	return t.sorted()
+	return t, sum
 }
 
 // scanBlockBytes is how much of the mapping a pass over the rows reads

@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"unsafe"
 
 	"github.com/viterin/vek/vek32"
@@ -44,31 +43,9 @@ func (f *File) searchCodes(q []float32, k int) ([]Hit, bool) {
 	qa, qc, b := quantizeQuery(q)
 	c := min(rescoreFor(k), f.count)
 	workers := min(runtime.GOMAXPROCS(0), f.count*dim/(4*parallelMinFloats))
-	cand := newTopK(c)
-	nan := 0
-	if workers <= 1 {
-		nan = f.scanCodes(qa, qc, b, 0, f.count, &cand)
-	} else {
-		parts := make([]topK, workers)
-		nans := make([]int, workers)
-		var wg sync.WaitGroup
-		for w := range parts {
-			lo, hi := w*f.count/workers, (w+1)*f.count/workers
-			parts[w] = newTopK(c)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				nans[w] = f.scanCodes(qa, qc, b, lo, hi, &parts[w])
-			}()
-		}
-		wg.Wait()
-		for w, p := range parts {
-			nan += nans[w]
-			for _, h := range p.h {
-				cand.push(h)
-			}
-		}
-	}
+	cand, nan := splitScan(workers, f.count, c, func(lo, hi int, t *topK) int {
+		return f.scanCodes(qa, qc, b, lo, hi, t)
+	})
 	// A NaN bound is damage the scan cannot rank around; the heap is full
 	// unless rows were skipped, and then some were not bounded.
 	if nan > 0 || len(cand.h) < c {
