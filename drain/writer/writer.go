@@ -614,9 +614,7 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	cmd.Dir = p.dir
 	cmd.Stdin = p.stdin
 	cmd.Env = append(writerEnv(os.Environ()), p.env...)
-	// Pdeathsig: a drainer killed with -9 takes its writer along instead of
-	// leaving a headless agent running (and billing) with no timeout.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = writerProcAttr()
 	cmd.Cancel = func() error {
 		// The group id is the writer's pid (Setpgid): the negative pid
 		// signals every process in the group.

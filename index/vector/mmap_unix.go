@@ -5,6 +5,8 @@ package vector
 import (
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps size bytes of fd read-only. MAP_SHARED with PROT_READ costs
@@ -25,7 +27,8 @@ var pageSize = os.Getpagesize()
 // dropPages removes b, whole pages of a read-only shared mapping, from the
 // process's resident set; the file's pages stay in the page cache. It is
 // advice: an error changes nothing a reader sees, so none is returned.
-func dropPages(b []byte) { _ = syscall.Madvise(b, syscall.MADV_DONTNEED) }
+// x/sys/unix has it on every unix (syscall only on Linux).
+func dropPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }
 
 // lockFile takes a flock on fd (exclusive for Patch, shared for Open) and
 // returns its release. A filesystem without flock answers ENOLCK or
