@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,13 +21,9 @@ func holdUpdateLock(t *testing.T, k kb) func() {
 	if ok, err := fl.TryLock(); err != nil || !ok {
 		t.Fatalf("take update.lock: ok=%v err=%v", ok, err)
 	}
-	released := false
-	release := func() {
-		if !released {
-			released = true
-			_ = fl.Unlock()
-		}
-	}
+	// Once: a test may release from another goroutine (time.AfterFunc)
+	// while Cleanup releases too.
+	release := sync.OnceFunc(func() { _ = fl.Unlock() })
 	t.Cleanup(release)
 	return release
 }
