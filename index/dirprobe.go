@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // A targeted update (Put, Forget) indexes the documents it wrote and no
@@ -220,7 +221,7 @@ var listDocs = listDigest
 
 // confirmWatched is part 3 with the probe's watch instead of a listing:
 // the events since the probe may name only mine and their temporary files
-// (fsutil.WriteAtomic's ".<name>.tmp-…", gone by now), and the
+// (fsutil.TempPattern, gone by now), and the
 // documents must carry the inodes in want.
 func (ix *Index) confirmWatched(pre dirProbe, s1 string, mine map[string]bool, want map[string]uint64) (stamp, digest string) {
 	names, ok := pre.watch.changed()
@@ -262,10 +263,6 @@ func (ix *Index) confirmWatched(pre dirProbe, s1 string, mine map[string]bool, w
 // ownTemp reports whether name is the temporary file of an atomic write of
 // one of mine.
 func ownTemp(name string, mine map[string]bool) bool {
-	rest, ok := strings.CutPrefix(name, ".")
-	if !ok {
-		return false
-	}
-	i := strings.LastIndex(rest, ".tmp-")
-	return i > 0 && mine[rest[:i]]
+	of, ok := fsutil.TempOf(name)
+	return ok && mine[of]
 }

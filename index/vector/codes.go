@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"unsafe"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // A vector file has a companion codes file (CodesPath): every row's vector
@@ -191,7 +193,7 @@ type codesWriter struct {
 
 func newCodesWriter(path string, dim int) *codesWriter {
 	cw := &codesWriter{path: path, dim: dim, row: make([]byte, codesStride(dim))}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), fsutil.TempPattern(path))
 	if err != nil {
 		cw.err = err
 		return cw

@@ -309,7 +309,7 @@ func Write(path string, h Header, rows []Row) error {
 	if err := clearWay(path); err != nil {
 		return fmt.Errorf("write vectors %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, fsutil.TempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write vectors %s: %w", path, err)
 	}

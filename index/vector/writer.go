@@ -48,7 +48,7 @@ func Create(path string, h Header) (*Writer, error) {
 	if err := clearWay(path); err != nil {
 		return nil, fmt.Errorf("write vectors %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, fsutil.TempPattern(path))
 	if err != nil {
 		return nil, fmt.Errorf("write vectors %s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -87,12 +88,32 @@ func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	})
 }
 
+// TempPattern is the os.CreateTemp pattern of a file that will be renamed
+// onto path: a hidden ".<name>.tmp-<random>" beside it, which listings of
+// documents skip. Every atomic write in reflect uses it, so TempOf can tell
+// whose temporary file a name is.
+func TempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// TempOf returns the name of the file a temporary file named name (from
+// TempPattern) is written for, and whether name is one.
+func TempOf(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, ".")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, ".tmp-")
+	if i <= 0 {
+		return "", false
+	}
+	return rest[:i], true
+}
+
 func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := EnsureDir(dir); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, TempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

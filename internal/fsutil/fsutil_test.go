@@ -100,3 +100,24 @@ func TestWriteLockedReaders(t *testing.T) {
 		}
 	}
 }
+
+// TempOf recognises every name os.CreateTemp makes from TempPattern, and
+// names the file it is for; other names are not temporary files.
+func TestTempOfTempPattern(t *testing.T) {
+	dir := t.TempDir()
+	for _, base := range []string{"lrn-a.md", "lrn-a.entities.json", "vectors.f32", "x.tmp-y"} {
+		f, err := os.CreateTemp(dir, TempPattern(filepath.Join(dir, base)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if of, ok := TempOf(filepath.Base(f.Name())); !ok || of != base {
+			t.Errorf("TempOf(%q) = %q, %v; want %q", filepath.Base(f.Name()), of, ok, base)
+		}
+	}
+	for _, name := range []string{"lrn-a.md", ".lrn-a.md", "lrn-a.md.tmp-1", ".tmp-1", ""} {
+		if of, ok := TempOf(name); ok {
+			t.Errorf("TempOf(%q) = %q, true; want not a temporary file", name, of)
+		}
+	}
+}
