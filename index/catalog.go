@@ -28,6 +28,9 @@ import (
 // (PRAGMA mmap_size); updates read without it (Update).
 const mmapSize = 1 << 30
 
+// cacheKB is the size of SQLite's page cache, in KiB (see Open).
+const cacheKB = 64 << 10
+
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 const schemaVersion = 13
@@ -333,8 +336,9 @@ func (ix *Index) open(ctx context.Context) error {
 	// the graph's and postings' B-trees at random, and with 2 MB a full
 	// reindex re-read evicted pages for more than twice the system time it
 	// spends with 64 MB (measured in docs/benchmarks.md). The cache grows only as pages are used: a hook's
-	// searches read through the memory map and do not fill it.
-	q.Set("_cache_size", "-65536")
+	// searches read through the memory map and do not fill it. An
+	// incremental update starts with planCacheKB instead (update.go).
+	q.Set("_cache_size", fmt.Sprint(-cacheKB))
 	db, err := sql.Open(driverName, "file:"+ix.path+"?"+q.Encode())
 	if err != nil {
 		return err

@@ -88,6 +88,9 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	// Searches after it in the same process get the map back.
 	var st Stats
 	err := ix.unmapped(ctx, func() error {
+		// update may shrink the cache for its plan (planCache); the
+		// connection goes back to the full cache after it either way.
+		defer ix.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf(`PRAGMA cache_size = %d`, -cacheKB))
 		var err error
 		st, err = ix.update(ctx, opts)
 		if rerr := ix.recoverCorrupt(ctx, err); rerr != nil || err == nil {
@@ -97,6 +100,25 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return err
 	})
 	return st, err
+}
+
+// planCacheKB is the page cache an incremental update plans and starts
+// writing with, and bigWriteDocs how many learnings it writes before it
+// grows the cache back to cacheKB. Planning reads every docs row once, in
+// id order (updatePlan.matchRows): through the full cache those pages all
+// stayed resident, so a search that refreshed after a pull of one file at
+// 100,000 learnings peaked at over 100 MB, of which 55 were cache; a
+// cache the size of a few leaves reads them as fast (docs/benchmarks.md
+// "Scale"). Writing many learnings inserts into the postings' and the
+// graph's B-trees at random, which is what the full cache is for.
+const planCacheKB = 8 << 10
+
+var bigWriteDocs = 256 // a variable for tests
+
+// planCache sets the update's page cache to planCacheKB.
+func planCache(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -planCacheKB))
+	return err
 }
 
 // thenUnmap runs fn reading through the memory map, then drops the map
@@ -169,6 +191,11 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	// one, as Open's rebuild of a missing catalog): the graph is loaded in
 	// bulk. Any entity left without learnings goes first.
 	bulk := indexed == 0
+	if !bulk {
+		if err := planCache(ctx, tx); err != nil {
+			return st, fmt.Errorf("reindex: %w", err)
+		}
+	}
 	// The plan lists names only; each file is stat'ed on a worker when its
 	// turn comes (prepareStep), and compared there with its row.
 	ids, err := ix.store.IDs()
@@ -643,6 +670,12 @@ func (w *writer) apply(p prepared, start time.Time, st *Stats) error {
 			st.Updated++
 		} else {
 			st.Added++
+		}
+		if st.Added+st.Updated == bigWriteDocs {
+			// Enough to write that the full cache pays (planCacheKB).
+			if _, err := w.tx.ExecContext(w.ctx, fmt.Sprintf(`PRAGMA cache_size = %d`, -cacheKB)); err != nil {
+				return err
+			}
 		}
 		return w.insertRows(l, p.rows, f.Size, stableMtime(mtime, start), hash)
 	default:

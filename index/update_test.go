@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -648,5 +649,42 @@ func TestUpdateIgnoresNonDocuments(t *testing.T) {
 	st := update(t, ix, UpdateOptions{})
 	if st.Documents != 1 || st.Added != 1 || len(st.Problems) != 0 {
 		t.Errorf("stats %+v problems %v, want one document and no problems", countersOf(st), st.Problems)
+	}
+}
+
+// TestUpdatePageCache: an incremental update plans with the small cache
+// and grows it once it has many learnings to write; either way the
+// connection has the full cache again afterwards, for whatever it runs
+// next.
+func TestUpdatePageCache(t *testing.T) {
+	defer func(n int) { bigWriteDocs = n }(bigWriteDocs)
+	bigWriteDocs = 2
+	k := newKB(t)
+	ix := k.open(t)
+	ctx := context.Background()
+	cache := func() int {
+		t.Helper()
+		var kb int
+		if err := ix.db.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&kb); err != nil {
+			t.Fatal(err)
+		}
+		return kb
+	}
+	k.write(t, simple("lrn-first", "first learning about zookeeper"))
+	update(t, ix, UpdateOptions{})      // bulk: the first one
+	for round, n := range []int{1, 5} { // below, then past bigWriteDocs
+		for i := range n {
+			k.write(t, simple(fmt.Sprintf("lrn-round%d-%d", round, i), fmt.Sprintf("kafka consumer lag round %d number %d", round, i)))
+		}
+		st := update(t, ix, UpdateOptions{})
+		if st.Added != n {
+			t.Errorf("round %d: added %d, want %d", round, st.Added, n)
+		}
+		if got := cache(); got != -cacheKB {
+			t.Errorf("round %d: cache_size after the update = %d, want %d", round, got, -cacheKB)
+		}
+	}
+	if got := len(search(t, ix, Query{Text: "kafka consumer lag", Limit: 20})); got != 6 {
+		t.Errorf("found %d of the 6 learnings written", got)
 	}
 }
