@@ -1,5 +1,7 @@
 package vector
 
+import "unsafe"
+
 // dot8Go is the portable int8 dot product (dot8's fallback, and what its
 // assembly is tested against): four independent int32 accumulators, and
 // fixed-size sub-slices so the compiler drops the bounds checks. len(b)
@@ -21,4 +23,22 @@ func dot8Go(a, b []int8) int32 {
 		s0 += int32(a[i]) * int32(b[i])
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// dot8RowsGo is the portable dot8Rows: out[r] = dot8Go(q, row r), where
+// row r is the len(q) bytes at rows[r·stride:] read as int8.
+func dot8RowsGo(q []int8, rows []byte, stride int, out []int32) {
+	n := len(q)
+	for r := range out {
+		b := rows[r*stride : r*stride+n]
+		out[r] = dot8Go(q, unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), n))
+	}
+}
+
+// checkRows panics unless rows holds len(out) rows of len(q) bytes at
+// stride ≥ len(q) apart, so that the assembly kernels read only rows.
+func checkRows(q []int8, rows []byte, stride int, out []int32) {
+	if len(out) > 0 && (stride < len(q) || len(rows) < (len(out)-1)*stride+len(q)) {
+		panic("vector: dot8Rows: rows shorter than count × stride")
+	}
 }
