@@ -623,3 +623,37 @@ func BenchmarkDot8Rows256(b *testing.B) {
 		}
 	})
 }
+
+// scanCodes' blocks cover the rows once, in order; each but the last
+// ends its drop on a multiple of scanBlockBytes, right where the previous
+// one's ended, and holds exactly the rows that start before it; the last
+// drop stops at the start of row hi, which may be another scan's.
+func TestCodesBlock(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for range 2000 {
+		stride := codesStride(1 + rng.Intn(2000))
+		if rng.Intn(10) == 0 {
+			stride = 4 * (1 + rng.Intn(4)) * scanBlockBytes / 3 // rows longer than a block
+		}
+		lo := rng.Intn(20000)
+		hi := lo + 1 + rng.Intn(30000)
+		prev := -1
+		for blo := lo; blo < hi; {
+			bhi, end := codesBlock(blo, hi, stride)
+			if bhi <= blo || bhi > hi {
+				t.Fatalf("stride %d [%d, %d): block [%d, %d)", stride, lo, hi, blo, bhi)
+			}
+			if prev >= 0 && codesHeader+blo*stride < prev {
+				t.Fatalf("stride %d: row %d starts at %d, before the previous drop's end %d", stride, blo, codesHeader+blo*stride, prev)
+			}
+			if bhi == hi {
+				if end != codesHeader+hi*stride {
+					t.Fatalf("stride %d: last drop ends at %d, want %d", stride, end, codesHeader+hi*stride)
+				}
+			} else if end%scanBlockBytes != 0 || codesHeader+(bhi-1)*stride >= end || codesHeader+bhi*stride < end {
+				t.Fatalf("stride %d: block [%d, %d) drops to %d", stride, blo, bhi, end)
+			}
+			blo, prev = bhi, end
+		}
+	}
+}
