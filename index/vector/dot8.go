@@ -2,8 +2,18 @@ package vector
 
 import "unsafe"
 
-// dot8Go is the portable int8 dot product (dot8's fallback, and what its
-// assembly is tested against): four independent int32 accumulators, and
+// dot8 returns the dot product of q and b as int32, where qa = |q| and
+// every component is in -127..127; len(b) must be at least len(q). It is
+// one row's dot8Rows (the scan scores rows in blocks; dot8 is for single
+// rows and tests).
+func dot8(qa, q, b []int8) int32 {
+	var out [1]int32
+	dot8Rows(qa, q, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)), len(q), out[:])
+	return out[0]
+}
+
+// dot8Go is the portable int8 dot product (dot8Rows' fallback, and what
+// its assembly is tested against): four independent int32 accumulators, and
 // fixed-size sub-slices so the compiler drops the bounds checks. len(b)
 // must be at least len(a).
 func dot8Go(a, b []int8) int32 {
@@ -35,10 +45,11 @@ func dot8RowsGo(q []int8, rows []byte, stride int, out []int32) {
 	}
 }
 
-// checkRows panics unless rows holds len(out) rows of len(q) bytes at
-// stride ≥ len(q) apart, so that the assembly kernels read only rows.
-func checkRows(q []int8, rows []byte, stride int, out []int32) {
-	if len(out) > 0 && (stride < len(q) || len(rows) < (len(out)-1)*stride+len(q)) {
+// checkRows panics unless qa holds len(q) bytes and rows holds len(out)
+// rows of len(q) bytes at stride ≥ len(q) apart, so that the assembly
+// kernels read only those.
+func checkRows(qa, q []int8, rows []byte, stride int, out []int32) {
+	if len(out) > 0 && (len(qa) < len(q) || stride < len(q) || len(rows) < (len(out)-1)*stride+len(q)) {
 		panic("vector: dot8Rows: rows shorter than count × stride")
 	}
 }
