@@ -329,8 +329,12 @@ func (f *File) CodesMismatch() int {
 // drop hands back the whole pages of code rows [lo, hi), as dropScanned
 // does for the floats.
 func (c *codes) drop(lo, hi int) {
-	start := codesHeader + lo*c.stride
-	end := codesHeader + hi*c.stride
+	c.dropBytes(codesHeader+lo*c.stride, codesHeader+hi*c.stride)
+}
+
+// dropBytes hands back the whole pages of bytes [start, end) of the file
+// (end at most its size).
+func (c *codes) dropBytes(start, end int) {
 	start = (start + pageSize - 1) &^ (pageSize - 1)
 	end &^= pageSize - 1
 	if end > start {

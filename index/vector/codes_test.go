@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/viterin/vek/vek32"
@@ -54,6 +55,135 @@ func TestDot8MatchesPortable(t *testing.T) {
 			t.Fatalf("extremes %d: dot8 %d, portable %d", v, got, want)
 		}
 	}
+}
+
+// rowsOf lays rows out at stride bytes apart from offset off of a buffer
+// whose other bytes (padding, and before and after the rows) are random,
+// −128 included, so a kernel that read them would give other sums.
+func rowsOf(rng *rand.Rand, rows [][]int8, stride, off int) []byte {
+	buf := make([]byte, off+len(rows)*stride+rng.Intn(40))
+	rng.Read(buf)
+	for r, c := range rows {
+		for j, x := range c {
+			buf[off+r*stride+j] = byte(x)
+		}
+	}
+	return buf[off:]
+}
+
+// checkDot8Rows fails t unless dot8Rows gives each row dot8Go's sum.
+func checkDot8Rows(t *testing.T, q []int8, rows [][]int8, buf []byte, stride int) {
+	t.Helper()
+	out := make([]int32, len(rows)+1)
+	out[len(rows)] = 12345 // past the rows: left alone
+	for r := range rows {
+		out[r] = -1 // overwritten, not added to
+	}
+	dot8Rows(absCodes(q), q, buf, stride, out[:len(rows)])
+	for r, c := range rows {
+		if want := dot8Go(q, c); out[r] != want {
+			t.Fatalf("n=%d stride=%d rows=%d: row %d: dot8Rows %d, dot8Go %d", len(q), stride, len(rows), r, out[r], want)
+		}
+	}
+	if out[len(rows)] != 12345 {
+		t.Fatalf("n=%d rows=%d: dot8Rows wrote past its rows", len(q), len(rows))
+	}
+}
+
+// The block kernel gives every row dot8Go's sum, bit for bit: any number
+// of rows (the groups of four and the rows left over), lengths with and
+// without a tail past the multiples of 32, strides with padding, rows at
+// unaligned addresses, negative values and the ±127 extremes; with the
+// assembly and with the portable loop.
+func TestDot8RowsMatchesPortable(t *testing.T) {
+	for _, simd := range []bool{true, false} {
+		t.Run(fmt.Sprintf("simd=%v", simd && hasDot8SIMD), func(t *testing.T) {
+			if !simd {
+				setDot8SIMD(t, false)
+			}
+			rng := rand.New(rand.NewSource(13))
+			for _, n := range []int{0, 1, 5, 31, 32, 33, 63, 64, 65, 96, 100, 127, 128, 255, 256, 257, 300, 384, 768} {
+				for count := range 14 {
+					for _, stride := range []int{n, n + 1, n + 3, codesStride(n), 2*n + 37} {
+						q := randomCodes(rng, n)
+						rows := make([][]int8, count)
+						for r := range rows {
+							rows[r] = randomCodes(rng, n)
+						}
+						checkDot8Rows(t, q, rows, rowsOf(rng, rows, stride, rng.Intn(7)), stride)
+					}
+				}
+			}
+			for _, v := range []int8{127, -127} {
+				for _, w := range []int8{127, -127} {
+					n := 1024 + 17
+					q := slices.Repeat([]int8{v}, n)
+					rows := make([][]int8, 7)
+					for r := range rows {
+						rows[r] = slices.Repeat([]int8{w}, n)
+					}
+					checkDot8Rows(t, q, rows, rowsOf(rng, rows, codesStride(n), 0), codesStride(n))
+					if got := dot8Go(q, rows[0]); got != int32(v)*int32(w)*int32(n) {
+						t.Fatalf("extremes: %d", got)
+					}
+				}
+			}
+		})
+	}
+}
+
+// dot8Rows refuses rows that do not hold count rows, rather than read
+// past them.
+func TestDot8RowsShort(t *testing.T) {
+	q := make([]int8, 64)
+	for _, c := range []struct{ rows, stride, count int }{{64*3 - 1, 64, 3}, {200, 32, 2}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%d bytes, stride %d, %d rows of 64: no panic", c.rows, c.stride, c.count)
+				}
+			}()
+			dot8Rows(q, q, make([]byte, c.rows), c.stride, make([]int32, c.count))
+		}()
+	}
+}
+
+// FuzzDot8Rows checks the block kernel against dot8Go on arbitrary rows:
+// the first byte picks the length, the second the stride's padding, and
+// the rest fills the query and as many whole rows as it holds (−128 read
+// as −127).
+func FuzzDot8Rows(f *testing.F) {
+	f.Add(byte(3), byte(0), make([]byte, 64))
+	f.Add(byte(64), byte(12), make([]byte, 1000))
+	f.Add(byte(33), byte(1), make([]byte, 300))
+	f.Fuzz(func(t *testing.T, nb, pad byte, data []byte) {
+		n := int(nb)
+		stride := n + int(pad%64)
+		if len(data) < n || stride == 0 {
+			return
+		}
+		clamp := func(b []byte) []int8 {
+			c := make([]int8, len(b))
+			for i, x := range b {
+				c[i] = max(int8(x), -127)
+			}
+			return c
+		}
+		q := clamp(data[:n])
+		rest := data[n:]
+		var rows [][]int8
+		for len(rest) >= n && len(rows)*stride+n <= len(rest) {
+			rows = append(rows, clamp(rest[len(rows)*stride:len(rows)*stride+n]))
+		}
+		buf := make([]byte, len(rest))
+		copy(buf, rest)
+		for r, c := range rows {
+			for j, x := range c {
+				buf[r*stride+j] = byte(x)
+			}
+		}
+		checkDot8Rows(t, q, rows, buf, stride)
+	})
 }
 
 // FuzzDot8 checks the kernel against the portable loop on arbitrary bytes
@@ -463,6 +593,67 @@ func TestSearchCodesFewCandidates(t *testing.T) {
 					t.Fatalf("k=%d: got %v, want %v", k, got, want)
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkDot8Rows256 scores 256 rows of 256 codes in the cache, as
+// scanCodes does a batch: per row (dot8) and in one call (dot8Rows).
+func BenchmarkDot8Rows256(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	const n, count = 256, scanBatch
+	stride := codesStride(n)
+	q := randomCodes(rng, n)
+	rows := make([][]int8, count)
+	for r := range rows {
+		rows[r] = randomCodes(rng, n)
+	}
+	buf := rowsOf(rng, rows, stride, 0)
+	qa, out := absCodes(q), make([]int32, count)
+	b.Run("dot8", func(b *testing.B) {
+		for b.Loop() {
+			for r := range out {
+				out[r] = dot8(qa, q, unsafe.Slice((*int8)(unsafe.Pointer(&buf[r*stride])), n))
+			}
+		}
+	})
+	b.Run("dot8Rows", func(b *testing.B) {
+		for b.Loop() {
+			dot8Rows(qa, q, buf, stride, out)
+		}
+	})
+}
+
+// scanCodes' blocks cover the rows once, in order; each but the last
+// ends its drop on a multiple of scanBlockBytes, right where the previous
+// one's ended, and holds exactly the rows that start before it; the last
+// drop stops at the start of row hi, which may be another scan's.
+func TestCodesBlock(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	for range 2000 {
+		stride := codesStride(1 + rng.Intn(2000))
+		if rng.Intn(10) == 0 {
+			stride = 4 * (1 + rng.Intn(4)) * scanBlockBytes / 3 // rows longer than a block
+		}
+		lo := rng.Intn(20000)
+		hi := lo + 1 + rng.Intn(30000)
+		prev := -1
+		for blo := lo; blo < hi; {
+			bhi, end := codesBlock(blo, hi, stride)
+			if bhi <= blo || bhi > hi {
+				t.Fatalf("stride %d [%d, %d): block [%d, %d)", stride, lo, hi, blo, bhi)
+			}
+			if prev >= 0 && codesHeader+blo*stride < prev {
+				t.Fatalf("stride %d: row %d starts at %d, before the previous drop's end %d", stride, blo, codesHeader+blo*stride, prev)
+			}
+			if bhi == hi {
+				if end != codesHeader+hi*stride {
+					t.Fatalf("stride %d: last drop ends at %d, want %d", stride, end, codesHeader+hi*stride)
+				}
+			} else if end%scanBlockBytes != 0 || codesHeader+(bhi-1)*stride >= end || codesHeader+bhi*stride < end {
+				t.Fatalf("stride %d: block [%d, %d) drops to %d", stride, blo, bhi, end)
+			}
+			blo, prev = bhi, end
 		}
 	}
 }
