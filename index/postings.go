@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -21,11 +20,15 @@ import (
 //
 // A term's postings are split in chunks of chunkSize docs rows, so a
 // changed learning rewrites a few hundred bytes per term, not whole lists.
-// The table is keyed by chunk first: removing a learning scans its chunk's
-// rows for the entries to drop, so no per-learning list of terms is kept
-// (it was as large as the postings themselves).
+// The table is keyed by term first, so a search reads each query stem's
+// chunks from adjacent leaves: one range per stem instead of one b-tree
+// seek and one scattered leaf per chunk and stem. Removing a learning
+// still scans its chunk's rows for the entries to drop, through the
+// postings_chunk index, so no per-learning list of terms is kept (it was
+// as large as the postings themselves).
 //
-//	postings(chunk, term, data)  data = uvarint count | entries by ascending row
+//	postings(term, chunk, data)  data = uvarint count | entries by ascending row
+//	postings_chunk(chunk, term)  a chunk's rows, for removals
 //	entry: uvarint (gap<<5 | ones<<4 | mask) | a uvarint tf per field in mask, unless ones
 //
 // gap is the row's offset in the chunk minus the previous entry's minus one
@@ -47,8 +50,10 @@ const chunkShift = 12
 const maxChunkIndex = 1 << 20
 
 const (
-	postingsSchema = `CREATE TABLE IF NOT EXISTS postings(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`
-	normsSchema    = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
+	postingsColumns    = `(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(term, chunk)) WITHOUT ROWID`
+	postingsSchema     = `CREATE TABLE IF NOT EXISTS postings` + postingsColumns
+	postingsChunkIndex = `CREATE INDEX IF NOT EXISTS postings_chunk ON postings(chunk, term)`
+	normsSchema        = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
 )
 
 // normWidth is the bytes of one docs row in a norms blob.
@@ -293,10 +298,10 @@ func (p *postingsWriter) flush(ctx context.Context, tx *sql.Tx) error {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].chunk != keys[j].chunk {
-			return keys[i].chunk < keys[j].chunk
+		if keys[i].term != keys[j].term {
+			return keys[i].term < keys[j].term
 		}
-		return keys[i].term < keys[j].term
+		return keys[i].chunk < keys[j].chunk
 	})
 	var blob []byte
 	for _, k := range keys {
@@ -348,8 +353,9 @@ func merge(old []byte, e *chunkEdit, removed map[int]bool) ([]byte, int) {
 }
 
 // findRemoved adds to the edits every stored chunk row that holds an
-// entry of a removed docs row: one scan of the chunk's rows, which
-// replaces keeping each learning's terms.
+// entry of a removed docs row: one scan of the chunk's rows (the
+// postings_chunk index, each row's data looked up by SQLite in the same
+// statement), which replaces keeping each learning's terms.
 func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
 	if len(p.dels) == 0 {
 		return nil
@@ -523,23 +529,17 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		return idfCap
 	}
 	top := newTopK(limit)
-	// A query reads one b-tree leaf per chunk and stem, scattered over the
-	// postings, and through the memory map each leaf stays resident with
-	// the pages the kernel maps around it (64 KB a fault): at 100,000
-	// learnings about 20 MB for a prompt hook, on top of the pages its
+	// A query reads each stem's rows, adjacent in the term-first table,
+	// and through the memory map each leaf stays resident with the pages
+	// the kernel maps around it (64 KB a fault), on top of the pages its
 	// rerank reads later. The map is dropped once they are scored
 	// (thenUnmap); reading them with pread instead saved as much memory
 	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
 	err = ix.thenUnmap(ctx, func() error {
-		// The table is keyed by chunk first, so the query names every
-		// chunk that holds a learning: one b-tree seek per chunk and stem.
-		in, err := ix.chunkList(ctx)
-		if err != nil || in == "" {
-			return err
-		}
 		var chunks []postingChunk
 		var minChunk, maxChunk int64
-		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, in, stems)
+		var err error
+		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, stems)
 		if err != nil || len(chunks) == 0 {
 			return err
 		}
@@ -638,31 +638,6 @@ func (s *chunkScorer) score(c int64, ps []postingChunk, norms []byte) {
 	clear(s.matched)
 }
 
-// chunkList returns the chunks that hold a learning (each has a norms
-// row), comma-separated for an IN list.
-func (ix *Index) chunkList(ctx context.Context) (string, error) {
-	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
-	if err != nil {
-		return "", fmt.Errorf("search: %w", err)
-	}
-	defer crows.Close()
-	var in strings.Builder
-	for crows.Next() {
-		var c int64
-		if err := crows.Scan(&c); err != nil {
-			return "", err
-		}
-		if in.Len() > 0 {
-			in.WriteByte(',')
-		}
-		in.WriteString(strconv.FormatInt(c, 10))
-	}
-	if err := crows.Err(); err != nil {
-		return "", fmt.Errorf("search: %w", err)
-	}
-	return in.String(), nil
-}
-
 // postingChunk is one stem's postings in one chunk, after its count.
 type postingChunk struct {
 	term    string
@@ -670,16 +645,19 @@ type postingChunk struct {
 	entries []byte
 }
 
-// readPostings reads the postings of stems in the chunks listed in in
-// (comma-separated), in the table's order, and each stem's document
-// frequency, with the first and last chunk that held any.
-func (ix *Index) readPostings(ctx context.Context, in string, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
+// readPostings reads the postings of stems, one range of the term-first
+// table per stem (stems ascending, each stem's chunks ascending), and each
+// stem's document frequency, with the first and last chunk that held any.
+// Grouped by chunk, a chunk's rows keep the stems ascending, the order in
+// which the chunk-first table gave them, so every score is summed in the
+// same order to the last bit.
+func (ix *Index) readPostings(ctx context.Context, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
 	args := make([]any, len(stems))
 	for i, s := range stems {
 		args[i] = s
 	}
 	rows, err := ix.db.QueryContext(ctx,
-		`SELECT chunk, term, data FROM postings WHERE chunk IN (`+in+`) AND term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
+		`SELECT chunk, term, data FROM postings WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`) ORDER BY term, chunk`, args...)
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("search: %w", err)
 	}
