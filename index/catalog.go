@@ -71,7 +71,7 @@ var schema = []string{
 	docsTailIndex, // schema 13: short ids without listing documents/ (shortids.go)
 	`CREATE VIRTUAL TABLE IF NOT EXISTS tri USING fts5(ident, tokenize='trigram')`,
 	postingsSchema,
-	postingsChunkIndex, // schema 14: postings keyed by term first (postings.go)
+	postingsTermIndex, // schema 14: postings read by term first (postings.go)
 	normsSchema,
 	// stats keeps each document's field lengths, which saveCorpusTotals
 	// sums after an update (norms holds them saturated, for searches).
@@ -374,11 +374,10 @@ func (ix *Index) open(ctx context.Context) error {
 
 // migrate brings a schema 12 or 13 catalog to 14 in place, where a rebuild
 // would take minutes at 100,000 learnings: 13 added the docs_tail index
-// (short ids without listing documents/), 14 keys the postings by term
-// first, copying the rows into a new table in its key order (about 5 s at
-// 100,000 learnings, docs/benchmarks.md), with postings_chunk for removals.
-// It holds the update lock, so that another process's add or forget waits
-// for it there rather than on SQLite's busy timeout.
+// (short ids without listing documents/), 14 the postings_term index
+// (docs/benchmarks.md has its cost). It holds the update lock, so that
+// another process's add or forget waits for it there rather than on
+// SQLite's busy timeout.
 func (ix *Index) migrate(ctx context.Context, from int) error {
 	unlock, err := ix.lockUpdates(ctx, 0)
 	if err != nil {
@@ -389,13 +388,7 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 	if from == 12 {
 		stmts = append(stmts, docsTailIndex)
 	}
-	stmts = append(stmts,
-		`CREATE TABLE postings_new`+postingsColumns,
-		`INSERT INTO postings_new(chunk, term, data) SELECT chunk, term, data FROM postings ORDER BY term, chunk`,
-		`DROP TABLE postings`,
-		`ALTER TABLE postings_new RENAME TO postings`,
-		postingsChunkIndex,
-		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	stmts = append(stmts, postingsTermIndex, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 	return ix.schemaTx(ctx, from, stmts)
 }
 

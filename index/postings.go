@@ -20,15 +20,18 @@ import (
 //
 // A term's postings are split in chunks of chunkSize docs rows, so a
 // changed learning rewrites a few hundred bytes per term, not whole lists.
-// The table is keyed by term first, so a search reads each query stem's
-// chunks from adjacent leaves: one range per stem instead of one b-tree
-// seek and one scattered leaf per chunk and stem. Removing a learning
-// still scans its chunk's rows for the entries to drop, through the
-// postings_chunk index, so no per-learning list of terms is kept (it was
-// as large as the postings themselves).
+// The table is keyed by chunk first: removing a learning scans its chunk's
+// rows for the entries to drop, so no per-learning list of terms is kept
+// (it was as large as the postings themselves). A search reads a covering
+// index keyed by term first, so each query stem's chunks come from
+// adjacent leaves: one range per stem instead of one b-tree seek and one
+// scattered leaf per chunk and stem. Keying the table itself by term made
+// a removal's scan of its chunk read nearly every leaf of the table (a
+// chunk's rows lie between every other chunk's): forget at 100,000
+// learnings went from 77 to 131 ms CPU and 21 to 68 MB (docs/benchmarks.md).
 //
-//	postings(term, chunk, data)  data = uvarint count | entries by ascending row
-//	postings_chunk(chunk, term)  a chunk's rows, for removals
+//	postings(chunk, term, data)  data = uvarint count | entries by ascending row
+//	postings_term(term, chunk, data)  the same rows, for searches
 //	entry: uvarint (gap<<5 | ones<<4 | mask) | a uvarint tf per field in mask, unless ones
 //
 // gap is the row's offset in the chunk minus the previous entry's minus one
@@ -50,10 +53,9 @@ const chunkShift = 12
 const maxChunkIndex = 1 << 20
 
 const (
-	postingsColumns    = `(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(term, chunk)) WITHOUT ROWID`
-	postingsSchema     = `CREATE TABLE IF NOT EXISTS postings` + postingsColumns
-	postingsChunkIndex = `CREATE INDEX IF NOT EXISTS postings_chunk ON postings(chunk, term)`
-	normsSchema        = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
+	postingsSchema    = `CREATE TABLE IF NOT EXISTS postings(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`
+	postingsTermIndex = `CREATE INDEX IF NOT EXISTS postings_term ON postings(term, chunk, data)`
+	normsSchema       = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
 )
 
 // normWidth is the bytes of one docs row in a norms blob.
@@ -298,10 +300,10 @@ func (p *postingsWriter) flush(ctx context.Context, tx *sql.Tx) error {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].term != keys[j].term {
-			return keys[i].term < keys[j].term
+		if keys[i].chunk != keys[j].chunk {
+			return keys[i].chunk < keys[j].chunk
 		}
-		return keys[i].chunk < keys[j].chunk
+		return keys[i].term < keys[j].term
 	})
 	var blob []byte
 	for _, k := range keys {
@@ -353,9 +355,8 @@ func merge(old []byte, e *chunkEdit, removed map[int]bool) ([]byte, int) {
 }
 
 // findRemoved adds to the edits every stored chunk row that holds an
-// entry of a removed docs row: one scan of the chunk's rows (the
-// postings_chunk index, each row's data looked up by SQLite in the same
-// statement), which replaces keeping each learning's terms.
+// entry of a removed docs row: one scan of the chunk's rows, which
+// replaces keeping each learning's terms.
 func (p *postingsWriter) findRemoved(ctx context.Context, tx *sql.Tx) error {
 	if len(p.dels) == 0 {
 		return nil
@@ -529,7 +530,7 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		return idfCap
 	}
 	top := newTopK(limit)
-	// A query reads each stem's rows, adjacent in the term-first table,
+	// A query reads each stem's rows, adjacent in postings_term,
 	// and through the memory map each leaf stays resident with the pages
 	// the kernel maps around it (64 KB a fault), on top of the pages its
 	// rerank reads later. The map is dropped once they are scored
@@ -646,11 +647,11 @@ type postingChunk struct {
 }
 
 // readPostings reads the postings of stems, one range of the term-first
-// table per stem (stems ascending, each stem's chunks ascending), and each
-// stem's document frequency, with the first and last chunk that held any.
-// Grouped by chunk, a chunk's rows keep the stems ascending, the order in
-// which the chunk-first table gave them, so every score is summed in the
-// same order to the last bit.
+// postings_term index per stem (stems ascending, each stem's chunks
+// ascending), and each stem's document frequency, with the first and last
+// chunk that held any. Grouped by chunk, a chunk's rows keep the stems
+// ascending, the order in which the chunk-first table gave them, so every
+// score is summed in the same order to the last bit.
 func (ix *Index) readPostings(ctx context.Context, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
 	args := make([]any, len(stems))
 	for i, s := range stems {

@@ -57,8 +57,8 @@ func lexicalHits(t *testing.T, ix *Index) []string {
 	return out
 }
 
-// toSchema13 rewrites k's catalog as the previous build left it: postings
-// keyed by chunk first, no postings_chunk index, user_version 13.
+// toSchema13 rewrites k's catalog as the previous build left it: no
+// postings_term index, user_version 13.
 func toSchema13(t *testing.T, k kb) {
 	t.Helper()
 	db, err := sql.Open("sqlite3", k.catalog())
@@ -66,31 +66,14 @@ func toSchema13(t *testing.T, k kb) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{
-		`CREATE TABLE postings_old(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`,
-		`INSERT INTO postings_old SELECT chunk, term, data FROM postings`,
-		`DROP TABLE postings`,
-		`ALTER TABLE postings_old RENAME TO postings`,
-		`PRAGMA user_version = 13`,
-	} {
+	for _, stmt := range []string{`DROP INDEX postings_term`, `PRAGMA user_version = 13`} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
 }
 
-// postingsKey returns the SQL that created the postings table.
-func postingsKey(t *testing.T, ix *Index) string {
-	t.Helper()
-	var s string
-	if err := ix.db.QueryRow(`SELECT sql FROM sqlite_master WHERE name='postings'`).Scan(&s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// A schema 13 catalog (postings keyed by chunk first) is migrated in
-// place, not rebuilt, and searches exactly as before; a hook's Open
+// A schema 13 catalog (no postings_term) is migrated in place, not rebuilt, and searches exactly as before; a hook's Open
 // (NoRebuild) leaves the migration to the reindex it starts.
 func TestOpenMigratesSchema13Postings(t *testing.T) {
 	k := kbTwoChunks(t)
@@ -110,11 +93,8 @@ func TestOpenMigratesSchema13Postings(t *testing.T) {
 	if err := ix.db.QueryRow(`PRAGMA user_version`).Scan(&version); err != nil || version != schemaVersion {
 		t.Errorf("user_version = %d (%v), want %d", version, err, schemaVersion)
 	}
-	if s := postingsKey(t, ix); !strings.Contains(s, "PRIMARY KEY(term, chunk)") {
-		t.Errorf("migrated postings: %s", s)
-	}
-	if err := ix.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='postings_chunk'`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("the migrated catalog has no postings_chunk (%d, %v)", n, err)
+	if err := ix.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='postings_term'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the migrated catalog has no postings_term (%d, %v)", n, err)
 	}
 	if got := lexicalHits(t, ix); !reflect.DeepEqual(got, want) {
 		t.Errorf("after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -123,13 +103,13 @@ func TestOpenMigratesSchema13Postings(t *testing.T) {
 		t.Errorf("Check = %q, %v", res, err)
 	}
 
-	// Removing learnings from both chunks finds their rows through
-	// postings_chunk: the postings then equal a fresh build's.
+	// Removing learnings from both chunks keeps the table and its index
+	// alike: the postings then equal a fresh build's.
 	removeAndCompare(t, k, ix, "lrn-a03", "lrn-b05")
 }
 
-// After removals through the term-first table, the stored postings are
-// exactly what a fresh build of the remaining learnings writes.
+// After removals, the stored postings are exactly what a fresh build of
+// the remaining learnings writes, and the term-first index agrees.
 func TestPostingsRemovalMatchesRebuild(t *testing.T) {
 	k := kbTwoChunks(t)
 	removeAndCompare(t, k, k.open(t), "lrn-a01", "lrn-a04", "lrn-b00", "lrn-b09")
@@ -145,6 +125,12 @@ func removeAndCompare(t *testing.T, k kb, ix *Index, ids ...string) {
 		}
 	}
 	update(t, ix, UpdateOptions{})
+	// integrity_check (unlike Check's quick_check) compares postings_term
+	// with the table row by row.
+	var res string
+	if err := ix.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Errorf("integrity_check = %q, %v", res, err)
+	}
 	got := postingsByID(t, ix)
 	for _, id := range ids {
 		for term, m := range got {
@@ -200,13 +186,14 @@ func TestPostingsQueryPlans(t *testing.T) {
 	k := kbTwoChunks(t)
 	ix := k.open(t)
 	for q, want := range map[string]string{
-		// readPostings: one range per stem, already in ORDER BY's order.
-		`SELECT chunk, term, data FROM postings WHERE term IN (?,?,?) ORDER BY term, chunk`: "PRIMARY KEY (term=?)",
-		// findRemoved: the chunk's rows through the index, data by key.
-		`SELECT term, data FROM postings WHERE chunk=?`: "INDEX postings_chunk (chunk=?)",
+		// readPostings: one range of the index per stem, already in
+		// ORDER BY's order, never a lookup in the table.
+		`SELECT chunk, term, data FROM postings WHERE term IN (?,?,?) ORDER BY term, chunk`: "COVERING INDEX postings_term (term=?)",
+		// findRemoved: the chunk's rows, adjacent in the table.
+		`SELECT term, data FROM postings WHERE chunk=?`: "PRIMARY KEY (chunk=?)",
 		// flush
-		`SELECT data FROM postings WHERE chunk=? AND term=?`: "PRIMARY KEY (term=? AND chunk=?)",
-		`DELETE FROM postings WHERE chunk=? AND term=?`:      "PRIMARY KEY (term=? AND chunk=?)",
+		`SELECT data FROM postings WHERE chunk=? AND term=?`: "PRIMARY KEY (chunk=? AND term=?)",
+		`DELETE FROM postings WHERE chunk=? AND term=?`:      "PRIMARY KEY (chunk=? AND term=?)",
 	} {
 		n := strings.Count(q, "?")
 		args := make([]any, n)
