@@ -140,6 +140,15 @@ func removeAndCompare(t *testing.T, k kb, ix *Index, ids ...string) {
 		}
 	}
 	update(t, ix, UpdateOptions{Full: true})
+	// A full reindex drops postings_term while it writes and builds it
+	// again before it commits.
+	var n int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='postings_term'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("no postings_term after a full reindex (%d, %v)", n, err)
+	}
+	if err := ix.db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Errorf("integrity_check after a full reindex = %q, %v", res, err)
+	}
 	if want := postingsByID(t, ix); !reflect.DeepEqual(got, want) {
 		t.Errorf("postings after removals:\n%v\nafter a rebuild:\n%v", got, want)
 	}
