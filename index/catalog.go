@@ -30,6 +30,7 @@ const mmapSize = 1 << 30
 
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
+// The versions open lists are migrated in place instead (migrate).
 const schemaVersion = 14
 
 // Column weights of the BM25F ranking: a word in the title says more about
