@@ -19,7 +19,11 @@
 //   - postings + norms (postings.go): the only word index, gap- and
 //     mask-encoded (one to three bytes an entry), keyed by chunk so that
 //     removing a learning scans its chunk instead of keeping a copy of its
-//     terms; norms keeps each learning's field lengths once, not per term.
+//     terms; postings_term holds the same rows keyed by term, so a search
+//     reads a stem's chunks from adjacent leaves (51 MB at 100,000
+//     learnings; a recalling prompt then takes a fifth less CPU and 12 to
+//     21 MB less memory); norms keeps each learning's field lengths once,
+//     not per term.
 //     A search scores it chunk by chunk, skipping the learnings that
 //     cannot reach its top k (prune.go).
 //   - stats: field lengths per learning, summed into the corpus totals

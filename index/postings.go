@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -23,9 +22,16 @@ import (
 // changed learning rewrites a few hundred bytes per term, not whole lists.
 // The table is keyed by chunk first: removing a learning scans its chunk's
 // rows for the entries to drop, so no per-learning list of terms is kept
-// (it was as large as the postings themselves).
+// (it was as large as the postings themselves). A search reads a covering
+// index keyed by term first, so each query stem's chunks come from
+// adjacent leaves: one range per stem instead of one b-tree seek and one
+// scattered leaf per chunk and stem. Keying the table itself by term made
+// a removal's scan of its chunk read nearly every leaf of the table (a
+// chunk's rows lie between every other chunk's): forget at 100,000
+// learnings went from 77 to 131 ms CPU and 21 to 68 MB (docs/benchmarks.md).
 //
 //	postings(chunk, term, data)  data = uvarint count | entries by ascending row
+//	postings_term(term, chunk, data)  the same rows, for searches
 //	entry: uvarint (gap<<5 | ones<<4 | mask) | a uvarint tf per field in mask, unless ones
 //
 // gap is the row's offset in the chunk minus the previous entry's minus one
@@ -47,8 +53,9 @@ const chunkShift = 12
 const maxChunkIndex = 1 << 20
 
 const (
-	postingsSchema = `CREATE TABLE IF NOT EXISTS postings(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`
-	normsSchema    = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
+	postingsSchema    = `CREATE TABLE IF NOT EXISTS postings(chunk INTEGER NOT NULL, term TEXT NOT NULL, data BLOB NOT NULL, PRIMARY KEY(chunk, term)) WITHOUT ROWID`
+	postingsTermIndex = `CREATE INDEX IF NOT EXISTS postings_term ON postings(term, chunk, data)`
+	normsSchema       = `CREATE TABLE IF NOT EXISTS norms(chunk INTEGER PRIMARY KEY, data BLOB NOT NULL)`
 )
 
 // normWidth is the bytes of one docs row in a norms blob.
@@ -523,23 +530,17 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 		return idfCap
 	}
 	top := newTopK(limit)
-	// A query reads one b-tree leaf per chunk and stem, scattered over the
-	// postings, and through the memory map each leaf stays resident with
-	// the pages the kernel maps around it (64 KB a fault): at 100,000
-	// learnings about 20 MB for a prompt hook, on top of the pages its
+	// A query reads each stem's rows, adjacent in postings_term,
+	// and through the memory map each leaf stays resident with the pages
+	// the kernel maps around it (64 KB a fault), on top of the pages its
 	// rerank reads later. The map is dropped once they are scored
 	// (thenUnmap); reading them with pread instead saved as much memory
 	// but cost 15 µs a page, a fifth of the hook (docs/benchmarks.md).
 	err = ix.thenUnmap(ctx, func() error {
-		// The table is keyed by chunk first, so the query names every
-		// chunk that holds a learning: one b-tree seek per chunk and stem.
-		in, err := ix.chunkList(ctx)
-		if err != nil || in == "" {
-			return err
-		}
 		var chunks []postingChunk
 		var minChunk, maxChunk int64
-		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, in, stems)
+		var err error
+		chunks, df, minChunk, maxChunk, err = ix.readPostings(ctx, stems)
 		if err != nil || len(chunks) == 0 {
 			return err
 		}
@@ -638,31 +639,6 @@ func (s *chunkScorer) score(c int64, ps []postingChunk, norms []byte) {
 	clear(s.matched)
 }
 
-// chunkList returns the chunks that hold a learning (each has a norms
-// row), comma-separated for an IN list.
-func (ix *Index) chunkList(ctx context.Context) (string, error) {
-	crows, err := ix.db.QueryContext(ctx, `SELECT chunk FROM norms WHERE chunk BETWEEN 0 AND ?`, maxChunkIndex)
-	if err != nil {
-		return "", fmt.Errorf("search: %w", err)
-	}
-	defer crows.Close()
-	var in strings.Builder
-	for crows.Next() {
-		var c int64
-		if err := crows.Scan(&c); err != nil {
-			return "", err
-		}
-		if in.Len() > 0 {
-			in.WriteByte(',')
-		}
-		in.WriteString(strconv.FormatInt(c, 10))
-	}
-	if err := crows.Err(); err != nil {
-		return "", fmt.Errorf("search: %w", err)
-	}
-	return in.String(), nil
-}
-
 // postingChunk is one stem's postings in one chunk, after its count.
 type postingChunk struct {
 	term    string
@@ -670,16 +646,19 @@ type postingChunk struct {
 	entries []byte
 }
 
-// readPostings reads the postings of stems in the chunks listed in in
-// (comma-separated), in the table's order, and each stem's document
-// frequency, with the first and last chunk that held any.
-func (ix *Index) readPostings(ctx context.Context, in string, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
+// readPostings reads the postings of stems, one range of the term-first
+// postings_term index per stem (stems ascending, each stem's chunks
+// ascending), and each stem's document frequency, with the first and last
+// chunk that held any. Grouped by chunk, a chunk's rows keep the stems
+// ascending, the order in which the chunk-first table gave them, so every
+// score is summed in the same order to the last bit.
+func (ix *Index) readPostings(ctx context.Context, stems []string) ([]postingChunk, map[string]int, int64, int64, error) {
 	args := make([]any, len(stems))
 	for i, s := range stems {
 		args[i] = s
 	}
 	rows, err := ix.db.QueryContext(ctx,
-		`SELECT chunk, term, data FROM postings WHERE chunk IN (`+in+`) AND term IN (?`+strings.Repeat(",?", len(stems)-1)+`)`, args...)
+		`SELECT chunk, term, data FROM postings WHERE term IN (?`+strings.Repeat(",?", len(stems)-1)+`) ORDER BY term, chunk`, args...)
 	if err != nil {
 		return nil, nil, 0, 0, fmt.Errorf("search: %w", err)
 	}

@@ -217,6 +217,12 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		if err := graph.BeginBulk(ctx, tx); err != nil {
 			return st, err
 		}
+		// Built once at the end (applyPlan), sorted: the chunks are
+		// written one after another, each into every term's range of
+		// postings_term, which would otherwise take its inserts at random.
+		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS postings_term`); err != nil {
+			return st, fmt.Errorf("reindex: %w", err)
+		}
 	}
 	bad, err := loadProblems(ctx, tx)
 	if err != nil {
@@ -335,6 +341,9 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 		return err
 	}
 	if bulk {
+		if _, err := w.tx.ExecContext(ctx, postingsTermIndex); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
 		if err := graph.EndBulk(ctx, w.tx); err != nil {
 			return err
 		}

@@ -11,6 +11,10 @@ scripts/scale.py); then, run by run with the binaries alternating, it measures
   REFLECT_LEARNINGS_DIR=/tmp/kb reflect reindex
   scripts/incremental.py /tmp/kb --runs 15 new=bin/reflect base=/tmp/reflect-prev/bin/reflect
 
+A binary given as name=path:kb gets a copy of its own kb instead (a build
+whose catalog format differs from the other's; the first positional KB then
+only names the work directory).
+
 The first run of each binary starts from a copy whose documents/ is newer than
 its index (the copy moved its mtime); later runs do not. Writes only under
 KB + "-work".
@@ -29,7 +33,7 @@ from scale import measured  # noqa: E402
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("kb", help="an indexed learnings directory")
-    ap.add_argument("bins", nargs="+", help="name=path of each binary")
+    ap.add_argument("bins", nargs="+", help="name=path of each binary, or name=path:kb with a KB of its own")
     ap.add_argument("--runs", type=int, default=15)
     args = ap.parse_args()
     work = args.kb.rstrip("/") + "-work"
@@ -37,8 +41,9 @@ def main():
     sides = []
     for spec in args.bins:
         name, b = spec.split("=", 1)
+        b, _, kb = b.partition(":")
         d = os.path.join(work, name)
-        shutil.copytree(args.kb, os.path.join(d, "kb"), symlinks=True)
+        shutil.copytree(kb or args.kb, os.path.join(d, "kb"), symlinks=True)
         env = dict(os.environ, REFLECT_LEARNINGS_DIR=os.path.join(d, "kb"),
                    REFLECT_STATE_DIR=os.path.join(d, "state"), HOME=os.path.join(d, "home"),
                    GOMAXPROCS="1")
