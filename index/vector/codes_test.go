@@ -10,7 +10,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/viterin/vek/vek32"
@@ -33,133 +32,142 @@ func absCodes(q []int8) []int8 {
 	return a
 }
 
-// The assembly kernel and the portable loop agree, at every length
-// (multiples of 32 and the tails) and at the extremes.
-func TestDot8MatchesPortable(t *testing.T) {
-	if !hasDot8SIMD {
-		t.Log("no SIMD kernel on this machine: dot8 is the portable loop")
+// blockOf lays rows (of dim codes each, at most codesBlockRows) out as a
+// block's columns, with random bytes (−128 included) in the padding rows
+// when pad, and zeros otherwise; it returns the columns.
+func blockOf(rng *rand.Rand, rows [][]int8, dim int, pad bool) []byte {
+	cols := make([]byte, dim*codesBlockRows)
+	if pad {
+		rng.Read(cols)
 	}
-	rng := rand.New(rand.NewSource(3))
-	for n := range 300 {
-		for range 5 {
-			q, b := randomCodes(rng, n), randomCodes(rng, n)
-			if got, want := dot8(absCodes(q), q, b), dot8Go(q, b); got != want {
-				t.Fatalf("n=%d: dot8 %d, portable %d", n, got, want)
+	for r := len(rows); r < codesBlockRows && !pad; r++ {
+		rows = append(rows, make([]int8, dim))
+	}
+	for r, c := range rows {
+		for j, x := range c {
+			cols[j*codesBlockRows+r] = byte(x)
+		}
+	}
+	return cols
+}
+
+// checkDot8Cols fails t unless dot8Cols, with the assembly and with the
+// portable loop, gives each row of the block dot8Go's sum, and padding
+// rows (zeros) 0.
+func checkDot8Cols(t *testing.T, q []int8, rows [][]int8, cols []byte) {
+	t.Helper()
+	sq := newSparseQuery(q)
+	var simd, portable [codesBlockRows]int32
+	for r := range simd {
+		simd[r], portable[r] = -1, -1 // overwritten, not added to
+	}
+	dot8Cols(cols, sq, &simd)
+	dot8ColsGo(cols, sq, &portable)
+	for r := range codesBlockRows {
+		want := int32(0)
+		if r < len(rows) {
+			want = dot8Go(q, rows[r])
+		}
+		if simd[r] != want || portable[r] != want {
+			t.Fatalf("dim %d, %d nonzero, %d rows: row %d: dot8Cols %d, portable %d, dot8Go %d",
+				len(q), len(sq.dims), len(rows), r, simd[r], portable[r], want)
+		}
+	}
+}
+
+// sparsify zeroes all but nnz of q's components, at random places.
+func sparsify(rng *rand.Rand, q []int8, nnz int) []int8 {
+	q = slices.Clone(q)
+	for _, j := range rng.Perm(len(q))[nnz:] {
+		q[j] = 0
+	}
+	return q
+}
+
+// The column kernel gives every row of a block dot8Go's sum, bit for bit,
+// with the assembly and the portable loop: every number of nonzero query
+// dimensions from 0 to dim, full blocks and blocks of fewer rows (zero
+// padding), negative values and the ±127 extremes.
+func TestDot8ColsMatchesPortable(t *testing.T) {
+	if !hasDot8SIMD {
+		t.Log("no SIMD kernel on this machine: dot8Cols is the portable loop")
+	}
+	rng := rand.New(rand.NewSource(13))
+	for _, dim := range []int{1, 5, 31, 64, 100, 256, 300} {
+		for nnz := 0; nnz <= dim; nnz++ {
+			if dim > 64 && nnz%7 != 0 && nnz < dim-3 {
+				continue
 			}
+			q := sparsify(rng, randomCodes(rng, dim), nnz)
+			count := []int{codesBlockRows, 1 + rng.Intn(codesBlockRows)}[nnz%2]
+			rows := make([][]int8, count)
+			for r := range rows {
+				rows[r] = randomCodes(rng, dim)
+			}
+			checkDot8Cols(t, q, rows, blockOf(rng, rows, dim, false))
 		}
 	}
 	for _, v := range []int8{127, -127} {
-		q := slices.Repeat([]int8{v}, 1024)
-		b := slices.Repeat([]int8{-127}, 1024)
-		if got, want := dot8(absCodes(q), q, b), dot8Go(q, b); got != want || want != -int32(v)*127*1024 {
-			t.Fatalf("extremes %d: dot8 %d, portable %d", v, got, want)
+		for _, w := range []int8{127, -127} {
+			dim := 1024 + 17
+			q := slices.Repeat([]int8{v}, dim)
+			rows := make([][]int8, codesBlockRows)
+			for r := range rows {
+				rows[r] = slices.Repeat([]int8{w}, dim)
+			}
+			checkDot8Cols(t, q, rows, blockOf(rng, rows, dim, false))
+			if got := dot8Go(q, rows[0]); got != int32(v)*int32(w)*int32(dim) {
+				t.Fatalf("extremes: %d", got)
+			}
 		}
 	}
 }
 
-// rowsOf lays rows out at stride bytes apart from offset off of a buffer
-// whose other bytes (padding, and before and after the rows) are random,
-// −128 included, so a kernel that read them would give other sums.
-func rowsOf(rng *rand.Rand, rows [][]int8, stride, off int) []byte {
-	buf := make([]byte, off+len(rows)*stride+rng.Intn(40))
-	rng.Read(buf)
-	for r, c := range rows {
-		for j, x := range c {
-			buf[off+r*stride+j] = byte(x)
+// The kernel reads only the query's columns: the other columns may hold
+// anything (−128 included) and the sums do not change.
+func TestDot8ColsReadsOnlyItsColumns(t *testing.T) {
+	rng := rand.New(rand.NewSource(14))
+	const dim = 256
+	for nnz := range 40 {
+		q := sparsify(rng, randomCodes(rng, dim), nnz)
+		rows := make([][]int8, codesBlockRows)
+		for r := range rows {
+			rows[r] = randomCodes(rng, dim)
 		}
-	}
-	return buf[off:]
-}
-
-// checkDot8Rows fails t unless dot8Rows gives each row dot8Go's sum.
-func checkDot8Rows(t *testing.T, q []int8, rows [][]int8, buf []byte, stride int) {
-	t.Helper()
-	out := make([]int32, len(rows)+1)
-	out[len(rows)] = 12345 // past the rows: left alone
-	for r := range rows {
-		out[r] = -1 // overwritten, not added to
-	}
-	dot8Rows(absCodes(q), q, buf, stride, out[:len(rows)])
-	for r, c := range rows {
-		if want := dot8Go(q, c); out[r] != want {
-			t.Fatalf("n=%d stride=%d rows=%d: row %d: dot8Rows %d, dot8Go %d", len(q), stride, len(rows), r, out[r], want)
+		cols := blockOf(rng, rows, dim, false)
+		for j, x := range q {
+			if x == 0 {
+				rng.Read(cols[j*codesBlockRows : (j+1)*codesBlockRows])
+			}
 		}
-	}
-	if out[len(rows)] != 12345 {
-		t.Fatalf("n=%d rows=%d: dot8Rows wrote past its rows", len(q), len(rows))
+		checkDot8Cols(t, q, rows, cols)
 	}
 }
 
-// The block kernel gives every row dot8Go's sum, bit for bit: any number
-// of rows (the groups of four and the rows left over), lengths with and
-// without a tail past the multiples of 32, strides with padding, rows at
-// unaligned addresses, negative values and the ±127 extremes; with the
-// assembly and with the portable loop.
-func TestDot8RowsMatchesPortable(t *testing.T) {
-	for _, simd := range []bool{true, false} {
-		t.Run(fmt.Sprintf("simd=%v", simd && hasDot8SIMD), func(t *testing.T) {
-			if !simd {
-				setDot8SIMD(t, false)
-			}
-			rng := rand.New(rand.NewSource(13))
-			for _, n := range []int{0, 1, 5, 31, 32, 33, 63, 64, 65, 96, 100, 127, 128, 255, 256, 257, 300, 384, 768} {
-				for count := range 14 {
-					for _, stride := range []int{n, n + 1, n + 3, codesStride(n), 2*n + 37} {
-						q := randomCodes(rng, n)
-						rows := make([][]int8, count)
-						for r := range rows {
-							rows[r] = randomCodes(rng, n)
-						}
-						checkDot8Rows(t, q, rows, rowsOf(rng, rows, stride, rng.Intn(7)), stride)
-					}
-				}
-			}
-			for _, v := range []int8{127, -127} {
-				for _, w := range []int8{127, -127} {
-					n := 1024 + 17
-					q := slices.Repeat([]int8{v}, n)
-					rows := make([][]int8, 7)
-					for r := range rows {
-						rows[r] = slices.Repeat([]int8{w}, n)
-					}
-					checkDot8Rows(t, q, rows, rowsOf(rng, rows, codesStride(n), 0), codesStride(n))
-					if got := dot8Go(q, rows[0]); got != int32(v)*int32(w)*int32(n) {
-						t.Fatalf("extremes: %d", got)
-					}
-				}
-			}
-		})
-	}
-}
-
-// dot8Rows refuses rows that do not hold count rows, rather than read
-// past them.
-func TestDot8RowsShort(t *testing.T) {
+// dot8Cols refuses a block that does not hold the columns the query
+// reads, rather than read past it.
+func TestDot8ColsShort(t *testing.T) {
 	q := make([]int8, 64)
-	for _, c := range []struct{ rows, stride, count int }{{64*3 - 1, 64, 3}, {200, 32, 2}} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%d bytes, stride %d, %d rows of 64: no panic", c.rows, c.stride, c.count)
-				}
-			}()
-			dot8Rows(q, q, make([]byte, c.rows), c.stride, make([]int32, c.count))
-		}()
-	}
+	q[63] = 1
+	defer func() {
+		if recover() == nil {
+			t.Errorf("63 columns for a query of 64: no panic")
+		}
+	}()
+	var out [codesBlockRows]int32
+	dot8Cols(make([]byte, 63*codesBlockRows), newSparseQuery(q), &out)
 }
 
-// FuzzDot8Rows checks the block kernel against dot8Go on arbitrary rows:
-// the first byte picks the length, the second the stride's padding, and
-// the rest fills the query and as many whole rows as it holds (−128 read
-// as −127).
-func FuzzDot8Rows(f *testing.F) {
-	f.Add(byte(3), byte(0), make([]byte, 64))
-	f.Add(byte(64), byte(12), make([]byte, 1000))
-	f.Add(byte(33), byte(1), make([]byte, 300))
-	f.Fuzz(func(t *testing.T, nb, pad byte, data []byte) {
-		n := int(nb)
-		stride := n + int(pad%64)
-		if len(data) < n || stride == 0 {
+// FuzzDot8Cols checks the column kernel against dot8Go on arbitrary
+// blocks: the first byte picks the dim, and the rest fills the query, then
+// the block's rows (−128 read as −127), as far as it goes.
+func FuzzDot8Cols(f *testing.F) {
+	f.Add(byte(3), make([]byte, 64))
+	f.Add(byte(64), make([]byte, 1000))
+	f.Add(byte(255), make([]byte, 5000))
+	f.Fuzz(func(t *testing.T, nb byte, data []byte) {
+		dim := int(nb)
+		if dim == 0 || len(data) < dim {
 			return
 		}
 		clamp := func(b []byte) []int8 {
@@ -169,37 +177,14 @@ func FuzzDot8Rows(f *testing.F) {
 			}
 			return c
 		}
-		q := clamp(data[:n])
-		rest := data[n:]
+		q := clamp(data[:dim])
+		rest := data[dim:]
 		var rows [][]int8
-		for len(rest) >= n && len(rows)*stride+n <= len(rest) {
-			rows = append(rows, clamp(rest[len(rows)*stride:len(rows)*stride+n]))
+		for len(rows) < codesBlockRows && len(rest) >= dim {
+			rows = append(rows, clamp(rest[:dim]))
+			rest = rest[dim:]
 		}
-		buf := make([]byte, len(rest))
-		copy(buf, rest)
-		for r, c := range rows {
-			for j, x := range c {
-				buf[r*stride+j] = byte(x)
-			}
-		}
-		checkDot8Rows(t, q, rows, buf, stride)
-	})
-}
-
-// FuzzDot8 checks the kernel against the portable loop on arbitrary bytes
-// (−128, which quantize never makes, is read as −127).
-func FuzzDot8(f *testing.F) {
-	f.Add([]byte{1, 2, 3, 4}, []byte{5, 6, 7, 8})
-	f.Add(make([]byte, 64), make([]byte, 100))
-	f.Fuzz(func(t *testing.T, a, b []byte) {
-		n := min(len(a), len(b))
-		q, c := make([]int8, n), make([]int8, n)
-		for i := range n {
-			q[i], c[i] = max(int8(a[i]), -127), max(int8(b[i]), -127)
-		}
-		if got, want := dot8(absCodes(q), q, c), dot8Go(q, c); got != want {
-			t.Fatalf("dot8 %d, portable %d", got, want)
-		}
+		checkDot8Cols(t, q, rows, blockOf(nil, rows, dim, false))
 	})
 }
 
@@ -509,7 +494,8 @@ func TestCodesNaNBound(t *testing.T) {
 	}
 	nan := math.Float32bits(float32(math.NaN()))
 	b := []byte{byte(nan), byte(nan >> 8), byte(nan >> 16), byte(nan >> 24)}
-	if _, err := fd.WriteAt(b, codesHeader+int64(42*codesStride(h.Dim))); err != nil {
+	// Row 42's scale d: the first float of its (d, e, m) in its block.
+	if _, err := fd.WriteAt(b, codesBlockOff(42/codesBlockRows, h.Dim)+int64(42%codesBlockRows*4*codesRowFloats)); err != nil {
 		t.Fatal(err)
 	}
 	fd.Close()
@@ -538,10 +524,10 @@ func TestCodesBoundHolds(t *testing.T) {
 		dim := len(qs[0])
 		c := make([]int8, dim)
 		for _, q := range qs {
-			qa, qc, b := quantizeQuery(q)
+			qc, b := quantizeQuery(q)
 			for _, r := range rows {
 				d, e, m := quantize(r.Vec, c)
-				ub := b.upper(dot8(qa, qc, c), d, e, m)
+				ub := b.upper(dot8Go(qc, c), d, e, m)
 				if s := max(dot(q, r.Vec), vek32.Dot(q, r.Vec)); s > ub {
 					t.Fatalf("dim %d: exact score %v above its bound %v", dim, s, ub)
 				}
@@ -597,41 +583,37 @@ func TestSearchCodesFewCandidates(t *testing.T) {
 	}
 }
 
-// BenchmarkDot8Rows256 scores 256 rows of 256 codes in the cache, as
-// scanCodes does a batch: per row (dot8) and in one call (dot8Rows).
-func BenchmarkDot8Rows256(b *testing.B) {
+// BenchmarkDot8Cols scores a block of 64 rows of 256 codes in the cache,
+// as scanCodes does, for queries with 16, 64 and 256 (dense) nonzero
+// codes.
+func BenchmarkDot8Cols(b *testing.B) {
 	rng := rand.New(rand.NewSource(1))
-	const n, count = 256, scanBatch
-	stride := codesStride(n)
-	q := randomCodes(rng, n)
-	rows := make([][]int8, count)
+	const dim = 256
+	rows := make([][]int8, codesBlockRows)
 	for r := range rows {
-		rows[r] = randomCodes(rng, n)
+		rows[r] = randomCodes(rng, dim)
 	}
-	buf := rowsOf(rng, rows, stride, 0)
-	qa, out := absCodes(q), make([]int32, count)
-	b.Run("dot8", func(b *testing.B) {
-		for b.Loop() {
-			for r := range out {
-				out[r] = dot8(qa, q, unsafe.Slice((*int8)(unsafe.Pointer(&buf[r*stride])), n))
+	cols := blockOf(rng, rows, dim, false)
+	var out [codesBlockRows]int32
+	for _, nnz := range []int{16, 64, 256} {
+		sq := newSparseQuery(sparsify(rng, randomCodes(rng, dim), nnz))
+		b.Run(fmt.Sprintf("nnz=%d", nnz), func(b *testing.B) {
+			for b.Loop() {
+				dot8Cols(cols, sq, &out)
 			}
-		}
-	})
-	b.Run("dot8Rows", func(b *testing.B) {
-		for b.Loop() {
-			dot8Rows(qa, q, buf, stride, out)
-		}
-	})
+		})
+	}
 }
 
-// scanCodes' blocks cover the rows once, in order; each but the last
+// scanCodes' runs of blocks (here rows of stride bytes) cover them once,
+// in order; each but the last
 // ends its drop on a multiple of scanBlockBytes, right where the previous
 // one's ended, and holds exactly the rows that start before it; the last
 // drop stops at the start of row hi, which may be another scan's.
 func TestCodesBlock(t *testing.T) {
 	rng := rand.New(rand.NewSource(17))
 	for range 2000 {
-		stride := codesStride(1 + rng.Intn(2000))
+		stride := codesBlockBytes(1 + rng.Intn(2000))
 		if rng.Intn(10) == 0 {
 			stride = 4 * (1 + rng.Intn(4)) * scanBlockBytes / 3 // rows longer than a block
 		}

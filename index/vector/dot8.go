@@ -1,21 +1,9 @@
 package vector
 
-import "unsafe"
-
-// dot8 returns the dot product of q and b as int32, where qa = |q| and
-// every component is in -127..127; len(b) must be at least len(q). It is
-// one row's dot8Rows (the scan scores rows in blocks; dot8 is for single
-// rows and tests).
-func dot8(qa, q, b []int8) int32 {
-	var out [1]int32
-	dot8Rows(qa, q, unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)), len(q), out[:])
-	return out[0]
-}
-
-// dot8Go is the portable int8 dot product (dot8Rows' fallback, and what
-// its assembly is tested against): four independent int32 accumulators, and
-// fixed-size sub-slices so the compiler drops the bounds checks. len(b)
-// must be at least len(a).
+// dot8Go is the portable int8 dot product: what the column kernels are
+// tested against. Four independent int32 accumulators, and fixed-size
+// sub-slices so the compiler drops the bounds checks. len(b) must be at
+// least len(a).
 func dot8Go(a, b []int8) int32 {
 	var s0, s1, s2, s3 int32
 	n := len(a)
@@ -35,21 +23,57 @@ func dot8Go(a, b []int8) int32 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// dot8RowsGo is the portable dot8Rows: out[r] = dot8Go(q, row r), where
-// row r is the len(q) bytes at rows[r·stride:] read as int8.
-func dot8RowsGo(q []int8, rows []byte, stride int, out []int32) {
-	n := len(q)
-	for r := range out {
-		b := rows[r*stride : r*stride+n]
-		out[r] = dot8Go(q, unsafe.Slice((*int8)(unsafe.Pointer(unsafe.SliceData(b))), n))
-	}
+// sparseQuery is a quantized query as the column kernels take it: only
+// its nonzero codes, which are all that an int8 dot product needs.
+type sparseQuery struct {
+	dims []int    // the dimensions whose code is not zero, ascending
+	vals []int32  // their codes
+	off  []int64  // dims[k]·codesBlockRows: where their columns are in a block
+	qw   []uint32 // per dimension k, qw[2k] = (code, 0) and qw[2k+1] = (0, code) as int16 pairs (dot8ColsAVX2)
 }
 
-// checkRows panics unless qa holds len(q) bytes and rows holds len(out)
-// rows of len(q) bytes at stride ≥ len(q) apart, so that the assembly
-// kernels read only those.
-func checkRows(qa, q []int8, rows []byte, stride int, out []int32) {
-	if len(out) > 0 && (len(qa) < len(q) || stride < len(q) || len(rows) < (len(out)-1)*stride+len(q)) {
-		panic("vector: dot8Rows: rows shorter than count × stride")
+// newSparseQuery lists the nonzero codes of qc (in -127..127).
+func newSparseQuery(qc []int8) *sparseQuery {
+	sq := &sparseQuery{}
+	for j, x := range qc {
+		if x == 0 {
+			continue
+		}
+		w := uint32(uint16(int16(x)))
+		sq.dims = append(sq.dims, j)
+		sq.vals = append(sq.vals, int32(x))
+		sq.off = append(sq.off, int64(j)*codesBlockRows)
+		sq.qw = append(sq.qw, w, w<<16)
+	}
+	return sq
+}
+
+// dot8Cols sets out[r] to the int8 dot product of the query with row r of
+// a block whose columns are cols (column j at cols[j·codesBlockRows:],
+// codesBlockRows bytes): the sum over the query's nonzero dimensions j of
+// code·cols[j][r], the dot8Go of the query and the row, since the other
+// dimensions add zeros. It panics unless cols holds the columns the query
+// reads. With AVX2 the block's 64 sums stay in registers (dot8ColsAVX2).
+func dot8Cols(cols []byte, sq *sparseQuery, out *[codesBlockRows]int32) {
+	n := len(sq.off)
+	if n > 0 && int(sq.off[n-1])+codesBlockRows > len(cols) {
+		panic("vector: dot8Cols: the block holds fewer columns than the query reads")
+	}
+	if !hasDot8SIMD || n == 0 {
+		dot8ColsGo(cols, sq, out)
+		return
+	}
+	dot8ColsAVX2(&cols[0], &sq.off[0], &sq.qw[0], n, &out[0])
+}
+
+// dot8ColsGo is the portable dot8Cols.
+func dot8ColsGo(cols []byte, sq *sparseQuery, out *[codesBlockRows]int32) {
+	*out = [codesBlockRows]int32{}
+	for k, o := range sq.off {
+		c := (*[codesBlockRows]byte)(cols[o : o+codesBlockRows])
+		v := sq.vals[k]
+		for r, x := range c {
+			out[r] += v * int32(int8(x))
+		}
 	}
 }

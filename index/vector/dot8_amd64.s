@@ -2,114 +2,92 @@
 
 #include "textflag.h"
 
-// func dot8RowsAVX2(qa, q, b *int8, n, stride, count int, out *int32)
+// func dot8ColsAVX2(cols *byte, off *int64, qw *uint32, n int, out *int32)
 //
-// out[r] = the dot product of q[0:n] and the n bytes at b + r·stride, for
-// r < count, qa = |q|, n a multiple of 32, q and the rows in -127..127.
-// VPMADDUBSW multiplies unsigned by signed bytes and adds adjacent
-// products into int16, so q's signs move to the row first (VPSIGNB:
-// b·sign(q)) and |q| is the unsigned side: |q|·b·sign(q) = q·b. A pair of
-// products is at most 2·127·127 = 32258, inside int16, so nothing
-// saturates. VPMADDWD with ones widens the pairs to int32 sums, which
-// VPADDD accumulates. Four rows at a time share each 32-byte chunk of the
-// query (loaded once for the four), have an accumulator each, and are
-// summed horizontally together (three VPHADDD and one lane fold for four
-// rows); the last count mod 4 rows go one at a time. Integer sums in
-// another order are the same sums: the results are dot8Go's.
-TEXT ·dot8RowsAVX2(SB), NOSPLIT, $0-56
-	MOVQ qa+0(FP), SI
-	MOVQ q+8(FP), DX
-	MOVQ b+16(FP), DI
+// out[r] = Σ_k q_k · cols[off[k] + r] for the 64 rows r of a block, where
+// the column of dimension k is the 64 int8 codes at cols + off[k] and
+// qw[2k], qw[2k+1] are the int16 pairs (q_k, 0) and (0, q_k). Per column,
+// VPMOVSXBW widens 16 codes to int16; VPMADDWD against (q_k, 0) gives the
+// int32 products of the even rows of the 16 (the odd row times 0 added),
+// against (0, q_k) those of the odd rows; VPADDD adds them to eight
+// accumulators, the 64 rows' sums, which stay in registers across all the
+// columns. Products are at most 127·127 and sums of at most a few
+// thousand of them, so nothing overflows, and integer sums in another
+// order are the same sums: the results are dot8Go's. At the end the even
+// and odd accumulators of each 16 rows are interleaved back into row
+// order (VPUNPCKLDQ/VPUNPCKHDQ work within 128-bit lanes, so VPERM2I128
+// puts the lanes in place).
+TEXT ·dot8ColsAVX2(SB), NOSPLIT, $0-40
+	MOVQ cols+0(FP), SI
+	MOVQ off+8(FP), BX
+	MOVQ qw+16(FP), DX
 	MOVQ n+24(FP), CX
-	MOVQ stride+32(FP), R8
-	MOVQ count+40(FP), R9
-	MOVQ out+48(FP), R10
-	MOVL $0x00010001, AX
-	MOVD AX, X15
-	VPBROADCASTD X15, Y15
-	LEAQ (R8)(R8*2), R14 // 3·stride
-
-rows4:
-	CMPQ R9, $4
-	JL   rows1
+	MOVQ out+32(FP), DI
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
 	VPXOR Y3, Y3, Y3
-	LEAQ (DI)(R8*1), R11
-	LEAQ (DI)(R8*2), R12
-	LEAQ (DI)(R14*1), R13
-	XORQ AX, AX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
 
-chunk4:
-	VMOVDQU    (SI)(AX*1), Y4
-	VMOVDQU    (DX)(AX*1), Y5
-	VMOVDQU    (DI)(AX*1), Y6
-	VPSIGNB    Y5, Y6, Y6
-	VPMADDUBSW Y6, Y4, Y6
-	VPMADDWD   Y15, Y6, Y6
-	VPADDD     Y6, Y0, Y0
-	VMOVDQU    (R11)(AX*1), Y7
-	VPSIGNB    Y5, Y7, Y7
-	VPMADDUBSW Y7, Y4, Y7
-	VPMADDWD   Y15, Y7, Y7
-	VPADDD     Y7, Y1, Y1
-	VMOVDQU    (R12)(AX*1), Y8
-	VPSIGNB    Y5, Y8, Y8
-	VPMADDUBSW Y8, Y4, Y8
-	VPMADDWD   Y15, Y8, Y8
-	VPADDD     Y8, Y2, Y2
-	VMOVDQU    (R13)(AX*1), Y9
-	VPSIGNB    Y5, Y9, Y9
-	VPMADDUBSW Y9, Y4, Y9
-	VPMADDWD   Y15, Y9, Y9
-	VPADDD     Y9, Y3, Y3
-	ADDQ       $32, AX
-	CMPQ       AX, CX
-	JL         chunk4
+loop:
+	MOVQ (BX), AX
+	ADDQ SI, AX
+	VPBROADCASTD (DX), Y8  // (q, 0) pairs: even rows
+	VPBROADCASTD 4(DX), Y9 // (0, q) pairs: odd rows
+	VPMOVSXBW (AX), Y10    // rows 0..15
+	VPMADDWD Y8, Y10, Y11
+	VPADDD Y11, Y0, Y0
+	VPMADDWD Y9, Y10, Y12
+	VPADDD Y12, Y1, Y1
+	VPMOVSXBW 16(AX), Y10  // rows 16..31
+	VPMADDWD Y8, Y10, Y11
+	VPADDD Y11, Y2, Y2
+	VPMADDWD Y9, Y10, Y12
+	VPADDD Y12, Y3, Y3
+	VPMOVSXBW 32(AX), Y10  // rows 32..47
+	VPMADDWD Y8, Y10, Y11
+	VPADDD Y11, Y4, Y4
+	VPMADDWD Y9, Y10, Y12
+	VPADDD Y12, Y5, Y5
+	VPMOVSXBW 48(AX), Y10  // rows 48..63
+	VPMADDWD Y8, Y10, Y11
+	VPADDD Y11, Y6, Y6
+	VPMADDWD Y9, Y10, Y12
+	VPADDD Y12, Y7, Y7
+	ADDQ $8, BX
+	ADDQ $8, DX
+	DECQ CX
+	JNZ  loop
 
-	// Y0 = [r0 r0 r1 r1 | ...] pairs, then [r0 r1 r2 r3] per lane.
-	VPHADDD      Y1, Y0, Y0
-	VPHADDD      Y3, Y2, Y2
-	VPHADDD      Y2, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VMOVDQU      X0, (R10)
-	ADDQ         $16, R10
-	LEAQ         (DI)(R8*4), DI
-	SUBQ         $4, R9
-	JMP          rows4
-
-rows1:
-	TESTQ R9, R9
-	JZ    done
-	VPXOR Y0, Y0, Y0
-	XORQ  AX, AX
-
-chunk1:
-	VMOVDQU    (DI)(AX*1), Y6
-	VPSIGNB    (DX)(AX*1), Y6, Y6
-	VMOVDQU    (SI)(AX*1), Y4
-	VPMADDUBSW Y6, Y4, Y6
-	VPMADDWD   Y15, Y6, Y6
-	VPADDD     Y6, Y0, Y0
-	ADDQ       $32, AX
-	CMPQ       AX, CX
-	JL         chunk1
-
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0x4e, X0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0xb1, X0, X1
-	VPADDD       X1, X0, X0
-	VMOVD        X0, AX
-	MOVL         AX, (R10)
-	ADDQ         $4, R10
-	ADDQ         R8, DI
-	DECQ         R9
-	JMP          rows1
-
-done:
+	// Even accumulator Ye = rows 0 2 4 6 | 8 10 12 14, odd Yo = rows
+	// 1 3 5 7 | 9 11 13 15 (of its 16): unpack low gives 0 1 2 3 | 8 9 10
+	// 11, high 4 5 6 7 | 12 13 14 15.
+	VPUNPCKLDQ Y1, Y0, Y10
+	VPUNPCKHDQ Y1, Y0, Y11
+	VPERM2I128 $0x20, Y11, Y10, Y12
+	VPERM2I128 $0x31, Y11, Y10, Y13
+	VMOVDQU Y12, 0(DI)
+	VMOVDQU Y13, 32(DI)
+	VPUNPCKLDQ Y3, Y2, Y10
+	VPUNPCKHDQ Y3, Y2, Y11
+	VPERM2I128 $0x20, Y11, Y10, Y12
+	VPERM2I128 $0x31, Y11, Y10, Y13
+	VMOVDQU Y12, 64(DI)
+	VMOVDQU Y13, 96(DI)
+	VPUNPCKLDQ Y5, Y4, Y10
+	VPUNPCKHDQ Y5, Y4, Y11
+	VPERM2I128 $0x20, Y11, Y10, Y12
+	VPERM2I128 $0x31, Y11, Y10, Y13
+	VMOVDQU Y12, 128(DI)
+	VMOVDQU Y13, 160(DI)
+	VPUNPCKLDQ Y7, Y6, Y10
+	VPUNPCKHDQ Y7, Y6, Y11
+	VPERM2I128 $0x20, Y11, Y10, Y12
+	VPERM2I128 $0x31, Y11, Y10, Y13
+	VMOVDQU Y12, 192(DI)
+	VMOVDQU Y13, 224(DI)
 	VZEROUPPER
 	RET

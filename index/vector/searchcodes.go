@@ -40,11 +40,13 @@ const boundSlack = 1e-4
 // Search scans the floats. Only the floats of the candidates are read.
 func (f *File) searchCodes(q []float32, k int) ([]Hit, bool) {
 	dim := f.hdr.Dim
-	qa, qc, b := quantizeQuery(q)
+	qc, b := quantizeQuery(q)
+	sq := newSparseQuery(qc)
 	c := min(rescoreFor(k), f.count)
 	workers := min(runtime.GOMAXPROCS(0), f.count*dim/(4*parallelMinFloats))
-	cand, nan := splitScan(workers, f.count, c, func(lo, hi int, t *topK) int {
-		return f.scanCodes(qa, qc, b, lo, hi, t)
+	// The workers split the blocks, so that none reads another's.
+	cand, nan := splitScan(workers, codesBlocks(f.count), c, func(lo, hi int, t *topK) int {
+		return f.scanCodes(sq, b, lo*codesBlockRows, min(hi*codesBlockRows, f.count), t)
 	})
 	// A NaN bound is damage the scan cannot rank around; the heap is full
 	// unless rows were skipped, and then some were not bounded.
@@ -101,21 +103,16 @@ type bound struct {
 	dq, a, b float32
 }
 
-// quantizeQuery returns q's codes qc, their absolute values qa (dot8's
-// other operand) and the bound for q.
-func quantizeQuery(q []float32) (qa, qc []int8, b bound) {
+// quantizeQuery returns q's codes qc and the bound for q.
+func quantizeQuery(q []float32) (qc []int8, b bound) {
 	qc = make([]int8, len(q))
 	dq, eq, _ := quantize(q, qc)
-	qa = make([]int8, len(q))
-	for j, x := range qc {
-		qa[j] = max(x, -x)
-	}
 	var qn float64
 	for _, x := range q {
 		qn += float64(x) * float64(x)
 	}
 	qn = math.Sqrt(qn)
-	return qa, qc, bound{dq: dq, a: float32(qn * (1 + boundSlack)), b: float32(float64(eq) + boundSlack*qn)}
+	return qc, bound{dq: dq, a: float32(qn * (1 + boundSlack)), b: float32(float64(eq) + boundSlack*qn)}
 }
 
 // upper is the bound for a row with scale d, error bound e and norm bound
@@ -124,62 +121,61 @@ func (b bound) upper(dot int32, d, e, m float32) float32 {
 	return float32(dot)*(b.dq*d) + b.a*e + b.b*m
 }
 
-// scanBatch is how many rows scanCodes scores per call of dot8Rows: their
-// int32 dots (1 KB) stay in the L1 cache until their bounds are taken.
-const scanBatch = 256
-
 // scanCodes offers rows [lo, hi) to t by their bound (the Hit's key is the
-// row index), a block at a time, handing back the pages of each block, and
-// returns how many rows had a NaN bound. The int8 dots come scanBatch rows
-// at a time from dot8Rows, then each row's bound from its scale and error
-// bounds, read in place in the mapping.
+// row index), a block of codesBlockRows rows at a time, handing back the
+// pages of the blocks as it goes, and returns how many rows had a NaN
+// bound. The int8 dots of a block's rows come from the columns of the
+// query's nonzero dimensions only (dot8Cols), then each row's bound from
+// its scale and error bounds, read in place in the mapping. Padding rows
+// past the file's count are never offered (hi is at most the count).
 //
-// A block is the rows that start in one scanBlockBytes-aligned stretch of
-// the file, and its drop reaches the end of that stretch: the drops then
-// fall on whole aligned megabytes. Where the page cache holds the file in
-// 2 MB folios the kernel maps them whole (PMD) into a mapping it aligned;
-// a drop that ends short of such a boundary left them mapped (20 MB of
-// the 26.8 MB codes of 100,000 rows stayed resident after a scan on Linux
-// 6.18), while aligned drops hand them back as small folios are.
-func (f *File) scanCodes(qa, qc []int8, b bound, lo, hi int, t *topK) int {
+// The blocks are taken in runs that start in one scanBlockBytes-aligned
+// stretch of the file, and a run's drop reaches the end of that stretch:
+// the drops then fall on whole aligned megabytes. Where the page cache
+// holds the file in 2 MB folios the kernel maps them whole (PMD) into a
+// mapping it aligned; a drop that ends short of such a boundary left them
+// mapped (20 MB of the 26.8 MB codes of 100,000 rows stayed resident after
+// a scan on Linux 6.18), while aligned drops hand them back as small
+// folios are.
+func (f *File) scanCodes(sq *sparseQuery, b bound, lo, hi int, t *topK) int {
 	cs := f.q
-	stride := cs.stride
+	bb := codesBlockBytes(cs.dim)
 	nan := 0
 	thr := t.threshold()
-	var dots [scanBatch]int32
-	from := codesHeader + lo*stride // where the next drop starts
-	for blo := lo; blo < hi; {
-		bhi, end := codesBlock(blo, hi, stride)
-		for i := blo; i < bhi; i += scanBatch {
-			n := min(scanBatch, bhi-i)
-			off := codesHeader + i*stride
-			rows := cs.data[off : off+n*stride]
-			dot8Rows(qa, qc, rows[4*codesRowFloats:], stride, dots[:n])
-			for r, dot := range dots[:n] {
-				fl := (*[codesRowFloats]float32)(unsafe.Pointer(&rows[r*stride]))
-				ub := b.upper(dot, fl[0], fl[1], fl[2])
+	var dots [codesBlockRows]int32
+	blo, bhi := lo/codesBlockRows, (hi+codesBlockRows-1)/codesBlockRows
+	from := int(codesBlockOff(blo, cs.dim)) // where the next drop starts
+	for k := blo; k < bhi; {
+		kend, end := codesBlock(k, bhi, bb)
+		for ; k < kend; k++ {
+			block := cs.block(k)
+			dot8Cols(block[codesBlockRows*4*codesRowFloats:], sq, &dots)
+			fl := (*[codesBlockRows * codesRowFloats]float32)(unsafe.Pointer(&block[0]))
+			base := k * codesBlockRows
+			for r := max(lo-base, 0); r < min(hi-base, codesBlockRows); r++ {
+				ub := b.upper(dots[r], fl[3*r], fl[3*r+1], fl[3*r+2])
 				if !(ub >= thr) {
 					if ub != ub {
 						nan++
 					}
 					continue
 				}
-				if t.push(Hit{Key: uint64(i + r), Score: ub}) {
+				if t.push(Hit{Key: uint64(base + r), Score: ub}) {
 					thr = t.threshold()
 				}
 			}
 		}
 		cs.dropBytes(from, end)
-		blo, from = bhi, end
+		from = end
 	}
 	return nan
 }
 
-// codesBlock returns the end bhi of the block of rows that starts at row
-// blo, of rows of stride bytes before row hi, and the end of the bytes its
-// drop reaches: the rows that start before the next multiple of
+// codesBlock returns the end bhi of the run of blocks (here "rows" of
+// stride bytes) that starts at blo, before hi, and the end of the bytes
+// its drop reaches: the rows that start before the next multiple of
 // scanBlockBytes of the file and that multiple; or hi and the start of row
-// hi, whose page may be another scan's, when the block reaches hi.
+// hi, whose page may be another scan's, when the run reaches hi.
 func codesBlock(blo, hi, stride int) (bhi, end int) {
 	end = ((codesHeader+blo*stride)/scanBlockBytes + 1) * scanBlockBytes
 	bhi = (end - codesHeader + stride - 1) / stride // the first row starting at or past end
