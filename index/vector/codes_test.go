@@ -61,7 +61,7 @@ func checkDot8Cols(t *testing.T, q []int8, rows [][]int8, cols []byte) {
 	for r := range simd {
 		simd[r], portable[r] = -1, -1 // overwritten, not added to
 	}
-	dot8Cols(cols, sq, &simd)
+	dot8Cols(cols, 0, sq, &simd)
 	dot8ColsGo(cols, sq, &portable)
 	for r := range codesBlockRows {
 		want := int32(0)
@@ -155,7 +155,7 @@ func TestDot8ColsShort(t *testing.T) {
 		}
 	}()
 	var out [codesBlockRows]int32
-	dot8Cols(make([]byte, 63*codesBlockRows), newSparseQuery(q), &out)
+	dot8Cols(make([]byte, 63*codesBlockRows), 0, newSparseQuery(q), &out)
 }
 
 // FuzzDot8Cols checks the column kernel against dot8Go on arbitrary
@@ -599,7 +599,7 @@ func BenchmarkDot8Cols(b *testing.B) {
 		sq := newSparseQuery(sparsify(rng, randomCodes(rng, dim), nnz))
 		b.Run(fmt.Sprintf("nnz=%d", nnz), func(b *testing.B) {
 			for b.Loop() {
-				dot8Cols(cols, sq, &out)
+				dot8Cols(cols, 0, sq, &out)
 			}
 		})
 	}

@@ -1,5 +1,7 @@
 package vector
 
+import "unsafe"
+
 // dot8Go is the portable int8 dot product: what the column kernels are
 // tested against. Four independent int32 accumulators, and fixed-size
 // sub-slices so the compiler drops the bounds checks. len(b) must be at
@@ -53,8 +55,10 @@ func newSparseQuery(qc []int8) *sparseQuery {
 // codesBlockRows bytes): the sum over the query's nonzero dimensions j of
 // code·cols[j][r], the dot8Go of the query and the row, since the other
 // dimensions add zeros. It panics unless cols holds the columns the query
-// reads. With AVX2 the block's 64 sums stay in registers (dot8ColsAVX2).
-func dot8Cols(cols []byte, sq *sparseQuery, out *[codesBlockRows]int32) {
+// reads. With AVX2 the block's 64 sums stay in registers (dot8ColsAVX2),
+// and the same columns of the block ahead bytes further on are
+// prefetched (0: none).
+func dot8Cols(cols []byte, ahead int, sq *sparseQuery, out *[codesBlockRows]int32) {
 	n := len(sq.off)
 	if n > 0 && int(sq.off[n-1])+codesBlockRows > len(cols) {
 		panic("vector: dot8Cols: the block holds fewer columns than the query reads")
@@ -63,7 +67,8 @@ func dot8Cols(cols []byte, sq *sparseQuery, out *[codesBlockRows]int32) {
 		dot8ColsGo(cols, sq, out)
 		return
 	}
-	dot8ColsAVX2(&cols[0], &sq.off[0], &sq.qw[0], n, &out[0])
+	pf := uintptr(unsafe.Pointer(&cols[0])) + uintptr(ahead)
+	dot8ColsAVX2(&cols[0], pf, &sq.off[0], &sq.qw[0], n, &out[0])
 }
 
 // dot8ColsGo is the portable dot8Cols.

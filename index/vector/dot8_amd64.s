@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func dot8ColsAVX2(cols *byte, off *int64, qw *uint32, n int, out *int32)
+// func dot8ColsAVX2(cols *byte, pf uintptr, off *int64, qw *uint32, n int, out *int32)
 //
 // out[r] = Σ_k q_k · cols[off[k] + r] for the 64 rows r of a block, where
 // the column of dimension k is the 64 int8 codes at cols + off[k] and
@@ -11,18 +11,35 @@
 // int32 products of the even rows of the 16 (the odd row times 0 added),
 // against (0, q_k) those of the odd rows; VPADDD adds them to eight
 // accumulators, the 64 rows' sums, which stay in registers across all the
-// columns. Products are at most 127·127 and sums of at most a few
+// columns. The same columns of the block at pf (the next one the scan
+// reads) and its scales and bounds are prefetched meanwhile: the columns
+// are scattered cache lines, which the hardware prefetchers do not
+// foresee, and without it the scan waited on memory. Products are at most 127·127 and sums of at most a few
 // thousand of them, so nothing overflows, and integer sums in another
 // order are the same sums: the results are dot8Go's. At the end the even
 // and odd accumulators of each 16 rows are interleaved back into row
 // order (VPUNPCKLDQ/VPUNPCKHDQ work within 128-bit lanes, so VPERM2I128
 // puts the lanes in place).
-TEXT ·dot8ColsAVX2(SB), NOSPLIT, $0-40
+TEXT ·dot8ColsAVX2(SB), NOSPLIT, $0-48
 	MOVQ cols+0(FP), SI
-	MOVQ off+8(FP), BX
-	MOVQ qw+16(FP), DX
-	MOVQ n+24(FP), CX
-	MOVQ out+32(FP), DI
+	MOVQ pf+8(FP), R8
+	MOVQ off+16(FP), BX
+	MOVQ qw+24(FP), DX
+	MOVQ n+32(FP), CX
+	MOVQ out+40(FP), DI
+	// The next block's scales and bounds, 768 bytes before its columns.
+	PREFETCHT0 -768(R8)
+	PREFETCHT0 -704(R8)
+	PREFETCHT0 -640(R8)
+	PREFETCHT0 -576(R8)
+	PREFETCHT0 -512(R8)
+	PREFETCHT0 -448(R8)
+	PREFETCHT0 -384(R8)
+	PREFETCHT0 -320(R8)
+	PREFETCHT0 -256(R8)
+	PREFETCHT0 -192(R8)
+	PREFETCHT0 -128(R8)
+	PREFETCHT0 -64(R8)
 	VPXOR Y0, Y0, Y0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
@@ -34,6 +51,7 @@ TEXT ·dot8ColsAVX2(SB), NOSPLIT, $0-40
 
 loop:
 	MOVQ (BX), AX
+	PREFETCHT0 (R8)(AX*1) // the same column of the next block
 	ADDQ SI, AX
 	VPBROADCASTD (DX), Y8  // (q, 0) pairs: even rows
 	VPBROADCASTD 4(DX), Y9 // (0, q) pairs: odd rows
