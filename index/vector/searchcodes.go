@@ -176,8 +176,10 @@ func (f *File) scanCodes(sq *sparseQuery, b bound, lo, hi int, t *topK) int {
 }
 
 // prefetchBlocks is how many blocks ahead of the one it scores the scan
-// prefetches the query's columns (dot8ColsAVX2).
-var prefetchBlocks = 2
+// prefetches the query's columns (dot8ColsAVX2). Without it a scan of
+// 100,000 rows for a query of 60 nonzero codes took 6.7 ms of CPU, with
+// it 4.3 to 5.3 (BenchmarkSearch100kx256CodesSparse, a busy 2-core VM).
+const prefetchBlocks = 2
 
 // codesBlock returns the end bhi of the run of blocks (here "rows" of
 // stride bytes) that starts at blo, before hi, and the end of the bytes
