@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,18 @@ func TestUpdateMakesCodes(t *testing.T) {
 		},
 		"stale": func() {
 			if err := os.Chtimes(path, time.Now(), time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		// Codes of an older format (version 1: rows one after another)
+		// are not used, and an update makes them anew.
+		"older format": func() {
+			data, err := os.ReadFile(codes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			binary.LittleEndian.PutUint32(data[8:], vector.CodesFormatVersion-1)
+			if err := os.WriteFile(codes, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
 		},
@@ -72,7 +85,9 @@ func TestDamagedCodesRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data[len(data)-5] ^= 0x55 // a code of the last row
+	// A code of row 0: the last column of the last block (64 rows, padded)
+	// is the file's last 64 bytes (vector.CodesFormatVersion 2).
+	data[len(data)-64] ^= 0x55
 	// Rewritten in place, as a bad disk would: same inode, size and time.
 	st := statT(t, codes)
 	if err := os.WriteFile(codes, data, 0o600); err != nil {
