@@ -154,7 +154,9 @@ func (f *File) scanCodes(sq *sparseQuery, b bound, lo, hi int, t *topK) int {
 			if k+prefetchBlocks < bhi {
 				ahead = prefetchBlocks * bb
 				// A prefetch into a page not yet mapped is dropped: a load
-				// of the block's first and last bytes maps its pages.
+				// of the block's first and last bytes faults its pages in
+				// (fault-around maps the 64 KB around each). They are
+				// this scan's blocks, dropped with their run.
 				nb := cs.block(k + prefetchBlocks)
 				touched += nb[0] + nb[len(nb)-1]
 			}
