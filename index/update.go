@@ -331,7 +331,11 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 		st.Removed++
 	}
 	for path := range bad {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		// A row naming a file outside documents/ came with a catalog
+		// copied from another KB (cp -a, a restored backup): no step of
+		// this one will ever clear it, and doctor would count it.
+		_, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) || filepath.Dir(path) != filepath.Clean(w.store.Dir) {
 			if _, err := w.tx.ExecContext(ctx, `DELETE FROM problems WHERE path=?`, path); err != nil {
 				return err
 			}

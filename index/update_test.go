@@ -688,3 +688,35 @@ func TestUpdatePageCache(t *testing.T) {
 		t.Errorf("found %d of the 6 learnings written", got)
 	}
 }
+
+// TestUpdateDropsForeignProblems: a catalog copied with another KB's
+// directory (cp -a) names that KB's malformed files; they are not this
+// KB's and must not stay counted, though the files still exist.
+func TestUpdateDropsForeignProblems(t *testing.T) {
+	ctx := context.Background()
+	other := newKB(t)
+	foreign := other.docPath("lrn-foreign")
+	if err := os.WriteFile(foreign, []byte("no front matter\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := newKB(t)
+	ix := k.open(t)
+	k.write(t, simple("lrn-good", "grafana dashboard"))
+	bad := k.docPath("lrn-bad")
+	if err := os.WriteFile(bad, []byte("no front matter\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	update(t, ix, UpdateOptions{})
+	if _, err := ix.db.ExecContext(ctx, `INSERT INTO problems(path,size,mtime,reason) VALUES(?,1,1,'copied')`, foreign); err != nil {
+		t.Fatal(err)
+	}
+	k.write(t, simple("lrn-new", "prometheus scrape")) // something for the update to do
+	update(t, ix, UpdateOptions{})
+	probs, err := ix.Problems(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 1 || probs[0].Path != bad {
+		t.Errorf("Problems() = %v, want only %s", probs, bad)
+	}
+}
