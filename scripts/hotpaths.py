@@ -10,7 +10,9 @@ are installed; the session's injected list is cleared before each, so the
 recalling prompt can inject again): p50 wall, CPU (user+sys) and peak RSS,
 from wait4(2) of the child alone (scale.measured). It checks that the
 recalling prompt injects lrn-postgres-connection-pool and that the unrelated
-one stays silent. The KBs need that learning (scripts/scale.py adds it).
+one stays silent. Sizes alternate within a run as the sides do, and with two
+sizes or more it prints each side's ratio of the last size's p50 CPU to the
+first's. The KBs need that learning (scripts/scale.py adds it).
 
   scripts/hotpaths.py --runs 9 --cwd /tmp/repo \\
       10k:base=/tmp/base/reflect:/tmp/kb10 10k:new=bin/reflect:/tmp/kb10-new \\
@@ -57,8 +59,12 @@ def main():
             names.append(name)
         sides.setdefault(size, []).append((name, binary, kb))
     res = {}
-    for size in sizes:
-        for i in range(args.runs):
+    # Sizes alternate within each run as the sides do, so that the ratio of
+    # two sizes' times is measured interleaved too: this VM's speed drifts
+    # within minutes, and one size measured after the other took the drift
+    # into the ratio.
+    for i in range(args.runs):
+        for size in (sizes if i % 2 == 0 else sizes[::-1]):
             order = sides[size] if i % 2 == 0 else sides[size][::-1]
             for name, binary, kb in order:
                 st = os.path.join(work, f"state-{size}-{name}")
@@ -87,6 +93,20 @@ def main():
                           f"{statistics.median(m['cpu'] for m in ms) * 1000:.1f} ms",
                           f"{statistics.median(m['rss'] for m in ms):.1f} MB"]
             print(f"| {size} | {op} | " + " | ".join(cells) + " |")
+    if len(sizes) >= 2:
+        first, last = sizes[0], sizes[-1]
+        print()
+        print(f"| what | " + " | ".join(f"{n} CPU {last}/{first}" for n in names) + " |")
+        print("|---|" + "---|" * len(names))
+        for op in ops:
+            cells = []
+            for n in names:
+                a, b = res.get((first, op, n)), res.get((last, op, n))
+                if not a or not b:
+                    cells.append("")
+                    continue
+                cells.append(f"{statistics.median(m['cpu'] for m in b) / statistics.median(m['cpu'] for m in a):.2f}")
+            print(f"| {op} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
