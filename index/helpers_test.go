@@ -193,3 +193,23 @@ func ftsMatch(ctx context.Context, ix *Index, q string) error {
 	var n int
 	return ix.db.QueryRowContext(ctx, `SELECT count(*) FROM temp.quoted WHERE quoted MATCH ?`, q).Scan(&n)
 }
+
+// queryPlan returns the details of EXPLAIN QUERY PLAN for q, one per line.
+func queryPlan(t testing.TB, ix *Index, q string, args ...any) string {
+	t.Helper()
+	rows, err := ix.db.Query(`EXPLAIN QUERY PLAN `+q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	return strings.Join(plan, "\n")
+}

@@ -209,21 +209,7 @@ func TestPostingsQueryPlans(t *testing.T) {
 		for i := range args {
 			args[i] = "x"
 		}
-		rows, err := ix.db.Query(`EXPLAIN QUERY PLAN `+q, args...)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
-		text := strings.Join(plan, "\n")
+		text := queryPlan(t, ix, q, args...)
 		if !strings.Contains(text, want) || strings.Contains(text, "SCAN") || strings.Contains(text, "TEMP B-TREE") {
 			t.Errorf("%s:\n%s\nwant a search using %s, no scan or sort", q, text, want)
 		}

@@ -88,21 +88,7 @@ func TestShortIDsMatchShortOverAllIDs(t *testing.T) {
 func TestRivalsQueryUsesIndexes(t *testing.T) {
 	k := kbWithCatalog(t)
 	ix := k.open(t)
-	rows, err := ix.db.Query(`EXPLAIN QUERY PLAN `+rivalsQuery, "abc123", "abc124", "lrn-abc123", "lrn-abc124")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, "\n")
+	text := queryPlan(t, ix, rivalsQuery, "abc123", "abc124", "lrn-abc123", "lrn-abc124")
 	if strings.Contains(text, "SCAN docs") || !strings.Contains(text, "docs_tail") {
 		t.Errorf("rivals query plan reads docs whole or skips docs_tail:\n%s", text)
 	}
