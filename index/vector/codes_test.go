@@ -15,6 +15,16 @@ import (
 	"github.com/viterin/vek/vek32"
 )
 
+// dot8Go is the int8 dot product the column kernels are tested against:
+// the plain loop, in int32. len(b) must be at least len(a).
+func dot8Go(a, b []int8) int32 {
+	var s int32
+	for i, x := range a {
+		s += int32(x) * int32(b[i])
+	}
+	return s
+}
+
 // randomCodes returns n int8 in -127..127 (the range quantize makes).
 func randomCodes(rng *rand.Rand, n int) []int8 {
 	c := make([]int8, n)

@@ -2,29 +2,6 @@ package vector
 
 import "unsafe"
 
-// dot8Go is the portable int8 dot product: what the column kernels are
-// tested against. Four independent int32 accumulators, and fixed-size
-// sub-slices so the compiler drops the bounds checks. len(b) must be at
-// least len(a).
-func dot8Go(a, b []int8) int32 {
-	var s0, s1, s2, s3 int32
-	n := len(a)
-	b = b[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		x := a[i : i+4 : i+4]
-		y := b[i : i+4 : i+4]
-		s0 += int32(x[0]) * int32(y[0])
-		s1 += int32(x[1]) * int32(y[1])
-		s2 += int32(x[2]) * int32(y[2])
-		s3 += int32(x[3]) * int32(y[3])
-	}
-	for ; i < n; i++ {
-		s0 += int32(a[i]) * int32(b[i])
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // sparseQuery is a quantized query as the column kernels take it: only
 // its nonzero codes, which are all that an int8 dot product needs.
 type sparseQuery struct {
@@ -53,7 +30,7 @@ func newSparseQuery(qc []int8) *sparseQuery {
 // dot8Cols sets out[r] to the int8 dot product of the query with row r of
 // a block whose columns are cols (column j at cols[j·codesBlockRows:],
 // codesBlockRows bytes): the sum over the query's nonzero dimensions j of
-// code·cols[j][r], the dot8Go of the query and the row, since the other
+// code·cols[j][r], the int8 dot product of the query and the row, since the other
 // dimensions add zeros. It panics unless cols holds the columns the query
 // reads. With AVX2 the block's 64 sums stay in registers (dot8ColsAVX2),
 // and the same columns of the block ahead bytes further on are
