@@ -157,8 +157,8 @@ func NoRebuild() OpenOption {
 	return func(o *openOptions) { o.noRebuild = true }
 }
 
-// BusyWait bounds how long every update made through this Index (Put,
-// Forget, Update, Refresh) waits for another process's update before it
+// BusyWait bounds how long every update made through this Index (a
+// Change's Commit, Update, Refresh) waits for another process's update before it
 // fails with ErrBusy: a hook cannot wait out a reindex.
 func BusyWait(d time.Duration) OpenOption {
 	return func(o *openOptions) { o.busyWait = d }
