@@ -36,6 +36,67 @@ type DriverResult struct {
 // written beside pathname (git runs drivers at the top of the work tree).
 // A file that does not parse falls back to git's line merge.
 func MergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
+	res, err := mergeFile(ctx, base, ours, theirs, pathname)
+	if err == nil {
+		err = logMerge(os.Getenv(MergeLogEnv), pathname, res)
+	}
+	return res, err
+}
+
+// MergeLogEnv names the file a sync asks the merge driver (a process of
+// its own, run by git) to record in what it did that the sync must act on:
+// the learnings it wrote under a new id, which the sync commits and counts
+// as pulled, and those it marked needs_review, which the sync reports.
+const MergeLogEnv = "REFLECT_MERGE_LOG"
+
+const mergeLogName = "reflect-merge.log"
+
+// logMerge appends "renamed\tPATH" and "review\tPATH" lines to the log.
+func logMerge(log, pathname string, res DriverResult) error {
+	if log == "" || (res.Renamed == "" && !res.NeedsReview) {
+		return nil
+	}
+	var b strings.Builder
+	if res.Renamed != "" {
+		b.WriteString("renamed\t" + filepath.ToSlash(res.Renamed) + "\n")
+	}
+	if res.NeedsReview {
+		b.WriteString("review\t" + filepath.ToSlash(pathname) + "\n")
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readMergeLog returns the renamed and needs_review paths a merge's driver
+// runs recorded.
+func readMergeLog(log string) (renamed, review []string) {
+	data, err := fsutil.ReadRegular(log, 1<<20)
+	if err != nil {
+		return nil, nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		kind, p, ok := strings.Cut(line, "\t")
+		if !ok || !syncable(p) {
+			continue
+		}
+		switch kind {
+		case "renamed":
+			renamed = append(renamed, p)
+		case "review":
+			review = append(review, p)
+		}
+	}
+	return renamed, review
+}
+
+func mergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
 	rb, err := os.ReadFile(base)
 	if err != nil {
 		return DriverResult{}, err
