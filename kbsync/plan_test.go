@@ -102,3 +102,43 @@ func TestFindSecretLine(t *testing.T) {
 		}
 	}
 }
+
+// YAML keys are case sensitive, so "Private: true" is an unknown field to
+// the store; whoever wrote it meant the learning to stay here (issue 27).
+func TestPlanPrivateSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		local bool
+	}{
+		{"private: true\n", true},
+		{"private: True\n", true},
+		{"private: TRUE\n", true},
+		{"private: yes\n", true},
+		{"private: on\n", true},
+		{"Private: true\n", true},
+		{"PRIVATE: true\n", true},
+		{"Private: yes\n", true},
+		{"Private: \"true\"\n", true},
+		{"Private: [x]\n", true},
+		{"\"private \": true\n", true},
+		{"Scope: personal\n", true},
+		{"SCOPE: Personal\n", true},
+		{"scope: personal\n", true},
+		{"Private: false\n", false},
+		{"Private: no\n", false},
+		{"private: false\n", false},
+		{"Scope: project\n", false},
+		{"privateer: true\n", false},
+		{"", false},
+	} {
+		p := "documents/lrn-x-abcdef.md"
+		sidecar := "documents/lrn-x-abcdef.entities.yaml"
+		files := map[string][]byte{p: doc(tc.field), sidecar: []byte("document_id: lrn-x-abcdef\n")}
+		steps := Plan([]Change{{Path: sidecar}, {Path: p}}, func(p string) ([]byte, error) { return files[p], nil })
+		for _, s := range steps {
+			if got := s.Action == Hold && s.Reason == ReasonPersonal; got != tc.local {
+				t.Errorf("%q: %s planned %+v, want held as personal: %v", tc.field, s.Path, s, tc.local)
+			}
+		}
+	}
+}
