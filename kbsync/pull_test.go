@@ -1,0 +1,147 @@
+package kbsync
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A learning written on this machine while a sync pulls (a hook, a drain,
+// `reflect add`) is this machine's, not the remote's: it must not be
+// counted as pulled (the next drain would fold it away as a duplicate
+// that arrived) nor slipped into the merge's commit (issue 27, item 3).
+func TestLocalWriteDuringPullIsNotPulled(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	a, b := machine(root, "a", remote), machine(root, "b", remote)
+	mustInit(t, a)
+	mustInit(t, b)
+	lb := write(t, b, newLearning("From b", "b's insight"))
+	mustSync(t, b)
+
+	var local string
+	a.afterFetch = func() {
+		local = "documents/" + write(t, a, newLearning("Added during the pull", "mine")).ID + ".md"
+	}
+	res := mustSync(t, a)
+	a.afterFetch = nil
+	if !contains(res.Pulled, "documents/"+lb.ID+".md") {
+		t.Errorf("pulled %v, want b's learning", res.Pulled)
+	}
+	if contains(res.Pulled, local) {
+		t.Errorf("pulled %v holds %s, written on this machine during the pull", res.Pulled, local)
+	}
+	if ids := PulledIDs(res.Pulled); len(ids) != 1 {
+		t.Errorf("pulled ids %v, want b's only", ids)
+	}
+	if contains(res.Committed, local) || strings.Contains(remoteFiles(t, remote), local) {
+		t.Errorf("the merge's commit took %s (committed %v)", local, res.Committed)
+	}
+	if _, err := os.Stat(filepath.Join(a.Dir, local)); err != nil {
+		t.Fatalf("the local learning is gone: %v", err)
+	}
+	// The next sync commits it as this machine's own, and pulls nothing.
+	res = mustSync(t, a)
+	if !contains(res.Committed, local) || len(res.Pulled) != 0 {
+		t.Errorf("next sync: committed %v pulled %v, want %s committed and nothing pulled", res.Committed, res.Pulled, local)
+	}
+	if !strings.Contains(remoteFiles(t, remote), local) {
+		t.Error("the local learning never reached the remote")
+	}
+}
+
+// A sync says which learnings its merge marked needs_review, and the
+// second commit still carries a same-id collision the driver wrote.
+func TestSyncReportsNeedsReview(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	a, b := machine(root, "a", remote), machine(root, "b", remote)
+	l := write(t, a, newLearning("Shared lesson", "insight"))
+	mustInit(t, a)
+	mustInit(t, b)
+	la := read(t, a, l.ID)
+	la.Body = strings.Replace(la.Body, "line two", "line two says A", 1)
+	la.Updated = t0.Add(time.Hour)
+	write(t, a, la)
+	lb := read(t, b, l.ID)
+	lb.Body = strings.Replace(lb.Body, "line two", "line two says B", 1)
+	lb.Updated = t0.Add(2 * time.Hour)
+	write(t, b, lb)
+	if res := mustSync(t, a); len(res.NeedsReview) != 0 {
+		t.Errorf("a's first sync: needs_review %v, want none", res.NeedsReview)
+	}
+	res := mustSync(t, b)
+	if !contains(res.NeedsReview, "documents/"+l.ID+".md") {
+		t.Errorf("needs_review = %v, want %s", res.NeedsReview, l.ID)
+	}
+	if !read(t, b, l.ID).NeedsReview {
+		t.Error("the learning is not marked needs_review")
+	}
+}
+
+// A remote's .gitattributes that arrives in the same merge as a
+// conflicting edit cannot switch the merge driver off for that merge:
+// $GIT_DIR/info/attributes wins.
+func TestRemoteAttributesDoNotTakeEffectDuringTheMerge(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	a, b := machine(root, "a", remote), machine(root, "b", remote)
+	l := write(t, a, newLearning("Shared lesson", "insight"))
+	mustInit(t, a)
+	mustInit(t, b)
+	// b's side: hand-written attributes and an edit, pushed with plain git
+	// (as any clone of the team repository could).
+	lb := read(t, b, l.ID)
+	lb.Tags = append(lb.Tags, "from-b")
+	lb.Updated = t0.Add(2 * time.Hour)
+	write(t, b, lb)
+	attrs := filepath.Join(b.Dir, ".gitattributes")
+	data, _ := os.ReadFile(attrs)
+	if err := os.WriteFile(attrs, append(data, "documents/*.md merge=binary\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, b.Dir, "add", "-A")
+	gitT(t, b.Dir, "commit", "-q", "-m", "attributes")
+	gitT(t, b.Dir, "push", "-q", "origin", "HEAD:main")
+
+	la := read(t, a, l.ID)
+	la.Tags = append(la.Tags, "from-a")
+	la.Updated = t0.Add(time.Hour)
+	write(t, a, la)
+	res, err := Sync(context.Background(), a)
+	if errors.Is(err, ErrConflict) || err != nil {
+		t.Fatalf("sync: %v (the remote's merge=binary took effect)", err)
+	}
+	got := read(t, a, l.ID)
+	if !contains(got.Tags, "from-a") || !contains(got.Tags, "from-b") {
+		t.Errorf("tags %v: the learning was not merged by the driver", got.Tags)
+	}
+	if data, _ := os.ReadFile(filepath.Join(a.Dir, ".gitattributes")); strings.Contains(string(data), "merge=binary") {
+		t.Errorf(".gitattributes keeps the remote's line:\n%s", data)
+	}
+	if !contains(res.Committed, ".gitattributes") {
+		t.Errorf("committed %v, want the cleaned .gitattributes", res.Committed)
+	}
+
+	// On b, whose own work tree still holds the line when it merges, the
+	// driver runs too.
+	la = read(t, a, l.ID)
+	la.Tags = append(la.Tags, "again-a")
+	la.Updated = t0.Add(3 * time.Hour)
+	write(t, a, la)
+	mustSync(t, a)
+	lb = read(t, b, l.ID)
+	lb.Tags = append(lb.Tags, "again-b")
+	lb.Updated = t0.Add(4 * time.Hour)
+	write(t, b, lb)
+	if _, err := Sync(context.Background(), b); err != nil {
+		t.Fatalf("b's sync: %v (merge=binary took effect)", err)
+	}
+	if got := read(t, b, l.ID); !contains(got.Tags, "again-a") || !contains(got.Tags, "again-b") {
+		t.Errorf("b: tags %v, want both sides' (merged by the driver)", got.Tags)
+	}
+}
