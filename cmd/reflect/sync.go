@@ -242,6 +242,9 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 	for _, k := range res.Kept {
 		fmt.Fprintf(w, "Kept %s: deleted on one side, edited on the other.\n", k)
 	}
+	for _, p := range res.NeedsReview {
+		fmt.Fprintf(w, "Needs review: %s: both machines changed the same lines; both versions are kept under headings. Edit it to one and remove needs_review.\n", p)
+	}
 	switch {
 	case res.Remote == "":
 		fmt.Fprintln(w, "No remote: the history is local. Add one with 'reflect sync init REMOTE'.")
@@ -260,19 +263,34 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 // syncError adds what to do to the library's sentinel errors.
 func syncError(err error) error {
 	var se *kbsync.SecretError
+	var re *kbsync.RefusedError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &se):
+	case errors.As(err, &re):
 		var b strings.Builder
-		for i, h := range se.Held {
-			if i > 0 {
-				b.WriteString("\n")
+		for i, r := range re.Refused {
+			if i == 20 {
+				fmt.Fprintf(&b, "and %d more refused\n", len(re.Refused)-i)
+				break
 			}
-			fmt.Fprintf(&b, "held back %s:%d: it holds a secret (%s)", h.Path, h.Line, h.Kind)
+			fmt.Fprintf(&b, "refused %s from the remote: %s", r.Path, r.Reason)
+			if r.Commit != "" {
+				fmt.Fprintf(&b, " (commit %s)", r.Commit)
+			}
+			b.WriteString("\n")
 		}
-		b.WriteString("\nthe rest was synced; remove the secret (or wrap it in <private>…</private>) and run 'reflect sync' again")
+		if re.Whole {
+			b.WriteString("nothing from the remote was merged and your learnings are intact; whoever can push to the remote should remove these (git rm, then push), then run 'reflect sync' again")
+		} else {
+			b.WriteString("the rest of the remote's changes were merged without them, and your push removes them from the remote; see who pushed the commit with git -C DIR show COMMIT")
+		}
+		if errors.As(err, &se) {
+			b.WriteString("\n" + secretHint(se))
+		}
 		return errors.New(b.String())
+	case errors.As(err, &se):
+		return errors.New(secretHint(se))
 	case errors.Is(err, kbsync.ErrNotInitialized):
 		return fmt.Errorf("%w\nrun 'reflect sync init REMOTE' first", err)
 	case errors.Is(err, kbsync.ErrOffline):
@@ -283,6 +301,19 @@ func syncError(err error) error {
 		return fmt.Errorf("%w\nresolve it with git in the learnings directory, then run 'reflect sync' again", err)
 	}
 	return err
+}
+
+// secretHint names the files held back for a secret and what to do.
+func secretHint(se *kbsync.SecretError) string {
+	var b strings.Builder
+	for i, h := range se.Held {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "held back %s:%d: it holds a secret (%s)", h.Path, h.Line, h.Kind)
+	}
+	b.WriteString("\nthe rest was synced; remove the secret (or wrap it in <private>…</private>) and run 'reflect sync' again")
+	return b.String()
 }
 
 // NewCmdMergeLearning builds `reflect merge-learning`, the merge driver
