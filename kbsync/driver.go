@@ -51,6 +51,63 @@ const MergeLogEnv = "REFLECT_MERGE_LOG"
 
 const mergeLogName = "reflect-merge.log"
 
+// The environment a sync gives the merge driver to name the two sides of
+// a conflict: this machine's name, and the remote commit merged with the
+// merge bases, whose history says which machine wrote theirs.
+const (
+	mergeHostEnv   = "REFLECT_MERGE_HOST"
+	mergeTheirsEnv = "REFLECT_MERGE_THEIRS"
+	mergeBasesEnv  = "REFLECT_MERGE_BASES"
+)
+
+// mergeSides names ours (this machine) and theirs: the machine named by
+// the last commit of the remote's side that changed pathname (reflect's
+// commit messages name their host), or its author.
+func mergeSides(ctx context.Context, pathname string) store.Sides {
+	sides := store.Sides{Ours: machineName(os.Getenv(mergeHostEnv))}
+	rev := os.Getenv(mergeTheirsEnv)
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return sides
+	}
+	args := []string{"log", "-1", "--no-show-signature", "--format=%s%x00%an", rev}
+	for _, b := range strings.Fields(os.Getenv(mergeBasesEnv)) {
+		if !strings.HasPrefix(b, "-") {
+			args = append(args, "^"+b)
+		}
+	}
+	out, err := exec.CommandContext(ctx, "git", append(args, "--", filepath.ToSlash(pathname))...).Output()
+	if err != nil {
+		return sides
+	}
+	subject, author, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
+	if m := hostInMessage.Get().FindStringSubmatch(subject); m != nil {
+		sides.Theirs = machineName(m[1])
+	} else {
+		sides.Theirs = machineName(author)
+	}
+	return sides
+}
+
+// hostInMessage finds the host in the subjects of reflect's commits:
+// "reflect sync from HOST: …", "reflect sync init on HOST: …",
+// "reflect sync: merge main of origin on HOST", "… collided on HOST: …".
+var hostInMessage = lazyre.New(`^reflect sync(?: from|:? .*? on) ([^\s:]+)(?::|$)`)
+
+// machineName keeps a name a commit supplied to one short, plain word for
+// a markdown heading: it comes from the remote, so it may hold anything.
+func machineName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 64 {
+			break
+		}
+		if r < 0x80 && (r == '.' || r == '-' || r == '_' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // logMerge appends "renamed\tPATH" and "review\tPATH" lines to the log.
 func logMerge(log, pathname string, res DriverResult) error {
 	if log == "" || (res.Renamed == "" && !res.NeedsReview) {
@@ -135,7 +192,19 @@ func mergeFile(ctx context.Context, base, ours, theirs, pathname string) (Driver
 	if b == nil && distinct(a, t) {
 		return collide(a, t, pathname)
 	}
-	merged := store.Merge(b, a, t, func(o, x, y string) (string, bool) { return mergeText(ctx, o, x, y) })
+	conflicted := false
+	merged := store.Merge(b, a, t, func(o, x, y string) (string, bool) {
+		m, ok := mergeText(ctx, o, x, y)
+		conflicted = conflicted || !ok
+		return m, ok
+	})
+	if conflicted {
+		// Both bodies are kept: name the machines they come from (the
+		// learning travels to both, where "this machine" would be wrong).
+		if sides := mergeSides(ctx, pathname); sides != (store.Sides{}) {
+			merged = store.MergeFrom(b, a, t, func(string, string, string) (string, bool) { return "", false }, sides)
+		}
+	}
 	data, err := merged.Marshal()
 	if err != nil {
 		return DriverResult{}, err

@@ -81,6 +81,30 @@ func TestSyncReportsNeedsReview(t *testing.T) {
 	if !read(t, b, l.ID).NeedsReview {
 		t.Error("the learning is not marked needs_review")
 	}
+	// The headings name the machine each version came from, which reads
+	// right on both machines (issue 30, item 8), not "this machine".
+	mustSync(t, a)
+	for _, o := range []Options{a, b} {
+		body := read(t, o, l.ID).Body
+		fromA, fromB := section(body, "## Version from a "), section(body, "## Version from b ")
+		if !strings.Contains(fromA, "says A") || strings.Contains(fromA, "says B") ||
+			!strings.Contains(fromB, "says B") || strings.Contains(fromB, "says A") {
+			t.Errorf("%s: the headings do not name the machines of their versions:\n%s", o.Host, body)
+		}
+	}
+}
+
+// section is the text under heading up to the next "## Version" heading.
+func section(body, heading string) string {
+	i := strings.Index(body, heading)
+	if i < 0 {
+		return ""
+	}
+	rest := body[i+len(heading):]
+	if j := strings.Index(rest, "## Version"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
 }
 
 // A remote's .gitattributes that arrives in the same merge as a
@@ -143,5 +167,25 @@ func TestRemoteAttributesDoNotTakeEffectDuringTheMerge(t *testing.T) {
 	}
 	if got := read(t, b, l.ID); !contains(got.Tags, "again-a") || !contains(got.Tags, "again-b") {
 		t.Errorf("b: tags %v, want both sides' (merged by the driver)", got.Tags)
+	}
+}
+
+func TestMachineNameFromCommits(t *testing.T) {
+	for subject, want := range map[string]string{
+		"reflect sync from laptop: 2 file(s)":                         "laptop",
+		"reflect sync init on desk.local: 1 file(s)":                  "desk.local",
+		"reflect sync: merge main of origin on ci-7":                  "ci-7",
+		"reflect sync: keep learnings that collided on pi: 1 file(s)": "pi",
+	} {
+		m := hostInMessage.Get().FindStringSubmatch(subject)
+		if m == nil || m[1] != want {
+			t.Errorf("%q: %v, want %s", subject, m, want)
+		}
+	}
+	if hostInMessage.Get().MatchString("helpful notes") {
+		t.Error("a foreign subject named a host")
+	}
+	if got := machineName("evil</h2>\x1b[31m## injected " + strings.Repeat("x", 100)); strings.ContainsAny(got, "<>/# \x1b[") || len(got) > 64 {
+		t.Errorf("machineName kept %q", got)
 	}
 }
