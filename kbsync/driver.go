@@ -36,18 +36,40 @@ type DriverResult struct {
 // written beside pathname (git runs drivers at the top of the work tree).
 // A file that does not parse falls back to git's line merge.
 func MergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
-	res, err := mergeFile(ctx, base, ours, theirs, pathname)
+	return MergeFileIn(ctx, base, ours, theirs, pathname, DriverEnv{})
+}
+
+// DriverEnv is what a sync tells the merge driver it runs (through the
+// environment of `git merge`, since git starts the driver): where to log
+// what it did, and what names the two sides of a conflict.
+type DriverEnv struct {
+	// Log is the file to record renamed and needs_review learnings in.
+	Log string
+	// Host is this machine's name; Theirs the remote commit merged and
+	// Bases the merge bases, whose history names the other machine.
+	Host, Theirs, Bases string
+}
+
+// DriverEnvFrom reads a DriverEnv with getenv (os.Getenv in the driver).
+func DriverEnvFrom(getenv func(string) string) DriverEnv {
+	return DriverEnv{Log: getenv(mergeLogEnv), Host: getenv(mergeHostEnv), Theirs: getenv(mergeTheirsEnv), Bases: getenv(mergeBasesEnv)}
+}
+
+// MergeFileIn is MergeFile run by a sync: it names the sides of a conflict
+// and logs what the sync must act on, as env says.
+func MergeFileIn(ctx context.Context, base, ours, theirs, pathname string, env DriverEnv) (DriverResult, error) {
+	res, err := mergeFile(ctx, base, ours, theirs, pathname, env)
 	if err == nil {
-		err = logMerge(os.Getenv(MergeLogEnv), pathname, res)
+		err = logMerge(env.Log, pathname, res)
 	}
 	return res, err
 }
 
-// MergeLogEnv names the file a sync asks the merge driver (a process of
+// mergeLogEnv names the file a sync asks the merge driver (a process of
 // its own, run by git) to record in what it did that the sync must act on:
 // the learnings it wrote under a new id, which the sync commits and counts
 // as pulled, and those it marked needs_review, which the sync reports.
-const MergeLogEnv = "REFLECT_MERGE_LOG"
+const mergeLogEnv = "REFLECT_MERGE_LOG"
 
 const mergeLogName = "reflect-merge.log"
 
@@ -63,14 +85,14 @@ const (
 // mergeSides names ours (this machine) and theirs: the machine named by
 // the last commit of the remote's side that changed pathname (reflect's
 // commit messages name their host), or its author.
-func mergeSides(ctx context.Context, pathname string) store.Sides {
-	sides := store.Sides{Ours: machineName(os.Getenv(mergeHostEnv))}
-	rev := os.Getenv(mergeTheirsEnv)
+func mergeSides(ctx context.Context, pathname string, env DriverEnv) store.Sides {
+	sides := store.Sides{Ours: machineName(env.Host)}
+	rev := env.Theirs
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return sides
 	}
 	args := []string{"log", "-1", "--no-show-signature", "--format=%s%x00%an", rev}
-	for _, b := range strings.Fields(os.Getenv(mergeBasesEnv)) {
+	for _, b := range strings.Fields(env.Bases) {
 		if !strings.HasPrefix(b, "-") {
 			args = append(args, "^"+b)
 		}
@@ -153,7 +175,7 @@ func readMergeLog(log string) (renamed, review []string) {
 	return renamed, review
 }
 
-func mergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
+func mergeFile(ctx context.Context, base, ours, theirs, pathname string, env DriverEnv) (DriverResult, error) {
 	rb, err := os.ReadFile(base)
 	if err != nil {
 		return DriverResult{}, err
@@ -201,7 +223,7 @@ func mergeFile(ctx context.Context, base, ours, theirs, pathname string) (Driver
 	if conflicted {
 		// Both bodies are kept: name the machines they come from (the
 		// learning travels to both, where "this machine" would be wrong).
-		if sides := mergeSides(ctx, pathname); sides != (store.Sides{}) {
+		if sides := mergeSides(ctx, pathname, env); sides != (store.Sides{}) {
 			merged = store.MergeFrom(b, a, t, func(string, string, string) (string, bool) { return "", false }, sides)
 		}
 	}

@@ -76,7 +76,7 @@ func pull(ctx context.Context, g *gitCmd, opts Options, res *Result) ([]string, 
 	}
 	_ = os.Remove(logPath)
 	defer os.Remove(logPath)
-	gm := &gitCmd{dir: g.dir, env: append(append([]string(nil), g.env...), MergeLogEnv+"="+logPath,
+	gm := &gitCmd{dir: g.dir, env: append(append([]string(nil), g.env...), mergeLogEnv+"="+logPath,
 		mergeHostEnv+"="+opts.Host, mergeTheirsEnv+"="+target, mergeBasesEnv+"="+strings.Join(bases, " "))}
 	_, mergeErr := gm.run(ctx, 0, "merge", "-q", "--no-edit", "--allow-unrelated-histories",
 		"-m", "reflect sync: merge "+opts.Branch+" of origin on "+opts.Host, target)

@@ -329,7 +329,7 @@ func NewCmdMergeLearning(f *Factory) *cobra.Command {
 			if len(args) == 4 {
 				path = args[3]
 			}
-			res, err := kbsync.MergeFile(cmd.Context(), args[0], args[1], args[2], path)
+			res, err := kbsync.MergeFileIn(cmd.Context(), args[0], args[1], args[2], path, kbsync.DriverEnvFrom(f.Getenv))
 			if err != nil {
 				return err
 			}
