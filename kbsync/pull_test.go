@@ -189,3 +189,34 @@ func TestMachineNameFromCommits(t *testing.T) {
 		t.Errorf("machineName kept %q", got)
 	}
 }
+
+// A push that fails after a refusal reports both.
+func TestRefusalReportedWithAFailedPush(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	a := machine(root, "a", remote)
+	mustInit(t, a)
+	evil := filepath.Join(root, "evil")
+	gitT(t, root, "clone", "-q", remote, evil)
+	if err := os.WriteFile(filepath.Join(evil, "evil.sh"), []byte("echo pwned\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, evil, "add", "-A")
+	gitT(t, evil, "-c", "user.email=m@example.com", "-c", "user.name=m", "commit", "-q", "-m", "x")
+	gitT(t, evil, "push", "-q", "origin", "HEAD:main")
+	hook := filepath.Join(remote, "hooks", "pre-receive")
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, newLearning("Local", "local"))
+	res, err := Sync(context.Background(), a)
+	if !errors.Is(err, ErrRefused) || !errors.Is(err, ErrRejected) {
+		t.Fatalf("err = %v, want the refusal and the rejected push", err)
+	}
+	if len(res.Refused) != 1 || res.Refused[0].Path != "evil.sh" {
+		t.Errorf("refused = %+v", res.Refused)
+	}
+	if _, err := os.Lstat(filepath.Join(a.Dir, "evil.sh")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("evil.sh reached the work tree: %v", err)
+	}
+}

@@ -386,7 +386,7 @@ func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 	for attempt := 0; ; attempt++ {
 		merged, err := pull(ctx, g, opts, res)
 		if err != nil {
-			return errors.Join(err, held)
+			return errors.Join(err, secretsHeld(res.Held))
 		}
 		// The merge driver writes the other side's learning under a new
 		// id when both added one under the same id: commit those (and the
@@ -394,7 +394,11 @@ func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 		// wrote meanwhile: that is the next sync's own commit.
 		if len(merged) > 0 {
 			again := &Result{}
-			if err := commitOnly(ctx, g, opts, again, "reflect sync: keep learnings that collided on "+opts.Host, merged); err != nil {
+			msg := "reflect sync: keep learnings that collided on " + opts.Host
+			if !strings.HasPrefix(merged[0], "documents/") {
+				msg = "reflect sync: keep reflect's own .gitignore and .gitattributes lines on " + opts.Host
+			}
+			if err := commitOnly(ctx, g, opts, again, msg, merged); err != nil {
 				return err
 			}
 			res.Committed = append(res.Committed, again.Committed...)
@@ -413,16 +417,23 @@ func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 			continue
 		}
 		if nonFastForward(err) {
-			return fmt.Errorf("%w: other machines kept pushing first (%d attempts); run 'reflect sync' again", ErrRejected, attempt+1)
+			return outcome(fmt.Errorf("%w: other machines kept pushing first (%d attempts); run 'reflect sync' again", ErrRejected, attempt+1), res)
 		}
-		return classify(err)
+		return outcome(classify(err), res)
 	}
 	_, _ = g.run(ctx, 0, "branch", "-q", "--set-upstream-to", "origin/"+opts.Branch)
 	res.Head = head(ctx, g)
+	return outcome(nil, res)
+}
+
+// outcome joins err with what else the sync must report: the remote's
+// paths it refused (the rest was merged) and the files held for a secret.
+func outcome(err error, res *Result) error {
+	var refused error
 	if len(res.Refused) > 0 {
-		return errors.Join(&RefusedError{Refused: res.Refused}, held)
+		refused = &RefusedError{Refused: res.Refused}
 	}
-	return held
+	return errors.Join(err, refused, secretsHeld(res.Held))
 }
 
 func secretsHeld(steps []Step) error {

@@ -264,6 +264,15 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 func syncError(err error) error {
 	var se *kbsync.SecretError
 	var re *kbsync.RefusedError
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 1 {
+		// A sync can fail to push and have refused or held files too:
+		// each gets its own words and hint.
+		var parts []string
+		for _, e := range j.Unwrap() {
+			parts = append(parts, syncError(e).Error())
+		}
+		return errors.New(strings.Join(parts, "\n"))
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -284,9 +293,6 @@ func syncError(err error) error {
 			b.WriteString("nothing from the remote was merged and your learnings are intact; whoever can push to the remote should remove these (git rm, then push), then run 'reflect sync' again")
 		} else {
 			b.WriteString("the rest of the remote's changes were merged without them, and your push removes them from the remote; see who pushed the commit with git -C DIR show COMMIT")
-		}
-		if errors.As(err, &se) {
-			b.WriteString("\n" + secretHint(se))
 		}
 		return errors.New(b.String())
 	case errors.As(err, &se):
