@@ -91,7 +91,7 @@ func mergeSides(ctx context.Context, pathname string, env DriverEnv) store.Sides
 	if rev == "" || strings.HasPrefix(rev, "-") {
 		return sides
 	}
-	args := []string{"log", "-1", "--no-show-signature", "--format=%s%x00%an", rev}
+	args := []string{"--literal-pathspecs", "log", "-1", "--no-show-signature", "--format=%s%x00%an", rev}
 	for _, b := range strings.Fields(env.Bases) {
 		if !strings.HasPrefix(b, "-") {
 			args = append(args, "^"+b)

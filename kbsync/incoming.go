@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/store"
 )
@@ -16,7 +18,10 @@ import (
 // the work tree: what arrives from a remote is untrusted, and git checks
 // out symlinks, submodules and any file it is given.
 type Refusal struct {
+	// Path is the path, quoted when it holds control characters (it comes
+	// from the remote and is printed to a terminal).
 	Path string `json:"path"`
+	raw  string
 	// Mode is git's mode of the entry (120000 a symlink, 160000 a submodule).
 	Mode string `json:"mode"`
 	// Commit is the remote commit that last changed the path.
@@ -111,7 +116,7 @@ func inspect(ctx context.Context, g *gitCmd, ref string, bases []string) ([]Refu
 				continue
 			}
 			if reason := refuse(p, mode); reason != "" {
-				out = append(out, Refusal{Path: p, Mode: mode, Reason: reason})
+				out = append(out, Refusal{Path: shownPath(p), raw: p, Mode: mode, Reason: reason})
 				continue
 			}
 			sizes[blob] = append(sizes[blob], len(entries))
@@ -131,7 +136,7 @@ func inspect(ctx context.Context, g *gitCmd, ref string, bases []string) ([]Refu
 			blob, size, ok := strings.Cut(line, " ")
 			if n, err := strconv.ParseInt(size, 10, 64); ok && err == nil && n > store.MaxDocumentSize {
 				for _, i := range sizes[blob] {
-					out = append(out, Refusal{Path: entries[i].path, Mode: entries[i].mode, Reason: RefusedSize})
+					out = append(out, Refusal{Path: shownPath(entries[i].path), raw: entries[i].path, Mode: entries[i].mode, Reason: RefusedSize})
 				}
 			}
 		}
@@ -145,12 +150,24 @@ func inspect(ctx context.Context, g *gitCmd, ref string, bases []string) ([]Refu
 		if i == maxRefusalsNamed {
 			break
 		}
-		c, err := g.run(ctx, 0, append(append([]string{"log", "-1", "--format=%h"}, exclude...), "--", out[i].Path)...)
+		c, err := g.run(ctx, 0, append(append([]string{"--literal-pathspecs", "log", "-1", "--format=%h"}, exclude...), "--", out[i].raw)...)
 		if err == nil {
 			out[i].Commit = strings.TrimSpace(c)
 		}
 	}
 	return out, nil
+}
+
+// shownPath is p fit for a terminal and a log: quoted when it holds a
+// control character or is not UTF-8, and cut to a sane length.
+func shownPath(p string) string {
+	if len(p) > 300 {
+		p = p[:300] + "…"
+	}
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // refuse says why an incoming entry may not be checked out, or "".
@@ -194,7 +211,7 @@ func refuse(p, mode string) string {
 // commit would read as deleting every learning.
 func wholeRefusal(refused []Refusal) bool {
 	for _, r := range refused {
-		if r.Path == "documents" || r.Reason == RefusedDocuments {
+		if r.raw == "documents" || r.Reason == RefusedDocuments {
 			return true
 		}
 	}
@@ -224,14 +241,14 @@ func sanitise(ctx context.Context, g *gitCmd, ref string, bases []string, refuse
 		back := ""
 		if len(bases) > 0 {
 			// ls-tree of one path: "<mode> <type> <object>\t<path>"
-			out, _ := g.run(ctx, 0, "ls-tree", "-z", bases[0], "--", r.Path)
+			out, _ := g.run(ctx, 0, "--literal-pathspecs", "ls-tree", "-z", bases[0], "--", r.raw)
 			meta, p, ok := strings.Cut(strings.TrimSuffix(out, "\x00"), "\t")
-			if f := strings.Fields(meta); ok && p == r.Path && len(f) == 3 && f[1] == "blob" && refuse(p, f[0]) == "" {
+			if f := strings.Fields(meta); ok && p == r.raw && len(f) == 3 && f[1] == "blob" && refuse(p, f[0]) == "" {
 				back = f[0] + " " + f[2] + "\t" + p + "\x00"
 			}
 		}
 		if back == "" {
-			remove = append(remove, r.Path)
+			remove = append(remove, r.raw)
 		} else {
 			restore.WriteString(back)
 		}

@@ -211,6 +211,7 @@ func TestSyncRefusesSubmodulesAndForeignPaths(t *testing.T) {
 		mustFile(t, dir, ".gitmodules", []byte("[submodule \"x\"]\n\tpath = documents/lrn-sub-d4d4d4.md\n\turl = ../remote.git\n"))
 		mustFile(t, dir, "index/catalog.db", []byte("attacker's index"))
 		mustFile(t, dir, "evil.sh", []byte("#!/bin/sh\necho pwned\n"))
+		mustFile(t, dir, "documents/lrn-\x1b]0;owned\x07-000009.md", learningText(t, "lrn-esc-000009", "Esc"))
 		mustFile(t, dir, "documents/notes.txt", []byte("x"))
 		mustFile(t, dir, "documents/sub/lrn-deep-e5e5e5.md", learningText(t, "lrn-deep-e5e5e5", "Deep"))
 		mustFile(t, dir, "documents/lrn-big-c3c3c3.md", big)
@@ -222,6 +223,9 @@ func TestSyncRefusesSubmodulesAndForeignPaths(t *testing.T) {
 	_, err := kbsync.Sync(context.Background(), a)
 	refusedErr(t, err, commit, "documents/lrn-sub-d4d4d4.md", ".gitmodules", "index/catalog.db", "evil.sh",
 		"documents/notes.txt", "documents/sub/lrn-deep-e5e5e5.md", "documents/lrn-big-c3c3c3.md")
+	if strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `"documents/lrn-\x1b]0;owned\a-000009.md"`) {
+		t.Errorf("a path's control characters reach the error unquoted: %q", err)
+	}
 	for _, p := range []string{"documents/lrn-sub-d4d4d4.md", ".gitmodules", "evil.sh", "documents/notes.txt", "documents/sub", "documents/lrn-big-c3c3c3.md"} {
 		lstatMissing(t, filepath.Join(a.Dir, p))
 	}
