@@ -44,10 +44,16 @@ one holding a secret is held back (the rest syncs) and sync exits 1 naming
 the file and line; fix the file and sync again. A held file never enters
 git, so the secret never reaches the remote's history.
 
+What the remote sends is inspected before it reaches the working tree:
+symlinks, submodules, anything in place of documents/ and any file that is
+not a learning, its sidecar, .gitignore or .gitattributes are refused, each
+named with the commit that brought it, and sync exits 1 (the rest merges
+when that is safe; nothing does when the remote replaced documents/).
+
 The same learning edited on two machines is merged field by field; bodies
-that cannot be merged are both kept under headings and the learning is
-marked needs_review (see 'reflect doctor'). Run 'reflect sync init REMOTE'
-first. See docs/sync.md.`,
+that cannot be merged are both kept under headings naming each machine,
+the learning is marked needs_review and sync says so (see 'reflect
+doctor'). Run 'reflect sync init REMOTE' first. See docs/sync.md.`,
 		Example: `  reflect sync init git@github.com:me/learnings.git
   reflect sync
   reflect sync --json | jq '.pulled | length'`,
