@@ -384,3 +384,36 @@ func TestSyncDropsRemoteAttributes(t *testing.T) {
 		t.Errorf("the remote's .gitattributes still holds the attack after the victim's push:\n%s", tip)
 	}
 }
+
+// A remote a hosting service created with a README (and a learning pushed
+// by hand): init names the README, leaves it out, adopts the rest, and its
+// push removes the README from the remote's tip.
+func TestInitLeavesOutAForeignFileOfTheRemote(t *testing.T) {
+	w := newSyncWorld(t)
+	seed := filepath.Join(w.root, "seed")
+	git(t, w.root, "init", "-q", "-b", "main", seed)
+	mustFile(t, seed, "README.md", []byte("# learnings\n"))
+	mustFile(t, seed, "documents/lrn-seeded-a8a8a8.md", learningText(t, "lrn-seeded-a8a8a8", "Seeded"))
+	git(t, seed, "add", "-A")
+	git(t, seed, "-c", "user.email=s@example.com", "-c", "user.name=s", "commit", "-q", "-m", "Initial commit")
+	git(t, seed, "push", "-q", w.remote, "HEAD:main")
+	commit := strings.TrimSpace(git(t, seed, "rev-parse", "--short", "HEAD"))
+
+	a := w.machine("a")
+	writeLearning(t, a, "lrn-mine-000001", "Mine")
+	res, err := kbsync.Init(context.Background(), a)
+	if re := refusedErr(t, err, commit, "README.md"); re.Whole {
+		t.Error("the whole remote was refused for a README")
+	}
+	lstatMissing(t, filepath.Join(a.Dir, "README.md"))
+	if _, err := store.Open(filepath.Join(a.Dir, "documents")).Read("lrn-seeded-a8a8a8"); err != nil {
+		t.Errorf("the remote's learning was not adopted: %v", err)
+	}
+	tip := git(t, w.remote, "ls-tree", "-r", "--name-only", "main")
+	if !res.Pushed || strings.Contains(tip, "README.md") || !strings.Contains(tip, "lrn-mine-000001") {
+		t.Errorf("pushed %v, remote tip:\n%s", res.Pushed, tip)
+	}
+	if _, err := kbsync.Sync(context.Background(), a); err != nil {
+		t.Errorf("the sync after init: %v", err)
+	}
+}
