@@ -48,8 +48,17 @@ type RefusedError struct {
 	Whole   bool
 }
 
+// String is "PATH: REASON (commit C)".
+func (r Refusal) String() string {
+	if r.Commit == "" {
+		return r.Path + ": " + r.Reason
+	}
+	return fmt.Sprintf("%s: %s (commit %s)", r.Path, r.Reason, r.Commit)
+}
+
 func (e *RefusedError) Error() string {
 	var b strings.Builder
+	b.WriteString("refused ")
 	for i, r := range e.Refused {
 		if i == maxRefusalsNamed {
 			fmt.Fprintf(&b, "; and %d more", len(e.Refused)-i)
@@ -58,11 +67,7 @@ func (e *RefusedError) Error() string {
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "%s (%s", r.Path, r.Reason)
-		if r.Commit != "" {
-			fmt.Fprintf(&b, ", commit %s", r.Commit)
-		}
-		b.WriteString(")")
+		b.WriteString(r.String())
 	}
 	if e.Whole {
 		b.WriteString("; nothing from the remote was merged, local work is intact")

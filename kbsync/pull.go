@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -120,20 +121,11 @@ func pull(ctx context.Context, g *gitCmd, opts Options, res *Result) ([]string, 
 // appendNew appends the values of add that list lacks.
 func appendNew(list []string, add ...string) []string {
 	for _, a := range add {
-		if !has(list, a) {
+		if !slices.Contains(list, a) {
 			list = append(list, a)
 		}
 	}
 	return list
-}
-
-func has(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // gitPath is the absolute path of a file in the repository's git directory.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -512,7 +513,7 @@ func commitOnly(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 	if only != nil {
 		keep := changes[:0]
 		for _, c := range changes {
-			if has(only, c.Path) {
+			if slices.Contains(only, c.Path) {
 				keep = append(keep, c)
 			}
 		}

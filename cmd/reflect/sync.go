@@ -289,11 +289,7 @@ func syncError(err error) error {
 				fmt.Fprintf(&b, "and %d more refused\n", len(re.Refused)-i)
 				break
 			}
-			fmt.Fprintf(&b, "refused %s from the remote: %s", r.Path, r.Reason)
-			if r.Commit != "" {
-				fmt.Fprintf(&b, " (commit %s)", r.Commit)
-			}
-			b.WriteString("\n")
+			b.WriteString("refused from the remote: " + r.String() + "\n")
 		}
 		if re.Whole {
 			b.WriteString("nothing from the remote was merged and your learnings are intact; whoever can push to the remote should remove these (git rm, then push), then run 'reflect sync' again")
