@@ -2,6 +2,7 @@ package kbsync
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"testing"
@@ -140,5 +141,20 @@ func TestPlanPrivateSpellings(t *testing.T) {
 				t.Errorf("%q: %s planned %+v, want held as personal: %v", tc.field, s.Path, s, tc.local)
 			}
 		}
+	}
+}
+
+// BenchmarkPlan1000 plans the first commit of 1,000 learnings (the parse,
+// the private/scope check and the redactor over each file).
+func BenchmarkPlan1000(b *testing.B) {
+	files := map[string][]byte{}
+	var changes []Change
+	for i := range 1000 {
+		p := fmt.Sprintf("documents/lrn-bench-%06d.md", i)
+		files[p] = fmt.Appendf(nil, "---\nid: lrn-bench-%06d\ntitle: Bench lesson %d\nconfidence: medium\ntags: [bench, t%d]\nkey_insight: Insight number %d about component c%d.\ncreated: 2026-11-01T10:00:00Z\nupdated: 2026-11-01T10:00:00Z\n---\n## Problem\n\nProblem %d with service s%d failed.\n\n## Solution\n\nRestart worker w%d with flag --f%d.\n", i, i, i%50, i, i%97, i, i%31, i%13, i%7)
+		changes = append(changes, Change{Path: p})
+	}
+	for b.Loop() {
+		Plan(changes, func(p string) ([]byte, error) { return files[p], nil })
 	}
 }
