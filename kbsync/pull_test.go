@@ -220,3 +220,37 @@ func TestRefusalReportedWithAFailedPush(t *testing.T) {
 		t.Errorf("evil.sh reached the work tree: %v", err)
 	}
 }
+
+// A repository synced before remotes were inspected may already track a
+// link in documents/: the next sync removes it (the link, not its target)
+// and the push removes it from the remote.
+func TestTrackedSymlinkIsRemoved(t *testing.T) {
+	root := isolate(t)
+	remote := bareRemote(t, root)
+	a := machine(root, "a", remote)
+	mustInit(t, a)
+	secret := filepath.Join(root, "id_rsa")
+	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(a.Dir, "documents", "lrn-deploy-notes-a1a1a1.md")
+	if err := os.Symlink(secret, link); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, a.Dir, "-c", "core.symlinks=true", "add", "documents")
+	gitT(t, a.Dir, "commit", "-q", "-m", "an old sync brought this")
+	gitT(t, a.Dir, "push", "-q", "origin", "HEAD:main")
+	res := mustSync(t, a)
+	if !contains(res.Unlinked, "documents/lrn-deploy-notes-a1a1a1.md") {
+		t.Errorf("unlinked = %v", res.Unlinked)
+	}
+	if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the link is still there: %v", err)
+	}
+	if data, err := os.ReadFile(secret); err != nil || string(data) != "PRIVATE KEY" {
+		t.Errorf("the link's target was touched: %q %v", data, err)
+	}
+	if strings.Contains(remoteFiles(t, remote), "lrn-deploy-notes-a1a1a1") {
+		t.Error("the link is still at the remote's tip")
+	}
+}

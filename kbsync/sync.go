@@ -87,6 +87,10 @@ type Result struct {
 	// NeedsReview lists the learnings whose two bodies this sync's merge
 	// could not reconcile: both are kept, marked needs_review.
 	NeedsReview []string `json:"needs_review,omitempty"`
+	// Unlinked lists the symlinks under documents/ that the repository
+	// already tracked (from a sync before remotes were inspected): each was
+	// removed, and its removal committed.
+	Unlinked []string `json:"unlinked,omitempty"`
 }
 
 // newResult has empty lists rather than nil ones, so --json prints [].
@@ -373,6 +377,9 @@ func Sync(ctx context.Context, opts Options) (*Result, error) {
 
 // syncLocked is the body of Init and Sync, under the lock.
 func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, message string) error {
+	if err := unlinkTracked(ctx, g, res); err != nil {
+		return err
+	}
 	if err := commitLocal(ctx, g, opts, res, message); err != nil {
 		return err
 	}
@@ -435,6 +442,35 @@ func outcome(err error, res *Result) error {
 		refused = &RefusedError{Refused: res.Refused}
 	}
 	return errors.Join(err, refused, secretsHeld(res.Held))
+}
+
+// unlinkTracked removes the symlinks git tracks under documents/: none
+// can arrive any more, but a repository synced before remotes were
+// inspected may hold one (a learning that is a link to ~/.ssh/id_rsa).
+// The link goes, never its target; the commit that follows records the
+// removal, so the push removes it from the remote too.
+func unlinkTracked(ctx context.Context, g *gitCmd, res *Result) error {
+	out, err := g.run(ctx, 0, "ls-files", "-s", "-z", "--", "documents")
+	if err != nil {
+		return nil // an unborn branch: nothing tracked
+	}
+	for _, rec := range splitZ(out) {
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok || !strings.HasPrefix(meta, "120000 ") {
+			continue
+		}
+		// With core.symlinks=false the link is checked out as a plain file
+		// holding its target: that goes too (git would commit any content
+		// written there as a link again).
+		file := filepath.Join(g.dir, filepath.FromSlash(p))
+		if fi, err := os.Lstat(file); err == nil && !fi.IsDir() {
+			if err := os.Remove(file); err != nil {
+				return err
+			}
+		}
+		res.Unlinked = append(res.Unlinked, p)
+	}
+	return nil
 }
 
 func secretsHeld(steps []Step) error {

@@ -248,6 +248,9 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 	for _, k := range res.Kept {
 		fmt.Fprintf(w, "Kept %s: deleted on one side, edited on the other.\n", k)
 	}
+	for _, p := range res.Unlinked {
+		fmt.Fprintf(w, "Removed %s: the repository tracked it as a symlink, which is never a learning (the link only; its target is untouched).\n", p)
+	}
 	for _, p := range res.NeedsReview {
 		fmt.Fprintf(w, "Needs review: %s: both machines changed the same lines; both versions are kept under headings. Edit it to one and remove needs_review.\n", p)
 	}
