@@ -103,7 +103,9 @@ func inspect(ctx context.Context, g *gitCmd, ref string, bases []string) ([]Refu
 	type entry struct{ path, mode, blob string }
 	var entries []entry
 	for _, from := range froms {
-		raw, err := g.run(ctx, 0, "diff", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff", "--no-textconv", from, ref)
+		// Plumbing: no user setting (diff.ignoreSubmodules, diff.renames)
+		// can hide an entry from it.
+		raw, err := g.run(ctx, 0, "diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", "--ignore-submodules=none", from, ref)
 		if err != nil {
 			return nil, err
 		}

@@ -206,6 +206,8 @@ func TestSyncRefusesSubmodulesAndForeignPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustFile(t, a.Dir, "index/catalog.db", []byte("the local index"))
+	// A setting of the user's own must not hide a submodule from the check.
+	git(t, a.Dir, "config", "diff.ignoreSubmodules", "all")
 	big := append(learningText(t, "lrn-big-c3c3c3", "Big"), []byte(strings.Repeat("x", store.MaxDocumentSize))...)
 	commit := w.attack(t, func(dir string) {
 		mustFile(t, dir, ".gitmodules", []byte("[submodule \"x\"]\n\tpath = documents/lrn-sub-d4d4d4.md\n\turl = ../remote.git\n"))
