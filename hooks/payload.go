@@ -62,12 +62,14 @@ func ParsePayload(data []byte) (*Payload, error) {
 	return &p, nil
 }
 
-// bound cuts the payload's free-text fields to what any handler uses, so
-// that no handler spends the deadline on megabytes: the prompt to
+// bound replaces a session id that is no id (validate.go) and cuts the
+// payload's free-text fields to what any handler uses, so that no handler
+// spends the deadline on megabytes: the prompt to
 // recall.MaxPromptBytes (searching and judging a correction look at no
 // more), and a working directory longer than PATH_MAX, which no real one
 // is, to nothing.
 func (p *Payload) bound() {
+	p.SessionID = cleanSessionID(p.SessionID)
 	p.Prompt = recall.ClipPrompt(p.Prompt)
 	if len(p.Cwd) > gitrepo.MaxPath {
 		p.Cwd = ""

@@ -298,6 +298,9 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 			return answer{}, err
 		}
 	}
+	if err := checkTranscript(r.payload.TranscriptPath); err != nil {
+		return answer{}, err
+	}
 	if r.Agent == "copilot" {
 		r.awaitTranscript()
 	}
