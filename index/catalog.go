@@ -574,3 +574,10 @@ func (ix *Index) recoverCorrupt(ctx context.Context, err error) error {
 		err, st.Indexed, st.Duration.Round(time.Millisecond))
 	return nil
 }
+
+// isLocked reports SQLite's "database is locked" (or a locked table):
+// another connection's write transaction outlasted the busy timeout.
+func isLocked(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
