@@ -37,6 +37,14 @@ type Payload struct {
 	// pre-compact): OpenCode keeps sessions in its own database, so the
 	// hook writes a redacted copy for the drainer (opencode.go).
 	Messages []json.RawMessage `json:"messages"`
+	// FirstMessage is the index in the session of Messages[0]: the plugin
+	// sends only what it has not sent before (the last message again, as
+	// it may have grown), in parts under the payload cap. More marks a
+	// part with more to come, which is saved but not yet queued; Skipped
+	// counts messages too large to send at all (a stub stands for each).
+	FirstMessage int  `json:"first_message"`
+	More         bool `json:"more"`
+	Skipped      int  `json:"skipped"`
 
 	// Raw is the whole payload, for handlers that need agent-specific fields.
 	Raw []byte `json:"-"`

@@ -297,6 +297,10 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		if err := r.saveOpenCodeSession(); err != nil {
 			return answer{}, err
 		}
+		if r.payload.More {
+			// A part of a large session: the last part queues it.
+			return answer{detail: "saved part of the session"}, nil
+		}
 	}
 	if err := checkTranscript(r.payload.TranscriptPath); err != nil {
 		return answer{}, err

@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -115,5 +116,81 @@ func TestSessionIDTokenNeverWritten(t *testing.T) {
 		if ev := lastEvent(t, cfg.StateDir); ev.SessionID != id {
 			t.Errorf("real id %q became %q", id, ev.SessionID)
 		}
+	}
+}
+
+// The OpenCode plugin sends only the messages after those it sent before
+// (and the last one again), in parts under the payload cap: the copy keeps
+// its first first_message lines and takes the rest from the payload; a
+// part with more to come is saved, not queued; a gap and left-out
+// messages are logged (issue 27: sessions over 8 MB were never captured
+// and every idle resent the whole session).
+func TestOpenCodeIncrementalParts(t *testing.T) {
+	e := newHookEnv(t)
+	cfg := e.withState(t)
+	msg := func(id, text string) map[string]any {
+		return map[string]any{"info": map[string]any{"id": id, "role": "user"}, "parts": []any{map[string]any{"type": "text", "text": text}}}
+	}
+	stop := func(first int, more bool, skipped int, ms ...map[string]any) {
+		t.Helper()
+		list := make([]any, len(ms))
+		for i, m := range ms {
+			list[i] = m
+		}
+		run(t, cfg, "stop", "opencode", e.fixture(t, "opencode", "stop", map[string]any{
+			"messages": list, "first_message": first, "more": more, "skipped": skipped}))
+	}
+	copyLines := func() []string {
+		t.Helper()
+		dir := filepath.Join(cfg.StateDir, "transcripts", "opencode")
+		entries, err := os.ReadDir(dir)
+		if err != nil || len(entries) != 1 {
+			t.Fatalf("copies: %v %v", entries, err)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, entries[0].Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var m struct {
+				Info  struct{ ID string }     `json:"info"`
+				Parts []struct{ Text string } `json:"parts"`
+			}
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				t.Fatalf("copy line %q: %v", l, err)
+			}
+			ids = append(ids, m.Info.ID+"="+m.Parts[0].Text)
+		}
+		return ids
+	}
+	// A large session in two parts: the first is saved, not queued.
+	stop(0, true, 0, msg("m0", "a"), msg("m1", "b"))
+	if recs := pending(t, cfg.StateDir); len(recs) != 0 {
+		t.Errorf("a part with more to come was queued: %+v", recs)
+	}
+	stop(2, false, 1, msg("m2", "c"), msg("m3", "d"))
+	if recs := pending(t, cfg.StateDir); len(recs) != 1 {
+		t.Errorf("the last part did not queue the session: %+v", recs)
+	}
+	if got := strings.Join(copyLines(), " "); got != "m0=a m1=b m2=c m3=d" {
+		t.Errorf("copy after two parts: %s", got)
+	}
+	// The next idle resends the last message (grown) and a new one.
+	stop(3, false, 0, msg("m3", "d, finished"), msg("m4", "e"))
+	if got := strings.Join(copyLines(), " "); got != "m0=a m1=b m2=c m3=d, finished m4=e" {
+		t.Errorf("copy after an increment: %s", got)
+	}
+	log := hookLog(t, cfg.StateDir)
+	if !strings.Contains(log, "1 messages over the plugin's size cap were left out") {
+		t.Errorf("hooks.log does not say a message was left out:\n%s", log)
+	}
+	// A plugin that sent more than the copy holds: the gap is logged.
+	stop(9, false, 0, msg("m9", "j"))
+	if got := strings.Join(copyLines(), " "); got != "m0=a m1=b m2=c m3=d, finished m4=e m9=j" {
+		t.Errorf("copy after a gap: %s", got)
+	}
+	if log := hookLog(t, cfg.StateDir); !strings.Contains(log, "the 4 between are missing") {
+		t.Errorf("hooks.log does not report the gap:\n%s", log)
 	}
 }
