@@ -34,7 +34,7 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRANSCRIPT = os.path.join(REPO, "drain", "testdata", "claude-session.jsonl")
+TRANSCRIPT = os.path.join(REPO, "transcript", "testdata", "claude-session.jsonl")
 
 
 def pct(xs, p):
