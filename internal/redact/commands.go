@@ -20,17 +20,29 @@ type cmdSpec struct {
 }
 
 var (
-	mysqlSpec  = cmdSpec{glued: []string{"-p"}}
-	mongoSpec  = cmdSpec{next: []string{"-p"}}
-	loginSpec  = cmdSpec{next: []string{"-p"}, login: true}
-	ldapSpec   = cmdSpec{next: []string{"-w"}, glued: []string{"-w"}}
-	capitalP   = cmdSpec{next: []string{"-P"}}
-	sshKeygen  = cmdSpec{next: []string{"-N", "-P"}}
-	keytool    = cmdSpec{next: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass"}}
-	cmdMarkers = []string{"curl", "mysql", "mariadb", "mongo", "sshpass", "redis-cli", "docker", "podman", "nerdctl",
-		"buildah", "skopeo", "oras", "helm", "az", "cf", "oc", "ldap", "sqlcmd", "bcp", "ipmitool", "mosquitto_",
-		"zip", "unzip", "7z", "ssh-keygen", "keytool", "openssl"}
+	mysqlSpec = cmdSpec{glued: []string{"-p"}}
+	mongoSpec = cmdSpec{next: []string{"-p"}}
+	loginSpec = cmdSpec{next: []string{"-p"}, login: true}
+	ldapSpec  = cmdSpec{next: []string{"-w"}, glued: []string{"-w"}}
+	capitalP  = cmdSpec{next: []string{"-P"}}
+	sshKeygen = cmdSpec{next: []string{"-N", "-P"}}
+	keytool   = cmdSpec{next: []string{"-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass"}}
+	// cmdMarkers find the commands: each is a part of a name (or of a
+	// family's common prefix) and how far into the name it starts, chosen
+	// so that its first two letters are rare in prose and code ("do", "he",
+	// "re" are everywhere; "ck", "lm", "s-" are not).
+	cmdMarkers = []cmdMarker{
+		{"rl", 2}, {"mysql", 0}, {"iadb", 3}, {"mongo", 0}, {"hpass", 2}, {"s-cli", 4}, {"cker", 2}, {"dman", 2},
+		{"dctl", 3}, {"ah", 5}, {"kopeo", 1}, {"lm", 2}, {"az", 0}, {"cf", 0}, {"oc", 0}, {"dap", 1},
+		{"lcmd", 2}, {"bcp", 0}, {"pmitool", 1}, {"o_", 8}, {"zip", 0}, {"zip", 2}, {"7z", 0}, {"ygen", 6},
+		{"ytool", 2}, {"sl", 5},
+	}
 )
+
+type cmdMarker struct {
+	text string
+	lead int
+}
 
 // commands maps a command name (lowercase) to its password options.
 var commands = map[string]cmdSpec{
@@ -43,7 +55,7 @@ var commands = map[string]cmdSpec{
 	"sshpass":   {next: []string{"-p"}, glued: []string{"-p"}},
 	"redis-cli": {next: []string{"-a", "--pass"}},
 	"docker":    loginSpec, "podman": loginSpec, "nerdctl": loginSpec, "buildah": loginSpec, "skopeo": loginSpec,
-	"oras": loginSpec, "helm": loginSpec, "az": loginSpec, "cf": loginSpec, "oc": loginSpec,
+	"helm": loginSpec, "az": loginSpec, "cf": loginSpec, "oc": loginSpec,
 	"ldapsearch": ldapSpec, "ldapadd": ldapSpec, "ldapmodify": ldapSpec, "ldapdelete": ldapSpec,
 	"ldapwhoami": ldapSpec, "ldappasswd": ldapSpec, "ldapcompare": ldapSpec, "ldapmodrdn": ldapSpec,
 	"sqlcmd": capitalP, "bcp": capitalP, "ipmitool": capitalP, "mosquitto_pub": capitalP, "mosquitto_sub": capitalP,

@@ -25,6 +25,9 @@ const (
 type markerDef struct {
 	text string // lowercase; letters match either case
 	rule int
+	// lead is how far into what the rule reads the marker starts (a
+	// command's name: ruleCommand only).
+	lead int
 }
 
 // The private tags come first so their ids are constants.
@@ -46,16 +49,17 @@ var (
 )
 
 func buildTables() {
-	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer}}
+	markers = []markerDef{{text: openTag, rule: ruleNone}, {text: closeTag, rule: ruleNone}, {text: "-----begin", rule: rulePEM},
+		{text: "://", rule: ruleURL}, {text: "bearer", rule: ruleBearer}}
 	for _, c := range cmdMarkers {
-		markers = append(markers, markerDef{c, ruleCommand})
+		markers = append(markers, markerDef{text: c.text, rule: ruleCommand, lead: c.lead})
 	}
 	for _, w := range labelWords {
-		markers = append(markers, markerDef{w, ruleLabel})
+		markers = append(markers, markerDef{text: w, rule: ruleLabel})
 	}
 	for i, p := range patterns {
 		for _, m := range p.markers {
-			markers = append(markers, markerDef{m, i})
+			markers = append(markers, markerDef{text: m, rule: i})
 		}
 	}
 	if len(markers) > 255 {
