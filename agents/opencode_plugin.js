@@ -122,16 +122,19 @@ export const ReflectPlugin = async ({ client, directory }) => {
     p.then(done, done);
     return p;
   };
-  // sent counts, per session, the messages reflect has saved: each idle
-  // sends only the messages after them, and the last one again (it may
-  // have grown since), instead of the whole session every time.
+  // sent holds, per session, how many messages reflect has saved and the
+  // id of the last: each idle sends only the messages after them, and the
+  // last one again (it may have grown since), instead of the whole session
+  // every time. A session that no longer has that message there (reverted,
+  // shortened) is sent whole.
   const sent = new Map();
   const session = async (event, sessionID, extra) => {
     let messages = [];
     try { messages = clip((await client.session.messages({ path: { id: sessionID } })).data); } catch {}
     if (!messages.length) return;
-    let from = Math.max(0, (sent.get(sessionID) ?? 0) - 1);
-    if (from >= messages.length) from = 0; // the session shrank (reverted): send it whole
+    const prev = sent.get(sessionID) ?? { n: 0, id: undefined };
+    let from = Math.max(0, prev.n - 1);
+    if (from >= messages.length || prev.n > 0 && messages[from]?.info?.id !== prev.id) from = 0;
     const { out, skipped } = parts(messages, from);
     for (let i = 0; i < out.length; i++) {
       const more = i < out.length - 1;
@@ -140,7 +143,8 @@ export const ReflectPlugin = async ({ client, directory }) => {
         first_message: out[i].first, more, skipped: more ? 0 : skipped, ...extra,
       });
       if (!r.ok) return; // sent stays: the next idle sends this part again
-      sent.set(sessionID, out[i].first + out[i].messages.length);
+      const n = out[i].first + out[i].messages.length;
+      sent.set(sessionID, { n, id: messages[n - 1]?.info?.id });
     }
   };
   return {

@@ -145,6 +145,14 @@ const hooks = await ReflectPlugin({ client, directory: "/repo" });
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
 msgs.push({ info: { id: "m101", role: "user" }, parts: [{ type: "text", text: "new" }] });
 await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+// A revert drops the last messages and the session goes on: sent whole.
+const small = { data: [{ info: { id: "r0", role: "user" }, parts: [{ type: "text", text: "a" }] }, { info: { id: "r1", role: "user" }, parts: [{ type: "text", text: "b" }] }] };
+client.session.messages = async () => structuredClone(small);
+const other = await ReflectPlugin({ client, directory: "/repo" });
+await other.event({ event: { type: "session.idle", properties: { sessionID: "ses_2" } } });
+small.data[1] = { info: { id: "r1-reverted", role: "user" }, parts: [{ type: "text", text: "c" }] };
+small.data.push({ info: { id: "r2", role: "user" }, parts: [{ type: "text", text: "d" }] });
+await other.event({ event: { type: "session.idle", properties: { sessionID: "ses_2" } } });
 `)
 	data, err := os.ReadFile(log)
 	if err != nil {
@@ -158,7 +166,7 @@ await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses
 			Info struct{ ID string } `json:"info"`
 		} `json:"messages"`
 	}
-	var calls []call
+	var calls, ses2 []call
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		ev, payload, _ := strings.Cut(l, " ")
 		if ev != "stop" {
@@ -171,7 +179,14 @@ await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses
 		if err := json.Unmarshal([]byte(payload), &c); err != nil {
 			t.Fatal(err)
 		}
-		calls = append(calls, c)
+		if strings.Contains(payload, `"session_id":"ses_2"`) {
+			ses2 = append(ses2, c)
+		} else {
+			calls = append(calls, c)
+		}
+	}
+	if len(ses2) != 2 || ses2[1].First != 0 || len(ses2[1].Messages) != 3 {
+		t.Errorf("after a revert the session was not sent whole: %+v", ses2)
 	}
 	if len(calls) < 3 {
 		t.Fatalf("%d calls, want the session in at least two parts and then an increment", len(calls))
