@@ -395,6 +395,9 @@ func (r *invocation) keepCapture() {
 	if r.payload == nil || (r.Event != "pre-compact" && r.Event != "stop" && r.Event != "session-end") {
 		return
 	}
+	if checkTranscript(r.payload.TranscriptPath) != nil {
+		return // what enqueue refuses is not kept for later either
+	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {
 		return

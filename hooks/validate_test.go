@@ -7,6 +7,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/hooks"
 )
 
 // A transcript_path the agent did not write for this user (a system file,
@@ -192,5 +195,30 @@ func TestOpenCodeIncrementalParts(t *testing.T) {
 	}
 	if log := hookLog(t, cfg.StateDir); !strings.Contains(log, "the 4 between are missing") {
 		t.Errorf("hooks.log does not report the gap:\n%s", log)
+	}
+}
+
+// A stop whose deadline passes before its enqueue keeps the capture in
+// spill/ for later, but never one enqueue would refuse.
+func TestDeadlineSpillRefusesNonTranscripts(t *testing.T) {
+	e := newHookEnv(t)
+	dir := t.TempDir()
+	target := filepath.Join(dir, "id_rsa")
+	if err := os.WriteFile(target, []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "t.jsonl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{link: 0, e.transcript(t, "t.jsonl"): 1} {
+		cfg := e.withState(t)
+		run(t, cfg, "stop", "claude", e.fixture(t, "claude", "stop", map[string]any{"transcript_path": path}),
+			func(o *hooks.Options) { o.Deadline = time.Nanosecond })
+		waitHandlers(t)
+		spilled, _ := filepath.Glob(filepath.Join(cfg.StateDir, "spill", "*"))
+		if len(spilled)+len(pending(t, cfg.StateDir)) != want {
+			t.Errorf("%s: spilled %v, pending %v; want %d kept", path, spilled, pending(t, cfg.StateDir), want)
+		}
 	}
 }
