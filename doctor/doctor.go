@@ -456,6 +456,11 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	}
 	health, err := ix.Check(ctx)
 	switch {
+	case errors.Is(err, index.ErrBusy):
+		// A rebuild in progress holds the write lock the check needs: on
+		// main this read "fail … database is locked".
+		r.add(Check{Name: "index integrity", Status: Warn, Detail: "another process is updating the index, in progress: " + err.Error(),
+			Fix: "run 'reflect doctor' again when that update ends"})
 	case err != nil:
 		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	case health != "ok":
