@@ -201,24 +201,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(ids)
 	if bulk {
-		if !opts.Full {
-			if err := graph.Reset(ctx, tx); err != nil {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
-			// No learning has postings, so none may be left: the
-			// writer below then starts fresh, as after clearAll.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
-		}
-		if err := graph.BeginBulk(ctx, tx); err != nil {
+		if err := beginBulk(ctx, tx, opts.Full); err != nil {
 			return st, err
-		}
-		// Built once at the end (applyPlan), sorted: the chunks are
-		// written one after another, each into every term's range of
-		// postings_term, which would otherwise take its inserts at random.
-		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS postings_term`); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
 		}
 	}
 	bad, err := loadProblems(ctx, tx)
@@ -254,39 +238,84 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	w.close()
 	if opts.Full {
-		// A rebuild numbers rows from 1 again, so the old file's row numbers
-		// would name other learnings; should the export below never happen,
-		// no file is better than that one (the next update writes it).
-		for _, p := range []string{ix.vectorsPath(), vector.CodesPath(ix.vectorsPath())} {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
+		if err := ix.removeVectorFiles(); err != nil {
+			return st, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
+	if err := ix.afterCommit(ctx, vc, opts, &st); err != nil {
+		return st, err
+	}
+	st.Duration = time.Since(start)
+	return st, nil
+}
+
+// removeVectorFiles removes vectors.f32 and its codes before a full
+// reindex commits. A rebuild numbers rows from 1 again, so the old file's
+// row numbers would name other learnings; should the export never happen,
+// no file is better than that one (the next update writes it).
+func (ix *Index) removeVectorFiles() error {
+	for _, p := range []string{ix.vectorsPath(), vector.CodesPath(ix.vectorsPath())} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("reindex: %w", err)
+		}
+	}
+	return nil
+}
+
+// beginBulk readies the update's transaction for loading every learning
+// anew: after a full reindex's clearAll, or into a catalog that has no
+// learnings (Open's rebuild, the first update), whose graph and postings
+// are emptied here instead.
+func beginBulk(ctx context.Context, tx *sql.Tx, full bool) error {
+	if !full {
+		if err := graph.Reset(ctx, tx); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+		// No learning has postings, so none may be left: the
+		// writer below then starts fresh, as after clearAll.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+	}
+	if err := graph.BeginBulk(ctx, tx); err != nil {
+		return err
+	}
+	// Built once at the end (applyPlan), sorted: the chunks are
+	// written one after another, each into every term's range of
+	// postings_term, which would otherwise take its inserts at random.
+	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS postings_term`); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
+}
+
+// afterCommit is what an update does once its transaction is committed:
+// the vector export, the retired tables' drop when asked, the WAL
+// checkpoint and the last progress call.
+func (ix *Index) afterCommit(ctx context.Context, vc vectorChanges, opts UpdateOptions, st *Stats) error {
 	// A full export streams the table into the file (a few MB of heap at
 	// 100,000 learnings); a patch holds the added vectors and a row header
 	// per old row. Either way little is live, so the lower GOGC costs few
 	// cycles here; it is kept for a patch of many rows.
 	restore := tightenGC()
-	err = ix.exportVectors(ctx, vc)
+	err := ix.exportVectors(ctx, vc)
 	restore()
 	if err != nil {
-		return st, err
+		return err
 	}
 	if opts.DropRetired {
 		if err := ix.dropRetired(ctx); err != nil {
-			return st, err
+			return err
 		}
 	}
 	ix.checkpoint(ctx)
 	if opts.Progress != nil {
 		opts.Progress(st.Documents, st.Documents)
 	}
-	st.Duration = time.Since(start)
-	return st, nil
+	return nil
 }
 
 // applyPlan writes each step of plan in the update's transaction: the
