@@ -8,11 +8,14 @@
 // .git/reflect-sync.lock, plans what may leave the machine (Plan: personal
 // and private learnings, and any file holding a secret by the redactor's
 // patterns, are held back, so a secret never becomes a git object),
-// commits, fetches, merges and pushes, retrying a push the remote refused
-// because it moved on. MergeFile is the merge driver git runs for
-// learnings and sidecars: field by field (store.Merge), both bodies kept
-// when they conflict (needs_review), two learnings added under one id on
-// two machines both kept. RecordPulled and RecentlyPulled remember the ids
+// commits, fetches, inspects what the remote would bring before any of it
+// reaches the work tree (links, submodules, oversized blobs and paths that
+// are not learnings, sidecars or files sync owns are refused), merges and
+// pushes, retrying a push the remote refused because it moved on.
+// MergeFile is the merge driver git runs for learnings and sidecars
+// (MergeFileIn with the environment passed in): field by field
+// (store.Merge), both bodies kept when they conflict (needs_review), two
+// learnings added under one id on two machines both kept. RecordPulled and RecentlyPulled remember the ids
 // syncs brought in, for the drainer's fold of near-duplicates and doctor.
 //
 // Sync changes documents/ as git does, in the work tree: it does not go
