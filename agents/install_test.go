@@ -310,8 +310,12 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 			if _, err := Uninstall(opts); err != nil {
 				t.Fatal(err)
 			}
-			if got := readFile(t, res.Path); string(got) != "{}\n" {
-				t.Errorf("%s after install+uninstall = %q, want {}", agent, got)
+			// The file is reflect's own: uninstall removes it, and no
+			// backup was ever written.
+			for _, p := range []string{res.Path, res.Path + BackupSuffix} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s: %s left after install+uninstall: %v", agent, p, err)
+				}
 			}
 		}
 	})
@@ -453,16 +457,25 @@ func TestBackupWrittenOnce(t *testing.T) {
 			t.Errorf("%s mode %v, want 0640 kept", p, fi.Mode().Perm())
 		}
 	}
-	// Uninstall and install again: both write, neither touches the backup.
-	if res, err = Uninstall(opts); err != nil || res.BackupWritten || res.BackupPath != backup {
-		t.Fatalf("uninstall: %+v, %v", res, err)
-	}
+	// Install again from another binary: the file changes, the backup
+	// does not.
 	opts.Binary = "/elsewhere/reflect"
-	if res, err = Install(opts); err != nil || res.BackupWritten {
+	if res, err = Install(opts); err != nil || !res.Changed || res.BackupWritten {
 		t.Fatalf("reinstall: %+v, %v", res, err)
 	}
 	if !bytes.Equal(readFile(t, backup), orig) {
 		t.Error("backup was overwritten")
+	}
+	// Uninstall gives the original back, byte for byte, and removes the
+	// backup reflect wrote, which has nothing left to restore.
+	if res, err = Uninstall(opts); err != nil || res.BackupWritten || !res.BackupRemoved {
+		t.Fatalf("uninstall: %+v, %v", res, err)
+	}
+	if !bytes.Equal(readFile(t, path), orig) {
+		t.Errorf("after uninstall:\n%s\nwant the original", readFile(t, path))
+	}
+	if _, err := os.Stat(backup); !os.IsNotExist(err) {
+		t.Errorf("backup left after uninstall: %v", err)
 	}
 }
 
@@ -610,8 +623,8 @@ func TestInstallChecksBinary(t *testing.T) {
 	if _, err := Uninstall(opts); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, path); string(got) != "{}\n" {
-		t.Errorf("after uninstall: %s", got)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file install created is left after uninstall: %v", err)
 	}
 }
 
@@ -836,8 +849,8 @@ func TestInstallUpgradesUnprefixedCommands(t *testing.T) {
 		if _, err := Uninstall(opts); err != nil {
 			t.Fatal(err)
 		}
-		if got := readFile(t, path); string(got) != "{}\n" {
-			t.Errorf("%s: after uninstall: %s", agent, got)
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%s: the file install created is left after uninstall: %v", agent, err)
 		}
 	}
 }

@@ -79,6 +79,12 @@ func runMCP(opts InstallOptions, install bool) (Result, error) {
 	j.edit = func(orig []byte, res *Result) ([]byte, error) {
 		return a.editMCP(orig, opts.Binary, install, res)
 	}
+	j.strip = stripWith(func(orig []byte, res *Result) ([]byte, error) {
+		return a.editMCP(orig, opts.Binary, false, res)
+	})
+	if a.mcpFile == a.file && !a.mcpAtHome {
+		j.strip = stripAll(a, opts)
+	}
 	return j.apply()
 }
 
