@@ -11,6 +11,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/elf"
+	"debug/pe"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -288,8 +290,7 @@ func TestNpmPackagesInstallOffline(t *testing.T) {
 		t.Skip("npm not found")
 	}
 	dist := finish(t, host, "windows_amd64")
-	npmPlat := map[string]string{"linux": "linux", "darwin": "darwin"}[runtime.GOOS] + "-" +
-		map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	npmPlat := npmPlatform()
 
 	var pkg struct {
 		Bin                  map[string]string `json:"bin"`
@@ -371,4 +372,92 @@ func TestNpmPackagesInstallOffline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(work, "unused")); !os.IsNotExist(err) {
 		t.Errorf("reflectkb version copied the binaries: %v", err)
 	}
+}
+
+// TestRealDist is make dist-smoke's check of a real build (skipped without
+// one): the host's archive installs with install.sh and through the npm
+// packages, and reflect version runs from each; the cross-built arm64
+// reflect is a static aarch64 ELF and the Windows one an amd64 PE.
+func TestRealDist(t *testing.T) {
+	dist := os.Getenv("REFLECT_DIST_DIR")
+	if dist == "" {
+		t.Skip("REFLECT_DIST_DIR not set: make dist-smoke runs this on a real build")
+	}
+	host := hostPlatform(t)
+	sums, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sums), "_"+host+".tar.gz\n") {
+		t.Fatalf("checksums.txt has no archive for %s:\n%s", host, sums)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dist)))
+	defer srv.Close()
+	home := t.TempDir()
+	binDir := filepath.Join(home, "bin")
+	if out, err := installSh(t, home, "--base-url", srv.URL, "--bin-dir", binDir); err != nil {
+		t.Fatalf("install.sh: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(binDir, "reflect"), "version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "reflect ") {
+		t.Errorf("installed reflect version: %q, %v", out, err)
+	}
+	t.Logf("install.sh: %s", out)
+
+	if _, err := exec.LookPath("npm"); err == nil {
+		npmPlat := npmPlatform()
+		work := t.TempDir()
+		packs := filepath.Join(work, "packs")
+		if err := os.Mkdir(packs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"reflectkb", npmPlat} {
+			npm(t, filepath.Join(dist, "npm", p), "pack", "--silent", "--pack-destination", packs)
+		}
+		tgz, _ := filepath.Glob(filepath.Join(packs, "*.tgz"))
+		global := filepath.Join(work, "global")
+		npm(t, work, append([]string{"install", "--offline", "--omit=optional", "-g", "--prefix", global}, tgz...)...)
+		out, err := exec.Command(filepath.Join(global, "bin", "reflect"), "version").CombinedOutput()
+		if err != nil || !strings.HasPrefix(string(out), "reflect ") {
+			t.Errorf("reflect version through npm: %q, %v", out, err)
+		}
+		t.Logf("npm: %s", out)
+	} else if os.Getenv("CI") == "true" {
+		t.Error("CI needs npm for the npm package check")
+	}
+
+	if arm := os.Getenv("REFLECT_DIST_ARM64"); arm != "" {
+		f, err := elf.Open(arm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if f.Machine != elf.EM_AARCH64 {
+			t.Errorf("%s: machine %v, want EM_AARCH64", arm, f.Machine)
+		}
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("%s asks for a dynamic loader: not static", arm)
+			}
+		}
+	}
+	if win := os.Getenv("REFLECT_DIST_WINDOWS"); win != "" {
+		f, err := pe.Open(win)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if f.Machine != pe.IMAGE_FILE_MACHINE_AMD64 {
+			t.Errorf("%s: machine %#x, want amd64", win, f.Machine)
+		}
+	}
+}
+
+// npmPlatform is this machine as npm names it: linux-x64, darwin-arm64.
+func npmPlatform() string {
+	arch := runtime.GOARCH
+	if arch == "amd64" {
+		arch = "x64"
+	}
+	return runtime.GOOS + "-" + arch
 }

@@ -13,13 +13,16 @@
 # make dist runs both for linux/amd64, linux/arm64 and windows/amd64 on one
 # Linux machine (cgo cross-compiles: CC_<os>_<arch> names each compiler); the
 # release workflow runs build natively on each runner and finish once.
-# VERSION defaults to git describe without its leading v.
+# VERSION defaults to git describe.
 set -eu
 
 DIST=${DIST:-dist}
 GO=${GO:-go}
 TAGS=sqlite_fts5
 VERSION=${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo dev)}
+# The binaries say the version as git describe does (v1.2.3, as make build's
+# do); file names and package versions drop the v.
+BUILD_VERSION=$VERSION
 VERSION=${VERSION#v}
 
 die() { echo "dist: $*" >&2; exit 1; }
@@ -39,7 +42,7 @@ compiler() {
 	eval "cc=\${CC_$1_$2:-}"
 	if [ -n "$cc" ]; then echo "$cc"; return; fi
 	if [ "$1" = "$($GO env GOHOSTOS)" ] && [ "$2" = "$($GO env GOHOSTARCH)" ]; then
-		echo "${CC:-cc}"
+		echo "${CC:-gcc}"
 		return
 	fi
 	case "$1/$2" in
@@ -57,7 +60,7 @@ build() {
 	# Linux and Windows binaries are static, as make build's are (no
 	# loader, no libgcc/winpthread DLLs beside the .exe); macOS links only
 	# dynamically, against its system libraries.
-	ldflags="-s -w -X main.version=$VERSION"
+	ldflags="-s -w -X main.version=$BUILD_VERSION"
 	case $os in
 	linux | windows) ldflags="$ldflags -linkmode external -extldflags -static" ;;
 	esac
