@@ -26,3 +26,7 @@ func KillGroup(pid int) error {
 	}
 	return err
 }
+
+// Exec replaces the running process with path, run as argv (argv[0] is
+// the name it sees) in env. It returns only on failure.
+func Exec(path string, argv, env []string) error { return syscall.Exec(path, argv, env) }

@@ -42,3 +42,19 @@ func KillGroup(pid int) error {
 	}
 	return p.Kill()
 }
+
+// Exec runs path as argv in env with this process's stdin, stdout and
+// stderr and exits with its status: Windows cannot replace a running
+// process, so this one stays, waiting, as the child's parent. It returns
+// only when path cannot be started.
+func Exec(path string, argv, env []string) error {
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	_ = cmd.Wait()
+	os.Exit(cmd.ProcessState.ExitCode())
+	return nil
+}
