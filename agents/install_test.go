@@ -656,7 +656,8 @@ func TestIsOurCommand(t *testing.T) {
 
 // TestPluginHooksMatchInstaller keeps the plugin's hooks/hooks.json and the
 // settings.json installer from drifting apart: same events, matchers,
-// commands (with reflect taken from PATH) and timeouts, in the same order.
+// commands (with reflect taken from PATH, behind pluginGuard) and timeouts,
+// in the same order.
 func TestPluginHooksMatchInstaller(t *testing.T) {
 	t.Parallel()
 	data := readFile(t, filepath.Join("..", "hooks", "hooks.json"))
@@ -690,7 +691,7 @@ func TestPluginHooksMatchInstaller(t *testing.T) {
 	}
 	m := mutator{agent: specs["claude"], binary: "reflect"}
 	for _, h := range specs["claude"].hooks {
-		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: m.command(h.Sub), Timeout: h.Timeout})
+		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: pluginGuard(h.Sub) + m.command(h.Sub), Timeout: h.Timeout})
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("plugin hooks.json:\n%+v\ninstaller:\n%+v", got, want)
