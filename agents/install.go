@@ -497,7 +497,7 @@ func checkBinary(bin string) error {
 	if bin == "" || !filepath.IsAbs(bin) {
 		return fmt.Errorf("install needs the absolute path of the reflect binary, got %q", bin)
 	}
-	if filepath.Base(bin) != "reflect" {
+	if !isReflectName(filepath.Base(bin)) {
 		return fmt.Errorf("binary %s is not named reflect: rename or link it as reflect, then run install again", bin)
 	}
 	return nil
@@ -839,8 +839,12 @@ func isReflectBinary(prefix string) bool {
 	if len(f) == 0 {
 		return false
 	}
-	return filepath.Base(strings.Trim(f[len(f)-1], `'"`)) == "reflect"
+	return isReflectName(filepath.Base(strings.Trim(f[len(f)-1], `'"`)))
 }
+
+// isReflectName reports whether a binary's base name is reflect's: reflect,
+// or reflect.exe on Windows.
+func isReflectName(base string) bool { return base == "reflect" || base == "reflect.exe" }
 
 // shellQuote quotes a path for the shell both agents run commands with, only
 // when it needs it, so the common case stays readable in settings.json.

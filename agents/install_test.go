@@ -644,6 +644,8 @@ func TestIsOurCommand(t *testing.T) {
 		{"reflect hook stop --agent claudex", "claude", false},
 		{"/usr/bin/not-reflect hook stop --agent claude", "claude", false},
 		{"reflect-dev hook stop --agent claude", "claude", false},
+		{"GOMAXPROCS=1 /opt/reflect/reflect.exe hook stop --agent claude", "claude", true},
+		{"/opt/reflect/reflect.exe.old hook stop --agent claude", "claude", false},
 		{"reflect statusline", "claude", false},
 		{"~/.claude/guard.sh", "claude", false},
 		{"", "claude", false},

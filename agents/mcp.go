@@ -96,5 +96,5 @@ func mcpEntry(key, bin string) Entry {
 // isOurServer says whether a server definition runs a reflect binary as
 // `reflect mcp`: only such an entry is updated or removed.
 func isOurServer(command string, args []string) bool {
-	return filepath.Base(command) == "reflect" && len(args) == len(mcpArgs) && args[0] == mcpArgs[0]
+	return isReflectName(filepath.Base(command)) && len(args) == len(mcpArgs) && args[0] == mcpArgs[0]
 }
