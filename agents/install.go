@@ -379,6 +379,9 @@ func (j job) apply() (Result, error) {
 		if !opts.DryRun && j.afterWrite != nil {
 			j.afterWrite(&res, target)
 		}
+		if !opts.DryRun && !j.install && exists && isEmptyDoc(orig) {
+			return j.dropLeftovers(res, target)
+		}
 		return res, nil
 	}
 	if opts.DryRun {
@@ -457,6 +460,27 @@ func (j job) finishUninstall(res Result, target string, out []byte, perm os.File
 		}
 		res.BackupRemoved = true
 	}
+	return res, nil
+}
+
+// dropLeftovers removes what an uninstall by an older release left of a
+// file reflect created: the file emptied to {} and a backup that holds
+// nothing but reflect's own entries. A backup of anything else is the
+// user's original and stays, with the file.
+func (j job) dropLeftovers(res Result, target string) (Result, error) {
+	if res.BackupPath == "" {
+		return res, nil
+	}
+	orig, err := os.ReadFile(res.BackupPath)
+	if err != nil || !j.onlyOurs(orig) {
+		return res, nil
+	}
+	for _, p := range []string{target, res.BackupPath} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+	}
+	res.Deleted, res.BackupRemoved = true, true
 	return res, nil
 }
 

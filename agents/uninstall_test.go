@@ -199,3 +199,42 @@ func TestUninstallAll(t *testing.T) {
 		}
 	}
 }
+
+// What an uninstall by an older release left, {} and a backup of reflect's
+// own hooks, goes at the next uninstall, which has no entry to remove.
+func TestUninstallRemovesAnOlderUninstallsLeftovers(t *testing.T) {
+	t.Parallel()
+	for _, agent := range []string{"codex", "gemini"} {
+		dirs := Dirs{Home: isolate(t)}
+		opts := InstallOptions{Agent: agent, Binary: testBinary, Dirs: dirs}
+		res, err := Install(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(res.Path+BackupSuffix, readFile(t, res.Path), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(res.Path, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		un, err := Uninstall(opts)
+		if err != nil || un.Changed || !un.Deleted || !un.BackupRemoved {
+			t.Fatalf("%s uninstall: %+v, %v", agent, un, err)
+		}
+		absent(t, agent, res.Path, res.Path+BackupSuffix)
+
+		// A {} beside a backup of the user's own file is theirs: kept.
+		if err := os.WriteFile(res.Path+BackupSuffix, []byte(`{"model": "x"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(res.Path, []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if un, err := Uninstall(opts); err != nil || un.Deleted || un.BackupRemoved {
+			t.Fatalf("%s uninstall beside the user's backup: %+v, %v", agent, un, err)
+		}
+		if string(readFile(t, res.Path)) != "{}\n" || string(readFile(t, res.Path+BackupSuffix)) != `{"model": "x"}` {
+			t.Errorf("%s: the user's files changed", agent)
+		}
+	}
+}

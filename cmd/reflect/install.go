@@ -124,11 +124,11 @@ func runUninstallAll(f *Factory, opts agents.InstallOptions, asJSON bool) error 
 		return err
 	}
 	for _, r := range results {
-		if r.Changed || r.BackupRemoved {
+		if r.Changed || r.Deleted || r.BackupRemoved {
 			writeInstallReport(f.IO.Out, r)
 		}
 	}
-	if err == nil && !slices.ContainsFunc(results, func(r agents.Result) bool { return r.Changed }) {
+	if err == nil && !slices.ContainsFunc(results, func(r agents.Result) bool { return r.Changed || r.Deleted || r.BackupRemoved }) {
 		fmt.Fprintln(f.IO.Out, "nothing of reflect's in any agent's files")
 	}
 	return err
@@ -143,6 +143,8 @@ func writeInstallReport(w io.Writer, r agents.Result) {
 	switch {
 	case !r.Changed && op == "install":
 		fmt.Fprintf(w, "%s is already up to date\n", r.Path)
+	case !r.Changed && r.Deleted:
+		fmt.Fprintf(w, "removed %s, which an older uninstall left empty\n", r.Path)
 	case !r.Changed:
 		fmt.Fprintf(w, "nothing of reflect's in %s\n", r.Path)
 	case r.DryRun:
