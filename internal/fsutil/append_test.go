@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // A symlink planted where a state file goes must not redirect a write: the
@@ -46,7 +48,7 @@ func TestStateWritesRefuseSymlinks(t *testing.T) {
 func TestStateFilesRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := mkfifo(fifo); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	if err := AppendLine(fifo, []byte("x\n")); err == nil {
