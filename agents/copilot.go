@@ -60,6 +60,7 @@ func runCopilot(a agentSpec, opts InstallOptions, path string, install bool) (Re
 		}
 	}
 	j.edit = editJSON(a, opts, install, (*mutator).installCopilot, (*mutator).uninstallCopilot)
+	j.strip = stripWith(editJSON(a, opts, false, (*mutator).installCopilot, (*mutator).uninstallCopilot))
 	return j.apply()
 }
 

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -457,7 +458,7 @@ func TestUpdateDoesNotBlockOnFIFO(t *testing.T) {
 	ix := k.open(t) // empty: nothing to rebuild
 	k.write(t, simple("lrn-normal", "normal haproxy"))
 	fifo := k.docPath("lrn-pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan struct{})
