@@ -36,15 +36,17 @@ type DriverResult struct {
 // written beside pathname (git runs drivers at the top of the work tree).
 // A file that does not parse falls back to git's line merge.
 func MergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
-	rb, err := os.ReadFile(base)
+	// The store's bounded reader: regular files only, no links, at most
+	// store.MaxDocumentSize bytes, whatever the remote pushed.
+	rb, err := store.ReadDocument(base)
 	if err != nil {
 		return DriverResult{}, err
 	}
-	ra, err := os.ReadFile(ours)
+	ra, err := store.ReadDocument(ours)
 	if err != nil {
 		return DriverResult{}, err
 	}
-	rt, err := os.ReadFile(theirs)
+	rt, err := store.ReadDocument(theirs)
 	if err != nil {
 		return DriverResult{}, err
 	}
