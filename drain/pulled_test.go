@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -143,8 +144,11 @@ func TestDrainDoesNotFoldALinkedLearning(t *testing.T) {
 	}
 	ix.Close()
 	outside := filepath.Join(e.kb, "..", "id_rsa")
-	target := "---\nid: lrn-vite-env-local-restart-bbbbbb\ntitle: " + title + "\ntype: learning\nconfidence: high\nscope: global\nkey_insight: " + insight +
+	target := "---\nid: lrn-vite-env-local-restart-bbbbbb\ntitle: " + strconv.Quote(title) + "\ntype: learning\nconfidence: high\nscope: global\nkey_insight: " + strconv.Quote(insight) +
 		"\ncreated: 2026-11-21T09:00:00Z\n---\nSECRETKEYMATERIAL\n"
+	if _, err := store.Parse([]byte(target)); err != nil {
+		t.Fatalf("the linked file must parse as a learning for the test to mean anything: %v", err)
+	}
 	if err := os.WriteFile(outside, []byte(target), 0o600); err != nil {
 		t.Fatal(err)
 	}
