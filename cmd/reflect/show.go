@@ -37,10 +37,12 @@ func NewCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
   reflect show --json 3f9a1c`,
 		ValidArgsFunction: completeLearningIDs(f),
 		Short:             "Print one learning, its entities and related learnings",
-		Long: `Show prints the learning's file as written, then its entities as the index
-knows them (with their community, see 'reflect graph') and the learnings
-that share entities with it, rarest shared entity first. ID may be the full
-id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
+		Long: `Show prints the learning's file as written (secrets redacted, terminal
+escapes removed), then its entities as the index knows them (with their
+community, see 'reflect graph') and the learnings that share entities with
+it, rarest shared entity first. ID may be the full id, any unique prefix of
+it (with or without "lrn-"), or its 6-hex tail. A file that is not a regular
+file (a symbolic link, a FIFO) or is over 1 MiB is refused, not read.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
