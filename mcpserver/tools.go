@@ -375,14 +375,15 @@ func resolveID(st *store.Store, id string) (string, error) {
 	return full, err
 }
 
-// learningOf is what get returns of l, every text field neutralised for
-// the model (l is already redacted).
+// learningOf is what get returns of l, every text field made safe for
+// the model by line or block (redacting again what RedactRead redacted
+// costs little and keeps one rule for every field).
 func learningOf(l *store.Learning) Learning {
 	out := Learning{
-		ID: l.ID, Title: safetext.Inline(l.Title), KeyInsight: safetext.Inline(l.KeyInsight), Body: safetext.Block(l.Body),
-		Confidence: safetext.Inline(l.Confidence), Type: safetext.Inline(l.Type), Category: safetext.Inline(l.Category),
-		Tags: inlines(l.Tags), Symptoms: inlines(l.Symptoms), Scope: safetext.Inline(l.Scope),
-		Project: safetext.Inline(l.Project), SupersededBy: safetext.Inline(l.SupersededBy), Path: l.Path,
+		ID: l.ID, Title: line(l.Title), KeyInsight: line(l.KeyInsight), Body: block(l.Body),
+		Confidence: line(l.Confidence), Type: line(l.Type), Category: line(l.Category),
+		Tags: lines(l.Tags), Symptoms: lines(l.Symptoms), Scope: line(l.Scope),
+		Project: line(l.Project), SupersededBy: line(l.SupersededBy), Path: l.Path,
 		Created: l.Created.UTC().Format(time.RFC3339),
 	}
 	if !l.Updated.IsZero() {
@@ -503,15 +504,4 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput)
 		return err
 	})
 	return nil, out, err
-}
-
-func inlines(vs []string) []string {
-	if vs == nil {
-		return nil
-	}
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = safetext.Inline(v)
-	}
-	return out
 }
