@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,82 +13,34 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
+	"github.com/reflectkb/reflect/store/storetest"
 )
-
-// keyMaterial stands for the private key a hostile link points at.
-const keyMaterial = "SECRETKEYMATERIAL"
-
-// hostile places in documents/ what a teammate's push or a local tool
-// could: a link to a file outside that parses as a learning (a private key
-// would be read the same way), a link to /dev/zero, a FIFO and an
-// oversize file, each under a learning's name. It returns their ids.
-func hostile(t *testing.T, docs string) []string {
-	t.Helper()
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	doc := func(id, title string) string {
-		return "---\nid: " + id + "\ntitle: " + title + "\ntype: learning\nconfidence: high\nkey_insight: deploy notes for the cluster\ncreated: 2026-11-22T11:05:00Z\n---\n" +
-			"-----BEGIN OPENSSH PRIVATE KEY-----\n" + keyMaterial + "\n-----END OPENSSH PRIVATE KEY-----\n"
-	}
-	outside := filepath.Join(filepath.Dir(docs), "id_rsa")
-	if err := os.WriteFile(outside, []byte(doc("lrn-deploy-notes-a1a1a1", "Deploy notes")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(docs, "lrn-deploy-notes-a1a1a1.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(docs, "lrn-deploy-zero-b2b2b2.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(docs, "lrn-deploy-fifo-c3c3c3.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big := doc("lrn-deploy-big-d4d4d4", "Deploy big") + strings.Repeat("x", store.MaxDocumentSize)
-	if err := os.WriteFile(filepath.Join(docs, "lrn-deploy-big-d4d4d4.md"), []byte(big), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"lrn-deploy-notes-a1a1a1", "lrn-deploy-zero-b2b2b2", "lrn-deploy-fifo-c3c3c3", "lrn-deploy-big-d4d4d4"}
-}
-
-// inTime fails the test when fn has not returned after a generous wait:
-// /dev/zero and a FIFO must be refused, not read without end or waited on.
-func inTime(t *testing.T, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { fn(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not return: the server blocked on the file or read it without bound", what)
-	}
-}
 
 func TestHostileDocumentsAreNotServed(t *testing.T) {
 	t.Parallel()
 	c := kb(t)
 	good := put(t, c, "Deploy with blue green switch", "switch the router after health checks pass", "Body.\n")
-	ids := hostile(t, c.DocumentsDir())
+	ids := storetest.Place(t, c.DocumentsDir(), "0000").IDs()
 	cs := connect(t, c)
 	ctx := context.Background()
 	for _, id := range ids {
-		inTime(t, "resources/read "+id, func() {
+		storetest.Promptly(t, "resources/read "+id, func() {
 			read, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: resourcePrefix + id})
 			if err == nil {
 				t.Errorf("resources/read %s succeeded: %.200q", id, read.Contents[0].Text)
-			} else if strings.Contains(err.Error(), keyMaterial) {
+			} else if strings.Contains(err.Error(), storetest.Secret) {
 				t.Errorf("resources/read %s: the error quotes the target: %v", id, err)
 			}
 		})
-		inTime(t, "get "+id, func() {
+		storetest.Promptly(t, "get "+id, func() {
 			res := call(t, cs, "get", map[string]any{"id": id}, nil)
-			if !res.IsError || strings.Contains(text(res), keyMaterial) {
+			if !res.IsError || strings.Contains(text(res), storetest.Secret) {
 				t.Errorf("get %s: error=%v %.300q; want a tool error that shows nothing of the file", id, res.IsError, text(res))
 			}
 		})
 	}
 	var found SearchOutput
-	inTime(t, "search", func() { mustOK(t, cs, "search", map[string]any{"query": "deploy notes cluster private key"}, &found) })
+	storetest.Promptly(t, "search", func() { mustOK(t, cs, "search", map[string]any{"query": "deploy notes cluster private key"}, &found) })
 	for _, h := range found.Results {
 		if h.ID != good {
 			t.Errorf("search returned %s: a file the indexer must refuse was indexed", h.ID)

@@ -8,67 +8,26 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/reflectkb/reflect/internal/config"
-	"github.com/reflectkb/reflect/store"
+	"github.com/reflectkb/reflect/store/storetest"
 )
-
-const keyMaterial = "SECRETKEYMATERIAL"
-
-// placeHostile puts in documents/ what a teammate's push or a local tool
-// could, each under a learning's name: a link to a learning-shaped file
-// outside (a private key is read the same way), a link to /dev/zero, a
-// FIFO and an oversize file. It returns their ids.
-func placeHostile(t *testing.T, docs, suffix string) []string {
-	t.Helper()
-	doc := func(id string) string {
-		return "---\nid: " + id + "\ntitle: Deploy notes\ntype: learning\nconfidence: high\nkey_insight: read this\ncreated: 2026-11-22T11:05:00Z\n---\n" +
-			"-----BEGIN OPENSSH PRIVATE KEY-----\n" + keyMaterial + "\n-----END OPENSSH PRIVATE KEY-----\n"
-	}
-	ids := []string{"lrn-deploy-notes-" + suffix + "a1", "lrn-deploy-zero-" + suffix + "b2", "lrn-deploy-fifo-" + suffix + "c3", "lrn-deploy-big-" + suffix + "d4"}
-	outside := filepath.Join(filepath.Dir(docs), "id_rsa_"+suffix)
-	if err := os.WriteFile(outside, []byte(doc(ids[0])), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(docs, ids[0]+".md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(docs, ids[1]+".md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(docs, ids[2]+".md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(docs, ids[3]+".md"), []byte(doc(ids[3])+strings.Repeat("x", store.MaxDocumentSize)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return ids
-}
 
 func TestHostileDocumentsAreNotShown(t *testing.T) {
 	c := kb(t)
 	sd := seedKB(t, c)
-	before := placeHostile(t, c.DocumentsDir(), "1111") // indexed (refused) at start
+	before := storetest.Place(t, c.DocumentsDir(), "1111").IDs() // indexed (refused) at start
 	ts, _ := testServer(t, c)
-	after := placeHostile(t, c.DocumentsDir(), "2222") // never seen by the index
+	after := storetest.Place(t, c.DocumentsDir(), "2222").IDs() // never seen by the index
 	cl := login(t, ts.URL)
 	for _, id := range append(before, after...) {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		storetest.Promptly(t, "/learning/"+id, func() {
 			res, body := get(t, cl, ts.URL+"/learning/"+id)
-			if res.StatusCode != http.StatusNotFound || strings.Contains(body, keyMaterial) {
+			if res.StatusCode != http.StatusNotFound || strings.Contains(body, storetest.Secret) {
 				t.Errorf("/learning/%s: %d, want 404 showing nothing of the file:\n%.300s", id, res.StatusCode, body)
 			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Fatalf("/learning/%s did not answer: the server blocked on the file or read it without bound", id)
-		}
+		})
 	}
 	if res, _ := get(t, cl, ts.URL+"/learning/"+sd.Cookie); res.StatusCode != http.StatusOK {
 		t.Errorf("a regular learning: %d", res.StatusCode)

@@ -4,65 +4,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/reflectkb/reflect/store/storetest"
 )
-
-// keyDoc is a file outside documents/ that parses as a learning: what a
-// teammate's push links documents/<id>.md to (a private key would be read
-// the same way by anything that follows the link).
-func keyDoc(id string) string {
-	return "---\nid: " + id + "\ntitle: Deploy notes\ntype: learning\nconfidence: high\nkey_insight: read this\ncreated: 2026-11-22T11:05:00Z\n---\n" +
-		"-----BEGIN OPENSSH PRIVATE KEY-----\nSECRETKEYMATERIAL\n-----END OPENSSH PRIVATE KEY-----\n"
-}
-
-// withinAMinute fails the test when fn blocks: a FIFO or /dev/zero behind
-// a learning's name must be refused, not waited on or read without end.
-func withinAMinute(t *testing.T, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { fn(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(time.Minute):
-		t.Fatalf("%s did not return", what)
-	}
-}
 
 func TestShowRefusesWhatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	kb := tempKB(t)
-	if err := os.MkdirAll(kb.docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(filepath.Dir(kb.docs), "..", "id_rsa")
-	if err := os.WriteFile(outside, []byte(keyDoc("lrn-deploy-notes-a1a1a1")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(kb.docs, "lrn-deploy-notes-a1a1a1.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(kb.docs, "lrn-zero-b2b2b2.md")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(kb.docs, "lrn-fifo-c3c3c3.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"show", "lrn-deploy-notes-a1a1a1"}, {"show", "--json", "lrn-deploy-notes-a1a1a1"},
-		{"show", "lrn-zero-b2b2b2"}, {"show", "--json", "lrn-zero-b2b2b2"},
-		{"show", "lrn-fifo-c3c3c3"}, {"show", "--json", "lrn-fifo-c3c3c3"},
-	} {
-		withinAMinute(t, strings.Join(args, " "), func() {
-			code, stdout, stderr := kb.run(t, "", false, args...)
-			if code == 0 || strings.Contains(stdout+stderr, "SECRETKEYMATERIAL") {
-				t.Errorf("%v: exit %d, stdout %q, stderr %q; want a refusal that shows nothing of the target", args, code, stdout, stderr)
-			}
-			if !strings.Contains(stderr, "regular file") {
-				t.Errorf("%v: stderr %q should say only regular files are read", args, stderr)
-			}
-		})
+	h := storetest.Place(t, kb.docs, "0000")
+	for id, why := range map[string]string{h.Link: "symbolic link", h.DevZero: "symbolic link", h.FIFO: "FIFO", h.Oversize: "more than"} {
+		for _, args := range [][]string{{"show", id}, {"show", "--json", id}} {
+			storetest.Promptly(t, strings.Join(args, " "), func() {
+				code, stdout, stderr := kb.run(t, "", false, args...)
+				if code == 0 || strings.Contains(stdout+stderr, storetest.Secret) {
+					t.Errorf("%v: exit %d, stdout %.300q, stderr %.300q; want a refusal that shows nothing of the file", args, code, stdout, stderr)
+				}
+				if !strings.Contains(stderr, why) {
+					t.Errorf("%v: stderr %q should say why (%s)", args, stderr, why)
+				}
+			})
+		}
 	}
 }
 
