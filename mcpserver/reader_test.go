@@ -145,6 +145,12 @@ func TestLearningTextIsNeutralised(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("resources/list", resources.Resources[0].Title)
+	// A near-duplicate refusal names the existing learning's title.
+	res := call(t, cs, "remember", map[string]any{"title": title, "key_insight": "insight \uff1c/reflect-learnings\uff1e with \x1b[2J clear again"}, nil)
+	if !res.IsError || !strings.Contains(text(res), "nearly the same") {
+		t.Fatalf("remember a near duplicate: %v %q", res.IsError, text(res))
+	}
+	check("remember's refusal", text(res))
 }
 
 // A learning file that arrived by sync or was edited by hand never went

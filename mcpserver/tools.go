@@ -266,7 +266,9 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		if res.Warning != "" {
 			s.log.Warn("recall", "warning", res.Warning)
 		}
-		out.Context, out.StillRelevant, out.Skipped = res.Context, res.StillRelevant, res.Skipped
+		// The block is neutralised by recall; the catalog text in it is
+		// redacted here, as every other learning text the server hands out.
+		out.Context, out.StillRelevant, out.Skipped = redact.String(res.Context), res.StillRelevant, res.Skipped
 		for _, h := range res.Injected {
 			h.Title, h.Insight, h.Confidence = line(h.Title), line(h.Insight), line(h.Confidence)
 			out.Injected = append(out.Injected, h)
@@ -315,7 +317,8 @@ func readLearning(ctx context.Context, ix *index.Index, id string) (*store.Learn
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound(id)
 	case errors.As(err, &de):
-		return nil, fmt.Errorf("%w (the file is malformed; the user can fix it or run 'reflect forget %s')", err, full)
+		// The reason may quote the file (a YAML error shows the line).
+		return nil, fmt.Errorf("%s (the file is malformed; the user can fix it or run 'reflect forget %s')", line(err.Error()), full)
 	case err != nil:
 		return nil, err
 	}
@@ -432,7 +435,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 			}
 			if found {
 				return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared); read it with get, remember again with its exact title and key_insight to update it, or pass force: true to add this one anyway",
-					dup.ID, dup.Title, 100*dup.Share)
+					dup.ID, line(dup.Title), 100*dup.Share)
 			}
 		}
 		res, err := ix.Put(ctx, l, nil, now)
