@@ -9,11 +9,24 @@ import { spawn } from "node:child_process";
 
 const REFLECT = "@REFLECT@";
 const TIMEOUTS = { "session-start": 10000, prompt: 5000, "post-tool": 5000, "pre-compact": 10000, stop: 10000 };
-// Tool output sent with a session is cut to this many characters: the
-// drainer condenses it further, and the payload stays small.
+// Tool output sent with a session is cut to this many characters, and
+// any other text of a part to MAX_TEXT: the drainer condenses it further,
+// and the payload stays small.
 const MAX_OUTPUT = 4000;
+const MAX_TEXT = 100000;
+// MAX_PAYLOAD bounds the bytes of one hook call's messages, under the 8 MiB
+// reflect reads: a larger session goes in several parts, and a single
+// message larger than this (after clipping) is left out and counted.
+const MAX_PAYLOAD = 6 * 1024 * 1024;
 
 function hook(event, payload) {
+  return call(event, payload).then((r) => r.text);
+}
+
+// call runs the hook and resolves to {text, ok}: ok when reflect ran to the
+// end (it exits 0 whatever it was fed), so the caller knows the payload
+// was handed over.
+function call(event, payload) {
   return new Promise((resolve) => {
     let out = "";
     let child;
@@ -23,18 +36,20 @@ function hook(event, payload) {
         env: { ...process.env, GOMAXPROCS: "1" },
       });
     } catch {
-      resolve("");
+      resolve({ text: "", ok: false });
       return;
     }
     const timer = setTimeout(() => {
       try { child.kill("SIGKILL"); } catch {}
-      resolve("");
+      resolve({ text: "", ok: false });
     }, TIMEOUTS[event] ?? 5000);
     child.stdout.on("data", (d) => { out += d; });
-    child.on("error", () => { clearTimeout(timer); resolve(""); });
-    child.on("close", () => {
+    child.on("error", () => { clearTimeout(timer); resolve({ text: "", ok: false }); });
+    child.on("close", (code) => {
       clearTimeout(timer);
-      try { resolve(JSON.parse(out)?.hookSpecificOutput?.additionalContext ?? ""); } catch { resolve(""); }
+      let text = "";
+      try { text = JSON.parse(out)?.hookSpecificOutput?.additionalContext ?? ""; } catch {}
+      resolve({ text, ok: code === 0 });
     });
     child.stdin.on("error", () => {});
     child.stdin.end(JSON.stringify(payload));
@@ -57,9 +72,36 @@ function clip(messages) {
       const st = p.state;
       if (st && typeof st.output === "string" && st.output.length > MAX_OUTPUT) st.output = st.output.slice(0, MAX_OUTPUT);
       if (st?.metadata && typeof st.metadata.output === "string") delete st.metadata.output;
+      if (typeof p.text === "string" && p.text.length > MAX_TEXT) p.text = p.text.slice(0, MAX_TEXT);
     }
   }
   return messages ?? [];
+}
+
+// parts splits messages[from:] into runs of at most MAX_PAYLOAD bytes of
+// JSON. A message larger than that alone is replaced by a stub saying so
+// (and counted), which keeps one line per message in reflect's copy.
+function parts(messages, from) {
+  const out = [];
+  let cur = { first: from, messages: [], bytes: 0 };
+  let skipped = 0;
+  for (let i = from; i < messages.length; i++) {
+    let m = messages[i];
+    let n = Buffer.byteLength(JSON.stringify(m));
+    if (n > MAX_PAYLOAD) {
+      skipped++;
+      m = { info: m.info, parts: [{ type: "text", text: `[a message of ${n} bytes, over reflect's cap, was left out]` }] };
+      n = Buffer.byteLength(JSON.stringify(m));
+    }
+    if (cur.messages.length && cur.bytes + n > MAX_PAYLOAD) {
+      out.push(cur);
+      cur = { first: i, messages: [], bytes: 0 };
+    }
+    cur.messages.push(m);
+    cur.bytes += n;
+  }
+  if (cur.messages.length) out.push(cur);
+  return { out, skipped };
 }
 
 // DISPOSE_WAIT caps how long OpenCode's exit waits for stop hooks still
@@ -80,10 +122,30 @@ export const ReflectPlugin = async ({ client, directory }) => {
     p.then(done, done);
     return p;
   };
+  // sent holds, per session, how many messages reflect has saved and the
+  // id of the last: each idle sends only the messages after them, and the
+  // last one again (it may have grown since), instead of the whole session
+  // every time. A session that no longer has that message there (reverted,
+  // shortened) is sent whole.
+  const sent = new Map();
   const session = async (event, sessionID, extra) => {
     let messages = [];
     try { messages = clip((await client.session.messages({ path: { id: sessionID } })).data); } catch {}
-    if (messages.length) await hook(event, { session_id: sessionID, cwd: directory, hook_event_name: event, messages, ...extra });
+    if (!messages.length) return;
+    const prev = sent.get(sessionID) ?? { n: 0, id: undefined };
+    let from = Math.max(0, prev.n - 1);
+    if (from >= messages.length || prev.n > 0 && messages[from]?.info?.id !== prev.id) from = 0;
+    const { out, skipped } = parts(messages, from);
+    for (let i = 0; i < out.length; i++) {
+      const more = i < out.length - 1;
+      const r = await call(event, {
+        session_id: sessionID, cwd: directory, hook_event_name: event, messages: out[i].messages,
+        first_message: out[i].first, more, skipped: more ? 0 : skipped, ...extra,
+      });
+      if (!r.ok) return; // sent stays: the next idle sends this part again
+      const n = out[i].first + out[i].messages.length;
+      sent.set(sessionID, { n, id: messages[n - 1]?.info?.id });
+    }
   };
   return {
     dispose: async () => {

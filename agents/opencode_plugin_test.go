@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,4 +124,86 @@ func runPluginDriver(t *testing.T, dir, script, driver string) string {
 		t.Fatalf("node: %v\n%s", err, out)
 	}
 	return string(out)
+}
+
+// A session over reflect's 8 MiB payload cap goes in parts under it, the
+// last one unflagged; the next idle sends only the last message again and
+// the new ones; a message too large alone becomes a counted stub (issue
+// 27: such sessions were never captured, and every idle resent everything).
+func TestOpenCodePluginLargeSessionInParts(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	script := "#!/bin/sh\n{ printf '%s ' \"$2\"; cat; echo; } >> '" + log + "'\n"
+	runPluginDriver(t, dir, script, `import { ReflectPlugin } from "./reflect.mjs";
+const big = "x".repeat(90000);
+const msgs = [];
+for (let i = 0; i < 100; i++) msgs.push({ info: { id: "m" + i, role: "user" }, parts: [{ type: "text", text: big }] });
+// One message of 70 parts of 100,000 characters: 7 MB alone.
+msgs.push({ info: { id: "huge", role: "assistant" }, parts: Array.from({ length: 70 }, () => ({ type: "text", text: "y".repeat(200000) })) });
+const client = { session: { messages: async () => ({ data: structuredClone(msgs) }) } };
+const hooks = await ReflectPlugin({ client, directory: "/repo" });
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+msgs.push({ info: { id: "m101", role: "user" }, parts: [{ type: "text", text: "new" }] });
+await hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+// A revert drops the last messages and the session goes on: sent whole.
+const small = { data: [{ info: { id: "r0", role: "user" }, parts: [{ type: "text", text: "a" }] }, { info: { id: "r1", role: "user" }, parts: [{ type: "text", text: "b" }] }] };
+client.session.messages = async () => structuredClone(small);
+const other = await ReflectPlugin({ client, directory: "/repo" });
+await other.event({ event: { type: "session.idle", properties: { sessionID: "ses_2" } } });
+small.data[1] = { info: { id: "r1-reverted", role: "user" }, parts: [{ type: "text", text: "c" }] };
+small.data.push({ info: { id: "r2", role: "user" }, parts: [{ type: "text", text: "d" }] });
+await other.event({ event: { type: "session.idle", properties: { sessionID: "ses_2" } } });
+`)
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		First    int  `json:"first_message"`
+		More     bool `json:"more"`
+		Skipped  int  `json:"skipped"`
+		Messages []struct {
+			Info struct{ ID string } `json:"info"`
+		} `json:"messages"`
+	}
+	var calls, ses2 []call
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		ev, payload, _ := strings.Cut(l, " ")
+		if ev != "stop" {
+			t.Fatalf("reflect ran %q", ev)
+		}
+		if len(payload) > 8<<20 {
+			t.Errorf("a payload of %d bytes, over reflect's 8 MiB", len(payload))
+		}
+		var c call
+		if err := json.Unmarshal([]byte(payload), &c); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(payload, `"session_id":"ses_2"`) {
+			ses2 = append(ses2, c)
+		} else {
+			calls = append(calls, c)
+		}
+	}
+	if len(ses2) != 2 || ses2[1].First != 0 || len(ses2[1].Messages) != 3 {
+		t.Errorf("after a revert the session was not sent whole: %+v", ses2)
+	}
+	if len(calls) < 3 {
+		t.Fatalf("%d calls, want the session in at least two parts and then an increment", len(calls))
+	}
+	next := 0
+	first := calls[:len(calls)-1]
+	for i, c := range first {
+		if c.First != next || c.More != (i < len(first)-1) {
+			t.Errorf("part %d: first_message %d (want %d), more %v", i, c.First, next, c.More)
+		}
+		next += len(c.Messages)
+	}
+	if next != 101 || first[len(first)-1].Skipped != 1 {
+		t.Errorf("parts carried %d messages (want 101), last skipped=%d (want 1)", next, first[len(first)-1].Skipped)
+	}
+	last := calls[len(calls)-1]
+	if last.First != 100 || len(last.Messages) != 2 || last.Messages[0].Info.ID != "huge" || last.Messages[1].Info.ID != "m101" || last.More {
+		t.Errorf("increment: %+v, want messages 100 and 101 only", last)
+	}
 }

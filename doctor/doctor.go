@@ -21,6 +21,7 @@ import (
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/kbsync"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -145,7 +146,7 @@ func (r *Report) checkReview(c *config.Config) {
 		Fix:    "edit each to one body and remove 'needs_review: true' ('reflect show ID' shows both)"})
 }
 
-// checkPulledDuplicates looks for near-duplicates (index.NearDuplicate)
+// checkPulledDuplicates looks for near-duplicates (knowledge.Base.NearDuplicate)
 // of the learnings recent syncs brought in: two machines that learned the
 // same lesson each wrote it, under different ids.
 func (r *Report) checkPulledDuplicates(ctx context.Context, c *config.Config, ix *index.Index) {
@@ -153,14 +154,15 @@ func (r *Report) checkPulledDuplicates(ctx context.Context, c *config.Config, ix
 	if len(ids) == 0 {
 		return
 	}
+	k := knowledge.New(ix)
 	seen := map[[2]string]bool{}
 	var pairs []string
 	for _, id := range ids {
-		l, err := ix.Store().Read(id)
+		l, err := k.Store().Read(id)
 		if err != nil {
 			continue // forgotten since, or malformed (reported above)
 		}
-		dup, ok, err := ix.NearDuplicate(ctx, l)
+		dup, ok, err := k.NearDuplicate(ctx, l)
 		if err != nil || !ok {
 			continue
 		}
@@ -454,6 +456,11 @@ func (r *Report) checkIndex(ctx context.Context, c *config.Config, extra []index
 	}
 	health, err := ix.Check(ctx)
 	switch {
+	case errors.Is(err, index.ErrBusy):
+		// A rebuild in progress holds the write lock the check needs: on
+		// main this read "fail … database is locked".
+		r.add(Check{Name: "index integrity", Status: Warn, Detail: "another process is updating the index, in progress: " + err.Error(),
+			Fix: "run 'reflect doctor' again when that update ends"})
 	case err != nil:
 		r.add(Check{Name: "index integrity", Status: Fail, Detail: err.Error(), Fix: indexFix(err)})
 	case health != "ok":

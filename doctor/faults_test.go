@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
@@ -181,5 +183,40 @@ func TestDoctorDuringRebuild(t *testing.T) {
 				t.Errorf("failed check during a rebuild: %+v", c)
 			}
 		}
+	}
+}
+
+// While another process's rebuild holds the catalog's write transaction
+// (and update.lock), the integrity check, which writes, cannot run: doctor
+// says the update is in progress instead of "fail … database is locked"
+// (issue 27).
+func TestDoctorDuringRebuildTransaction(t *testing.T) {
+	c := faultKB(t)
+	held := flock.New(filepath.Join(c.IndexDir(), "update.lock"))
+	if err := held.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Unlock()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(c.IndexDir(), "catalog.db")+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM docs WHERE 0`); err != nil {
+		t.Fatal(err)
+	}
+	r := Run(context.Background(), c, index.BusyWait(200*time.Millisecond))
+	for _, ch := range r.Checks {
+		if ch.Status == Fail {
+			t.Errorf("failed check during a rebuild: %+v", ch)
+		}
+	}
+	if ch := checkNamed(r, "index integrity"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Detail, "in progress") {
+		t.Errorf("integrity check during a rebuild = %+v, want a warning that it is in progress", ch)
 	}
 }

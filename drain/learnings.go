@@ -17,6 +17,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/store"
 )
@@ -40,6 +41,7 @@ type Written struct {
 // or a near-duplicate) updates it instead of adding another. It returns
 // each learning written once, in the order first written.
 func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time) ([]Written, error) {
+	k := knowledge.New(ix)
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = rec.Cwd
@@ -49,7 +51,7 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 	seen := map[string]int{} // id → index in out
 	for _, d := range drafts {
 		l, sc := toLearning(d, c, rec, project, cwd, now)
-		if dup := findDuplicate(ctx, ix, l); dup != "" {
+		if dup := k.DuplicateOf(ctx, l); dup != "" {
 			l.ID = dup
 			if sc != nil {
 				sc.DocumentID = dup
@@ -58,7 +60,7 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 		// ErrBusy: the learning is on disk and another process's update
 		// outlasted the wait; the next refresh indexes it. Failing here
 		// would run the writer (and pay for it) again for nothing.
-		res, err := ix.Put(ctx, l, sc, now)
+		res, err := k.Put(ctx, l, sc, now)
 		if err != nil && !errors.Is(err, index.ErrBusy) {
 			return out, fmt.Errorf("write learning %q: %w", l.Title, err)
 		}
@@ -167,17 +169,4 @@ func cite(cwd, path string) store.Cite {
 		c.SHA256 = hex.EncodeToString(h.Sum(nil))
 	}
 	return c
-}
-
-// findDuplicate returns the id of an existing learning that says the same
-// as l: l's own id when it exists (Put updates it), else the index's near
-// duplicate of it (index.NearDuplicateShare of title and insight terms).
-func findDuplicate(ctx context.Context, ix *index.Index, l *store.Learning) string {
-	if _, err := ix.Store().Read(l.ID); err == nil {
-		return ""
-	}
-	if dup, ok, err := ix.NearDuplicate(ctx, l); err == nil && ok {
-		return dup.ID
-	}
-	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -35,7 +36,7 @@ func TestDrainFoldsPulledNearDuplicates(t *testing.T) {
 					Type:       "learning", Confidence: "high", Scope: "global", Tags: []string{"vite", tag},
 					Created: created, Updated: created, Body: body}
 				sc := &store.Sidecar{DocumentID: id, Entities: []store.Entity{{Name: entity, Type: "tool"}}}
-				if _, err := ix.Put(context.Background(), l, sc, created); err != nil {
+				if _, err := knowledge.New(ix).Put(context.Background(), l, sc, created); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -47,7 +48,7 @@ func TestDrainFoldsPulledNearDuplicates(t *testing.T) {
 			id := map[string]string{"earlier": "lrn-vite-env-local-restart-aaaaaa", "later": "lrn-vite-env-local-restart-bbbbbb"}[pulled]
 			o.Pulled = []string{id, "lrn-forgotten-since-000000"}
 			rep := e.run(t, o)
-			want := []Folded{{Kept: "lrn-vite-env-local-restart-aaaaaa", Gone: "lrn-vite-env-local-restart-bbbbbb"}}
+			want := []knowledge.Folded{{Kept: "lrn-vite-env-local-restart-aaaaaa", Gone: "lrn-vite-env-local-restart-bbbbbb"}}
 			if len(rep.Folded) != 1 || rep.Folded[0].Kept != want[0].Kept || rep.Folded[0].Gone != want[0].Gone {
 				t.Fatalf("folded %+v, want %+v", rep.Folded, want)
 			}
@@ -107,7 +108,7 @@ func TestDrainDoesNotFoldPersonalLearnings(t *testing.T) {
 			KeyInsight: "Restart the vite dev server after editing .env.local: env files are read at start-up.",
 			Type:       "learning", Confidence: "high", Scope: scope, Created: early.AddDate(0, 0, i), Updated: early.AddDate(0, 0, i),
 			Body: "## Problem\nmy own notes " + scope + "\n"}
-		if _, err := ix.Put(context.Background(), l, nil, l.Created); err != nil {
+		if _, err := knowledge.New(ix).Put(context.Background(), l, nil, l.Created); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +140,7 @@ func TestDrainDoesNotFoldALinkedLearning(t *testing.T) {
 	const insight = "Restart the vite dev server after editing .env.local: env files are read at start-up."
 	l := &store.Learning{ID: "lrn-vite-env-local-restart-aaaaaa", Title: title, KeyInsight: insight,
 		Type: "learning", Confidence: "high", Scope: "global", Created: early, Updated: early, Body: "## Problem\nmine\n"}
-	if _, err := ix.Put(context.Background(), l, nil, early); err != nil {
+	if _, err := knowledge.New(ix).Put(context.Background(), l, nil, early); err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()

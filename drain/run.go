@@ -15,6 +15,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -58,7 +59,7 @@ type Options struct {
 	Progress func(rec queue.Record)
 	// Pulled are the ids of learnings recent syncs brought in: a
 	// near-duplicate among them of a learning of this machine is folded
-	// into one (see foldPulledDuplicates).
+	// into one (see knowledge.Base.FoldPulled).
 	Pulled []string
 }
 
@@ -80,7 +81,7 @@ type Report struct {
 	Waiting int `json:"waiting"`
 	// Folded are the near-duplicate pairs a sync brought in that this run
 	// made one.
-	Folded []Folded `json:"folded,omitempty"`
+	Folded []knowledge.Folded `json:"folded,omitempty"`
 }
 
 // Entry is what happened to one queue entry.
@@ -197,7 +198,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			defer ix.Close()
 		}
-		if rep.Folded, err = foldPulledDuplicates(ctx, ix, o.Pulled, o.Now()); err != nil {
+		if rep.Folded, err = knowledge.New(ix).FoldPulled(ctx, o.Pulled, o.Now()); err != nil {
 			return rep, err
 		}
 	}

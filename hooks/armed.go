@@ -126,7 +126,7 @@ func FailedBash(agent string, payload []byte) (Failure, bool) {
 	head, context := summarizeOutput(output)
 	return Failure{
 		Agent:        agent,
-		SessionID:    p.SessionID,
+		SessionID:    cleanSessionID(p.SessionID),
 		Tool:         p.ToolName,
 		Command:      text.ClipRunes(redact.String(commandOf(p.ToolInput)), maxCommandChars),
 		ExitCode:     code,

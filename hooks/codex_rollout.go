@@ -49,6 +49,9 @@ func CodexRolloutFailure(payload []byte) (Failure, bool) {
 	if !shellTools[strings.ToLower(tp.ToolName)] || tp.IsInterrupt || cp.TranscriptPath == "" || cp.ToolUseID == "" {
 		return Failure{}, false
 	}
+	if checkTranscript(cp.TranscriptPath) != nil {
+		return Failure{}, false // never read a file the agent did not write
+	}
 	if _, _, hasCode := parseResponse(tp.ToolResponse); hasCode {
 		// Older versions put the exit code in the payload; FailedBash
 		// has decided, and the rollout need not be read.
@@ -74,7 +77,7 @@ func CodexRolloutFailure(payload []byte) (Failure, bool) {
 	head, context := summarizeOutput(output)
 	return Failure{
 		Agent:        "codex",
-		SessionID:    tp.SessionID,
+		SessionID:    cleanSessionID(tp.SessionID),
 		Tool:         tp.ToolName,
 		Command:      text.ClipRunes(redact.String(commandOf(tp.ToolInput)), maxCommandChars),
 		ExitCode:     c.ExitCode,

@@ -16,6 +16,7 @@ import (
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/shellwords"
 	"github.com/reflectkb/reflect/internal/text"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -384,7 +385,7 @@ func CaptureCorrection(ctx context.Context, ix *index.Index, stateDir string, ev
 		f.Agent = ev.Agent
 	}
 	l := MiniLearning(f, userWords(ev.Prompt), projectOf(ev, f), now)
-	res, err := ix.Put(ctx, l, nil, now)
+	res, err := knowledge.New(ix).Put(ctx, l, nil, now)
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		return "", false, fmt.Errorf("capture correction: %w", err)
 	}

@@ -1,9 +1,12 @@
 package hooks
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -26,7 +29,9 @@ var errNoMessages = errors.New("opencode payload has no messages: reinstall the 
 
 // saveOpenCodeSession writes the payload's messages, redacted, to the
 // session's transcript copy (atomically: a drain may be reading the last
-// one) and points the payload's transcript_path at it.
+// one) and points the payload's transcript_path at it. A payload that
+// starts at message k > 0 keeps the copy's first k lines and replaces the
+// rest, so every idle sends only what is new.
 func (r *invocation) saveOpenCodeSession() error {
 	p := r.payload
 	if len(p.Messages) == 0 {
@@ -46,11 +51,61 @@ func (r *invocation) saveOpenCodeSession() error {
 		return err
 	}
 	path := filepath.Join(dir, fsutil.SafeName(p.SessionID)+".jsonl")
-	if err := fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm); err != nil {
+	if p.Skipped > 0 {
+		logf(r.Config.StateDir, r.now, "%s: opencode session %s: %d messages over the plugin's size cap were left out of the copy (a stub line stands for each)", r.Event, p.SessionID, p.Skipped)
+	}
+	var err error
+	if p.FirstMessage <= 0 {
+		err = fsutil.WriteAtomic(path, buf.Bytes(), fsutil.FilePerm)
+	} else {
+		err = r.replaceFrom(path, p.FirstMessage, buf.Bytes())
+	}
+	if err != nil {
 		return err
 	}
 	p.TranscriptPath = path
 	return nil
+}
+
+// replaceFrom rewrites the copy at path as its first k lines followed by
+// tail. A copy with fewer lines (lost, or written by a reflect that saved
+// nothing then) keeps what it has, and the gap is logged.
+func (r *invocation) replaceFrom(path string, k int, tail []byte) error {
+	old, _, err := fsutil.OpenRegular(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if old != nil {
+		defer old.Close()
+	}
+	return fsutil.WriteAtomicStream(path, fsutil.FilePerm, func(w io.Writer) error {
+		n := 0
+		if old != nil {
+			br := bufio.NewReaderSize(old, 64<<10)
+			for n < k {
+				line, err := br.ReadSlice('\n')
+				if err == bufio.ErrBufferFull {
+					// A line longer than the buffer: copy it in pieces.
+					if _, werr := w.Write(line); werr != nil {
+						return werr
+					}
+					continue
+				}
+				if err != nil {
+					break // EOF: the copy is shorter than k (logged below)
+				}
+				if _, werr := w.Write(line); werr != nil {
+					return werr
+				}
+				n++
+			}
+		}
+		if n < k {
+			logf(r.Config.StateDir, r.now, "%s: opencode session %s: the copy has %d messages and the plugin sent from message %d; the %d between are missing (restart OpenCode to send the whole session again)", r.Event, r.payload.SessionID, n, k, k-n)
+		}
+		_, err := w.Write(tail)
+		return err
+	})
 }
 
 // redactJSON redacts every string of a JSON value, keys included, and

@@ -37,6 +37,14 @@ type Payload struct {
 	// pre-compact): OpenCode keeps sessions in its own database, so the
 	// hook writes a redacted copy for the drainer (opencode.go).
 	Messages []json.RawMessage `json:"messages"`
+	// FirstMessage is the index in the session of Messages[0]: the plugin
+	// sends only what it has not sent before (the last message again, as
+	// it may have grown), in parts under the payload cap. More marks a
+	// part with more to come, which is saved but not yet queued; Skipped
+	// counts messages too large to send at all (a stub stands for each).
+	FirstMessage int  `json:"first_message"`
+	More         bool `json:"more"`
+	Skipped      int  `json:"skipped"`
 
 	// Raw is the whole payload, for handlers that need agent-specific fields.
 	Raw []byte `json:"-"`
@@ -62,12 +70,14 @@ func ParsePayload(data []byte) (*Payload, error) {
 	return &p, nil
 }
 
-// bound cuts the payload's free-text fields to what any handler uses, so
-// that no handler spends the deadline on megabytes: the prompt to
+// bound replaces a session id that is no id (validate.go) and cuts the
+// payload's free-text fields to what any handler uses, so that no handler
+// spends the deadline on megabytes: the prompt to
 // recall.MaxPromptBytes (searching and judging a correction look at no
 // more), and a working directory longer than PATH_MAX, which no real one
 // is, to nothing.
 func (p *Payload) bound() {
+	p.SessionID = cleanSessionID(p.SessionID)
 	p.Prompt = recall.ClipPrompt(p.Prompt)
 	if len(p.Cwd) > gitrepo.MaxPath {
 		p.Cwd = ""

@@ -297,6 +297,13 @@ func enqueue(ctx context.Context, r *invocation) (answer, error) {
 		if err := r.saveOpenCodeSession(); err != nil {
 			return answer{}, err
 		}
+		if r.payload.More {
+			// A part of a large session: the last part queues it.
+			return answer{detail: "saved part of the session"}, nil
+		}
+	}
+	if err := checkTranscript(r.payload.TranscriptPath); err != nil {
+		return answer{}, err
 	}
 	if r.Agent == "copilot" {
 		r.awaitTranscript()
@@ -387,6 +394,9 @@ func (r *invocation) record() queue.Record {
 func (r *invocation) keepCapture() {
 	if r.payload == nil || (r.Event != "pre-compact" && r.Event != "stop" && r.Event != "session-end") {
 		return
+	}
+	if checkTranscript(r.payload.TranscriptPath) != nil {
+		return // what enqueue refuses is not kept for later either
 	}
 	q, err := queue.Open(r.Config.StateDir)
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/statusline"
 	"github.com/reflectkb/reflect/store"
@@ -244,7 +245,7 @@ func (e *hookEnv) putSeeds(t testing.TB, list []seed) {
 			l.Scope, l.Project = "global", ""
 		}
 		l.ID = store.NewID(l.Title, l.KeyInsight)
-		res, err := ix.Put(ctx, l, nil, l.Created)
+		res, err := knowledge.New(ix).Put(ctx, l, nil, l.Created)
 		if err != nil {
 			t.Fatalf("put %s: %v", s.key, err)
 		}

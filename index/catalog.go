@@ -157,8 +157,8 @@ func NoRebuild() OpenOption {
 	return func(o *openOptions) { o.noRebuild = true }
 }
 
-// BusyWait bounds how long every update made through this Index (Put,
-// Forget, Update, Refresh) waits for another process's update before it
+// BusyWait bounds how long every update made through this Index (a
+// Change's Commit, Update, Refresh) waits for another process's update before it
 // fails with ErrBusy: a hook cannot wait out a reindex.
 func BusyWait(d time.Duration) OpenOption {
 	return func(o *openOptions) { o.busyWait = d }
@@ -171,8 +171,9 @@ func OnBusy(fn func(wait time.Duration)) OpenOption {
 	return func(o *openOptions) { o.onBusy = fn }
 }
 
-// OnRebuild has fn called when Open is about to rebuild the catalog from
-// docs documents, with the reason, so that a command can say why it
+// OnRebuild has fn called when Open, or a search or update that finds the
+// catalog damaged, is about to rebuild it from docs documents, with the
+// reason, so that a command can say why it
 // pauses: a rebuild of a large knowledge base takes seconds to minutes, and
 // a search that silently waited on one looked hung.
 func OnRebuild(fn func(reason string, docs int)) OpenOption {
@@ -557,6 +558,13 @@ func (ix *Index) recoverCorrupt(ctx context.Context, err error) error {
 	if oerr := ix.open(ctx); oerr != nil {
 		return fmt.Errorf("open index %s: %w", ix.path, oerr)
 	}
+	// Said before it starts, as Open does: a search that found the damage
+	// spent seconds rebuilding without a word.
+	if ix.opts.onRebuild != nil {
+		if files, serr := ix.store.Scan(); serr == nil && len(files) > 0 {
+			ix.opts.onRebuild(fmt.Sprintf("catalog.db is damaged (%v); the damaged file was kept as catalog.db.corrupt", err), len(files))
+		}
+	}
 	st, uerr := ix.update(ctx, ix.opts.update)
 	if uerr != nil {
 		return fmt.Errorf("rebuild index %s: %w", ix.path, uerr)
@@ -565,4 +573,11 @@ func (ix *Index) recoverCorrupt(ctx context.Context, err error) error {
 	ix.Rebuilt = fmt.Sprintf("catalog.db was damaged (%v); the damaged file was kept as catalog.db.corrupt; rebuilt it from %d documents in %s",
 		err, st.Indexed, st.Duration.Round(time.Millisecond))
 	return nil
+}
+
+// isLocked reports SQLite's "database is locked" (or a locked table):
+// another connection's write transaction outlasted the busy timeout.
+func isLocked(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
-// A targeted update (Put, Forget) indexes the documents it wrote and no
-// others, so it may move meta.docs_stamp (which lets Refresh skip the scan
+// A targeted update (a Change: knowledge's Put, Forget) indexes the
+// documents its caller wrote and no others, so it may move meta.docs_stamp (which lets Refresh skip the scan
 // of documents/) only when it can show that nothing else changed in
 // documents/ meanwhile; otherwise a foreign write (git, an editor, a
 // process that wrote a document without indexing it) would stay hidden

@@ -49,14 +49,14 @@ func TestTargetedWatchedDoesNotList(t *testing.T) {
 		w.close()
 	}
 	listings := countListings(t)
-	res, err := ix.Put(ctx, learningOf("Own learning", "own words"), nil, t0)
+	res, err := put(ctx, ix, learningOf("Own learning", "own words"), nil, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Put(ctx, learningOf("Own learning", "own words again"), nil, t0); err != nil {
+	if _, err := put(ctx, ix, learningOf("Own learning", "own words again"), nil, t0); err != nil {
 		t.Fatal(err) // an update: its document is replaced by a rename
 	}
-	if err := ix.Forget(ctx, "lrn-seed"); err != nil {
+	if err := forget(ctx, ix, "lrn-seed"); err != nil {
 		t.Fatal(err)
 	}
 	if *listings != 0 {

@@ -4,10 +4,13 @@
 // the content hashes that make reindexing incremental.
 //
 // Everything here can be rebuilt from documents/ at any time, so the index
-// never holds the only copy of anything, and it holds no second copy of
-// what a hot path can do without: the markdown is the only copy of a
-// learning's body (a snippet or an embedding reads it back: text.go). Each
-// structure is kept for what it buys:
+// never holds the only copy of anything. It reads documents and never
+// writes or deletes one: package knowledge does, through store, and then
+// tells the index what changed (Change; internal/layers checks the rule).
+// The index holds no second copy of what a hot path can do without: the
+// markdown is the only copy of a learning's body (a snippet or an
+// embedding reads it back: text.go). Each structure is kept for what it
+// buys:
 //
 //   - docs: id, path, size/mtime/hash (an update skips unchanged files by
 //     a stat and a hash), and the metadata a result shows and ranking

@@ -61,7 +61,7 @@ func TestHelperProcess(t *testing.T) {
 		title := "Slow export learning"
 		l := &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
 			Body: "## Problem\nthe slow exporter commits first.\n"}
-		if _, err := ix.Put(ctx, l, nil, t0); err != nil {
+		if _, err := put(ctx, ix, l, nil, t0); err != nil {
 			fmt.Fprintf(os.Stderr, "helper put-slow: %v\n", err)
 			os.Exit(3)
 		}
@@ -77,7 +77,7 @@ func TestHelperProcess(t *testing.T) {
 				Created:    t0,
 				Body:       fmt.Sprintf("## Problem\nconcurrency worker%d item%d shares the catalog.\n", worker, i),
 			}
-			res, err := ix.Put(ctx, l, nil, t0)
+			res, err := put(ctx, ix, l, nil, t0)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "helper put %d/%d: %v\n", worker, i, err)
 				os.Exit(3)
@@ -287,7 +287,7 @@ func TestVectorExportOrder(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	title := "Fast export learning"
-	if _, err := ix.Put(ctx, &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
+	if _, err := put(ctx, ix, &store.Learning{ID: store.NewID(title, ""), Title: title, Confidence: "high", Created: t0,
 		Body: "## Problem\nthe fast exporter commits second.\n"}, nil, t0); err != nil {
 		t.Fatal(err)
 	}

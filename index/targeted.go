@@ -15,8 +15,8 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
-// A targeted update indexes (or removes) exactly the documents Put wrote or
-// Forget deleted, in one transaction under the update lock, through the
+// A targeted update indexes (or removes) exactly the documents a Change
+// covers (knowledge's Put wrote them, or its Forget deleted them), in one transaction under the update lock, through the
 // same writer as Update (planUpdate and applyPlan over those files only),
 // so an add or a forget costs what it changes, not what the KB holds: no
 // listing of documents/ with a stat per file, no read of every docs row,

@@ -82,7 +82,7 @@ func TestTargetedHelper(t *testing.T) {
 		}
 		defer ix.Close()
 		for i := range targetedPuts {
-			if _, err := ix.Put(ctx, learningOf(helperTitle(worker, i), fmt.Sprintf("put words worker%d item%d", worker, i)), nil, t0); err != nil {
+			if _, err := put(ctx, ix, learningOf(helperTitle(worker, i), fmt.Sprintf("put words worker%d item%d", worker, i)), nil, t0); err != nil {
 				fmt.Fprintf(os.Stderr, "Put: %v\n", err)
 				os.Exit(3)
 			}

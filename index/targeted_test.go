@@ -170,17 +170,17 @@ func TestTargetedMatchesUpdate(t *testing.T) {
 		run  func() error
 	}{
 		{"add", func() error {
-			_, err := ia.Put(ctx, learningOf("Flush the widget cache with widgetctl", "widgetctl flush clears the widget cache"), nil, t0)
+			_, err := put(ctx, ia, learningOf("Flush the widget cache with widgetctl", "widgetctl flush clears the widget cache"), nil, t0)
 			return err
 		}},
-		{"add another", func() error { _, err := ia.Put(ctx, cookie, nil, t0); return err }},
+		{"add another", func() error { _, err := put(ctx, ia, cookie, nil, t0); return err }},
 		{"update", func() error {
-			_, err := ia.Put(ctx, learningOf("Flush the widget cache with widgetctl", "widgetctl flush --all also drops the postgres pool"), nil, t0.Add(1))
+			_, err := put(ctx, ia, learningOf("Flush the widget cache with widgetctl", "widgetctl flush --all also drops the postgres pool"), nil, t0.Add(1))
 			return err
 		}},
-		{"add the same again", func() error { _, err := ia.Put(ctx, cookieLearning(), nil, t0); return err }},
-		{"forget one", func() error { return ia.Forget(ctx, "lrn-seed-3") }},
-		{"forget several", func() error { return ia.Forget(ctx, "lrn-seed-0", cookie.ID, "lrn-seed-7") }},
+		{"add the same again", func() error { _, err := put(ctx, ia, cookieLearning(), nil, t0); return err }},
+		{"forget one", func() error { return forget(ctx, ia, "lrn-seed-3") }},
+		{"forget several", func() error { return forget(ctx, ia, "lrn-seed-0", cookie.ID, "lrn-seed-7") }},
 	}
 	for _, s := range steps {
 		if err := s.run(); err != nil {
@@ -222,7 +222,7 @@ func TestTargetedKeepsForeignWriteVisible(t *testing.T) {
 		func() { os.Remove(k.docPath("lrn-foreign-a")) },
 	} {
 		write()
-		if _, err := ix.Put(ctx, learningOf(fmt.Sprintf("Own learning %d", i), "own words"), nil, t0); err != nil {
+		if _, err := put(ctx, ix, learningOf(fmt.Sprintf("Own learning %d", i), "own words"), nil, t0); err != nil {
 			t.Fatal(err)
 		}
 		if _, ran, err := ix.Refresh(ctx); err != nil || !ran {
@@ -244,18 +244,18 @@ func TestTargetedTombstonesCompacted(t *testing.T) {
 		k.write(t, simple(fmt.Sprintf("lrn-seed-%d", i), fmt.Sprintf("seed words number%d", i)))
 	}
 	ix := openWith(t, k, WithEmbedder(hashEmbedder(t, 32)))
-	if err := ix.Forget(ctx, "lrn-seed-1"); err != nil {
+	if err := forget(ctx, ix, "lrn-seed-1"); err != nil {
 		t.Fatal(err)
 	}
 	liveFileMatchesTable(t, ix, k)
 	if n := vectorRows(t, k); n != 8 {
 		t.Errorf("after one Forget vectors.f32 has %d rows, want 8 (one zeroed in place)", n)
 	}
-	if err := ix.Forget(ctx, "lrn-seed-2", "lrn-seed-3"); err != nil {
+	if err := forget(ctx, ix, "lrn-seed-2", "lrn-seed-3"); err != nil {
 		t.Fatal(err)
 	}
 	fileMatchesTable(t, ix, k) // 3 of 8 rows: rewritten
-	if err := ix.Forget(ctx, "lrn-seed-4"); err != nil {
+	if err := forget(ctx, ix, "lrn-seed-4"); err != nil {
 		t.Fatal(err)
 	}
 	k.write(t, simple("lrn-new", "new words"))
@@ -287,13 +287,13 @@ func TestTargetedWithoutDigest(t *testing.T) {
 	if _, err := ix.db.Exec(`DELETE FROM meta WHERE key='docs_digest'`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Put(ctx, learningOf("Own learning", "own words"), nil, t0); err != nil {
+	if _, err := put(ctx, ix, learningOf("Own learning", "own words"), nil, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, ran, err := ix.Refresh(ctx); err != nil || !ran {
 		t.Fatalf("Refresh ran=%v (%v) after a Put with no digest to compare with", ran, err)
 	}
-	if _, err := ix.Put(ctx, learningOf("Second learning", "more words"), nil, t0); err != nil {
+	if _, err := put(ctx, ix, learningOf("Second learning", "more words"), nil, t0); err != nil {
 		t.Fatal(err)
 	}
 	if _, ran, err := ix.Refresh(ctx); err != nil || ran {

@@ -26,7 +26,7 @@ import (
 // a search maps and scans (package vector); the file is derived from the
 // table. A full or incremental Update rewrites it whole (patched from its
 // previous version when few rows changed), by rename, so a reader's
-// mapping stays valid; a targeted update (Put, Forget) patches it in place
+// mapping stays valid; a targeted update (a Change) patches it in place
 // instead, appending rows and zeroing removed ones (vectortargeted.go,
 // vector.Patch), under a file lock that readers opening it respect.
 const vectorsSchema = `CREATE TABLE IF NOT EXISTS vectors(n INTEGER PRIMARY KEY, v BLOB NOT NULL)`

@@ -36,6 +36,146 @@ type DriverResult struct {
 // written beside pathname (git runs drivers at the top of the work tree).
 // A file that does not parse falls back to git's line merge.
 func MergeFile(ctx context.Context, base, ours, theirs, pathname string) (DriverResult, error) {
+	return MergeFileIn(ctx, base, ours, theirs, pathname, DriverEnv{})
+}
+
+// DriverEnv is what a sync tells the merge driver it runs (through the
+// environment of `git merge`, since git starts the driver): where to log
+// what it did, and what names the two sides of a conflict.
+type DriverEnv struct {
+	// Log is the file to record renamed and needs_review learnings in.
+	Log string
+	// Host is this machine's name; Theirs the remote commit merged and
+	// Bases the merge bases, whose history names the other machine.
+	Host, Theirs, Bases string
+}
+
+// DriverEnvFrom reads a DriverEnv with getenv (os.Getenv in the driver).
+func DriverEnvFrom(getenv func(string) string) DriverEnv {
+	return DriverEnv{Log: getenv(mergeLogEnv), Host: getenv(mergeHostEnv), Theirs: getenv(mergeTheirsEnv), Bases: getenv(mergeBasesEnv)}
+}
+
+// MergeFileIn is MergeFile run by a sync: it names the sides of a conflict
+// and logs what the sync must act on, as env says.
+func MergeFileIn(ctx context.Context, base, ours, theirs, pathname string, env DriverEnv) (DriverResult, error) {
+	res, err := mergeFile(ctx, base, ours, theirs, pathname, env)
+	if err == nil {
+		err = logMerge(env.Log, pathname, res)
+	}
+	return res, err
+}
+
+// mergeLogEnv names the file a sync asks the merge driver (a process of
+// its own, run by git) to record in what it did that the sync must act on:
+// the learnings it wrote under a new id, which the sync commits and counts
+// as pulled, and those it marked needs_review, which the sync reports.
+const mergeLogEnv = "REFLECT_MERGE_LOG"
+
+const mergeLogName = "reflect-merge.log"
+
+// The environment a sync gives the merge driver to name the two sides of
+// a conflict: this machine's name, and the remote commit merged with the
+// merge bases, whose history says which machine wrote theirs.
+const (
+	mergeHostEnv   = "REFLECT_MERGE_HOST"
+	mergeTheirsEnv = "REFLECT_MERGE_THEIRS"
+	mergeBasesEnv  = "REFLECT_MERGE_BASES"
+)
+
+// mergeSides names ours (this machine) and theirs: the machine named by
+// the last commit of the remote's side that changed pathname (reflect's
+// commit messages name their host), or its author.
+func mergeSides(ctx context.Context, pathname string, env DriverEnv) store.Sides {
+	sides := store.Sides{Ours: machineName(env.Host)}
+	rev := env.Theirs
+	if rev == "" || strings.HasPrefix(rev, "-") {
+		return sides
+	}
+	args := []string{"--literal-pathspecs", "log", "-1", "--no-show-signature", "--format=%s%x00%an", rev}
+	for _, b := range strings.Fields(env.Bases) {
+		if !strings.HasPrefix(b, "-") {
+			args = append(args, "^"+b)
+		}
+	}
+	out, err := exec.CommandContext(ctx, "git", append(args, "--", filepath.ToSlash(pathname))...).Output()
+	if err != nil {
+		return sides
+	}
+	subject, author, _ := strings.Cut(strings.TrimSpace(string(out)), "\x00")
+	if m := hostInMessage.Get().FindStringSubmatch(subject); m != nil {
+		sides.Theirs = machineName(m[1])
+	} else {
+		sides.Theirs = machineName(author)
+	}
+	return sides
+}
+
+// hostInMessage finds the host in the subjects of reflect's commits:
+// "reflect sync from HOST: …", "reflect sync init on HOST: …",
+// "reflect sync: merge main of origin on HOST", "… collided on HOST: …".
+var hostInMessage = lazyre.New(`^reflect sync(?: from|:? .*? on) ([^\s:]+)(?::|$)`)
+
+// machineName keeps a name a commit supplied to one short, plain word for
+// a markdown heading: it comes from the remote, so it may hold anything.
+func machineName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= 64 {
+			break
+		}
+		if r < 0x80 && (r == '.' || r == '-' || r == '_' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// logMerge appends "renamed\tPATH" and "review\tPATH" lines to the log.
+func logMerge(log, pathname string, res DriverResult) error {
+	if log == "" || (res.Renamed == "" && !res.NeedsReview) {
+		return nil
+	}
+	var b strings.Builder
+	if res.Renamed != "" {
+		b.WriteString("renamed\t" + filepath.ToSlash(res.Renamed) + "\n")
+	}
+	if res.NeedsReview {
+		b.WriteString("review\t" + filepath.ToSlash(pathname) + "\n")
+	}
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// readMergeLog returns the renamed and needs_review paths a merge's driver
+// runs recorded.
+func readMergeLog(log string) (renamed, review []string) {
+	data, err := fsutil.ReadRegular(log, 1<<20)
+	if err != nil {
+		return nil, nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		kind, p, ok := strings.Cut(line, "\t")
+		if !ok || !syncable(p) {
+			continue
+		}
+		switch kind {
+		case "renamed":
+			renamed = append(renamed, p)
+		case "review":
+			review = append(review, p)
+		}
+	}
+	return renamed, review
+}
+
+func mergeFile(ctx context.Context, base, ours, theirs, pathname string, env DriverEnv) (DriverResult, error) {
 	// The store's bounded reader: regular files only, no links, at most
 	// store.MaxDocumentSize bytes, whatever the remote pushed.
 	rb, err := store.ReadDocument(base)
@@ -76,7 +216,19 @@ func MergeFile(ctx context.Context, base, ours, theirs, pathname string) (Driver
 	if b == nil && distinct(a, t) {
 		return collide(a, t, pathname)
 	}
-	merged := store.Merge(b, a, t, func(o, x, y string) (string, bool) { return mergeText(ctx, o, x, y) })
+	conflicted := false
+	merged := store.Merge(b, a, t, func(o, x, y string) (string, bool) {
+		m, ok := mergeText(ctx, o, x, y)
+		conflicted = conflicted || !ok
+		return m, ok
+	})
+	if conflicted {
+		// Both bodies are kept: name the machines they come from (the
+		// learning travels to both, where "this machine" would be wrong).
+		if sides := mergeSides(ctx, pathname, env); sides != (store.Sides{}) {
+			merged = store.MergeFrom(b, a, t, func(string, string, string) (string, bool) { return "", false }, sides)
+		}
+	}
 	data, err := merged.Marshal()
 	if err != nil {
 		return DriverResult{}, err

@@ -32,6 +32,10 @@ var (
 	// ErrConflict: a merge left a conflict sync cannot settle; the merge
 	// was aborted and nothing was lost.
 	ErrConflict = errors.New("the merge with the remote has a conflict sync cannot settle")
+	// ErrRefused: the remote sent something that must not reach the work
+	// tree (a symlink, a submodule, a path outside the learning files);
+	// the error is a *RefusedError naming each path and its commit.
+	ErrRefused = errors.New("refused content from the remote")
 	// ErrBusy: another sync holds the lock.
 	ErrBusy = errors.New("another sync is running")
 )
@@ -70,6 +74,11 @@ func (e *gitError) Unwrap() error { return e.err }
 // run runs git with args and returns its stdout. A timeout kills git's
 // whole process group (ssh and credential helpers with it).
 func (g *gitCmd) run(ctx context.Context, timeout time.Duration, args ...string) (string, error) {
+	return g.runInput(ctx, timeout, "", args...)
+}
+
+// runInput is run with stdin (for the commands that read a list there).
+func (g *gitCmd) runInput(ctx context.Context, timeout time.Duration, stdin string, args ...string) (string, error) {
 	if timeout <= 0 {
 		timeout = localTimeout
 	}
@@ -85,6 +94,9 @@ func (g *gitCmd) run(ctx context.Context, timeout time.Duration, args ...string)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	err := cmd.Run()
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -1,8 +1,11 @@
 package kbsync
 
 import (
+	"bytes"
 	"path"
 	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
@@ -82,7 +85,7 @@ func Plan(changes []Change, read func(string) ([]byte, error)) []Step {
 		if !ok {
 			if data, err := read(doc); err == nil {
 				if l, err := store.Parse(data); err == nil {
-					v = l.LocalOnly()
+					v = l.LocalOnly() || localOnlyField(data)
 				}
 			}
 			localOnly[doc] = v
@@ -110,7 +113,7 @@ func Plan(changes []Change, read func(string) ([]byte, error)) []Step {
 				steps = append(steps, Step{Path: c.Path, Action: Hold, Reason: ReasonMalformed, Detail: err.Error()})
 				continue
 			}
-			personal = l.LocalOnly()
+			personal = l.LocalOnly() || localOnlyField(data)
 			localOnly[c.Path] = personal
 		case strings.HasSuffix(c.Path, sidecarExt):
 			personal = isLocal(strings.TrimSuffix(c.Path, sidecarExt) + ".md")
@@ -130,6 +133,75 @@ func Plan(changes []Change, read func(string) ([]byte, error)) []Step {
 		steps = append(steps, Step{Path: c.Path, Action: Stage})
 	}
 	return steps
+}
+
+// localOnlyField reports whether a frontmatter field that is not
+// spelled as reflect writes it still asks to keep the learning here:
+// "Private: true", "PRIVATE: yes", "Scope: personal". YAML keys are case
+// sensitive, so the store reads such a field as an unknown one, but the
+// person who wrote it meant it: when in doubt, a learning stays local.
+func localOnlyField(data []byte) bool {
+	fm, ok := frontmatter(data)
+	if !ok {
+		return false
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(fm, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind == yaml.AliasNode && k.Alias != nil {
+			k = k.Alias
+		}
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			v = v.Alias
+		}
+		key := strings.TrimSpace(k.Value)
+		switch {
+		case strings.EqualFold(key, "private"):
+			if v.Kind != yaml.ScalarNode || !falsy(v.Value) {
+				return true
+			}
+		case strings.EqualFold(key, "scope"):
+			if v.Kind == yaml.ScalarNode && strings.EqualFold(strings.TrimSpace(v.Value), "personal") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// falsy reports the YAML spellings of false (1.1 and 1.2) and an empty value.
+func falsy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "false", "no", "n", "off", "0", "~", "null":
+		return true
+	}
+	return false
+}
+
+// frontmatter returns the YAML between a learning's opening '---' line and
+// its closing one (store.Parse has accepted the file, so both are there).
+func frontmatter(data []byte) ([]byte, bool) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	first, rest, found := bytes.Cut(data, []byte("\n"))
+	if !found {
+		return nil, false
+	}
+	open := bytes.TrimSuffix(first, []byte("\r"))
+	var fm []byte
+	for len(rest) > 0 {
+		line, next, _ := bytes.Cut(rest, []byte("\n"))
+		if bytes.Equal(bytes.TrimSuffix(line, []byte("\r")), open) {
+			return fm, true
+		}
+		fm = append(fm, line...)
+		fm = append(fm, '\n')
+		rest = next
+	}
+	return nil, false
 }
 
 // FindSecret runs the redactor over data and returns the 1-based line of

@@ -2,6 +2,7 @@ package kbsync
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"testing"
@@ -100,5 +101,60 @@ func TestFindSecretLine(t *testing.T) {
 		if line != tc.line || ok != tc.ok {
 			t.Errorf("%q: line %d ok %v, want %d %v", tc.text, line, ok, tc.line, tc.ok)
 		}
+	}
+}
+
+// YAML keys are case sensitive, so "Private: true" is an unknown field to
+// the store; whoever wrote it meant the learning to stay here (issue 27).
+func TestPlanPrivateSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		local bool
+	}{
+		{"private: true\n", true},
+		{"private: True\n", true},
+		{"private: TRUE\n", true},
+		{"private: yes\n", true},
+		{"private: on\n", true},
+		{"Private: true\n", true},
+		{"PRIVATE: true\n", true},
+		{"Private: yes\n", true},
+		{"Private: \"true\"\n", true},
+		{"Private: [x]\n", true},
+		{"\"private \": true\n", true},
+		{"Scope: personal\n", true},
+		{"SCOPE: Personal\n", true},
+		{"scope: personal\n", true},
+		{"Private: false\n", false},
+		{"Private: no\n", false},
+		{"private: false\n", false},
+		{"Scope: project\n", false},
+		{"privateer: true\n", false},
+		{"", false},
+	} {
+		p := "documents/lrn-x-abcdef.md"
+		sidecar := "documents/lrn-x-abcdef.entities.yaml"
+		files := map[string][]byte{p: doc(tc.field), sidecar: []byte("document_id: lrn-x-abcdef\n")}
+		steps := Plan([]Change{{Path: sidecar}, {Path: p}}, func(p string) ([]byte, error) { return files[p], nil })
+		for _, s := range steps {
+			if got := s.Action == Hold && s.Reason == ReasonPersonal; got != tc.local {
+				t.Errorf("%q: %s planned %+v, want held as personal: %v", tc.field, s.Path, s, tc.local)
+			}
+		}
+	}
+}
+
+// BenchmarkPlan1000 plans the first commit of 1,000 learnings (the parse,
+// the private/scope check and the redactor over each file).
+func BenchmarkPlan1000(b *testing.B) {
+	files := map[string][]byte{}
+	var changes []Change
+	for i := range 1000 {
+		p := fmt.Sprintf("documents/lrn-bench-%06d.md", i)
+		files[p] = fmt.Appendf(nil, "---\nid: lrn-bench-%06d\ntitle: Bench lesson %d\nconfidence: medium\ntags: [bench, t%d]\nkey_insight: Insight number %d about component c%d.\ncreated: 2026-11-01T10:00:00Z\nupdated: 2026-11-01T10:00:00Z\n---\n## Problem\n\nProblem %d with service s%d failed.\n\n## Solution\n\nRestart worker w%d with flag --f%d.\n", i, i, i%50, i, i%97, i, i%31, i%13, i%7)
+		changes = append(changes, Change{Path: p})
+	}
+	for b.Loop() {
+		Plan(changes, func(p string) ([]byte, error) { return files[p], nil })
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ type Options struct {
 	// Host names this machine in commit messages and the fallback
 	// identity (default os.Hostname).
 	Host string
+
+	// afterFetch, when set, runs between the fetch and the merge: tests
+	// use it to write a learning at the moment a hook could.
+	afterFetch func()
 }
 
 func (o *Options) defaults() {
@@ -77,6 +82,15 @@ type Result struct {
 	Retries int `json:"retries"`
 	// Created is set by Init when it made a new repository.
 	Created bool `json:"created,omitempty"`
+	// Refused lists the remote's paths kept out of the work tree.
+	Refused []Refusal `json:"refused,omitempty"`
+	// NeedsReview lists the learnings whose two bodies this sync's merge
+	// could not reconcile: both are kept, marked needs_review.
+	NeedsReview []string `json:"needs_review,omitempty"`
+	// Unlinked lists the symlinks under documents/ that the repository
+	// already tracked (from a sync before remotes were inspected): each was
+	// removed, and its removal committed.
+	Unlinked []string `json:"unlinked,omitempty"`
 }
 
 // newResult has empty lists rather than nil ones, so --json prints [].
@@ -104,7 +118,16 @@ const (
 	gitignoreText = "# derived by reflect: rebuilt from documents/ by 'reflect reindex'\nindex/\n*.tmp\n.*.tmp\n"
 	attributes    = "documents/*.md merge=reflect-learning\ndocuments/*.entities.yaml merge=reflect-learning\n"
 	lockName      = "reflect-sync.lock"
+	// infoAttributes is $GIT_DIR/info/attributes, which wins over every
+	// .gitattributes: whatever one a remote sends, no filter, encoding or
+	// end-of-line conversion applies, and learnings keep reflect's driver.
+	infoAttributes = "# written by reflect sync: these win over any .gitattributes\n" +
+		"* !filter !ident !text !eol !crlf !working-tree-encoding !encoding !merge !conflict-marker-size !diff !delta !export-subst\n" +
+		attributes
 )
+
+// ownedText is what sync keeps in each file it owns.
+var ownedText = map[string]string{".gitignore": gitignoreText, ".gitattributes": attributes}
 
 // Init makes opts.Dir a git repository on opts.Branch (or adopts the one
 // it is), writes .gitignore and .gitattributes, configures the merge
@@ -114,6 +137,9 @@ const (
 func Init(ctx context.Context, opts Options) (*Result, error) {
 	opts.defaults()
 	if err := fsutil.EnsureDir(filepath.Join(opts.Dir, "documents")); err != nil {
+		return nil, err
+	}
+	if err := realDocuments(opts.Dir); err != nil {
 		return nil, err
 	}
 	g := &gitCmd{dir: opts.Dir}
@@ -216,9 +242,44 @@ func inProgress(ctx context.Context, g *gitCmd) error {
 	return nil
 }
 
-// configure sets the merge driver (every sync: the binary may have moved)
-// and a local identity when git has none.
+// realDocuments refuses a learnings directory whose documents/ is not a
+// directory of its own (a symlink would send every learning written, and
+// every file indexed, somewhere else).
+func realDocuments(dir string) error {
+	fi, err := os.Lstat(filepath.Join(dir, "documents"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory (a symlink or a file); move it away and restore documents/ from git (git -C %s checkout -- documents)",
+			ErrDirty, filepath.Join(dir, "documents"), dir)
+	}
+	return nil
+}
+
+// configure sets the merge driver (every sync: the binary may have moved),
+// the attributes that win over any .gitattributes, core.symlinks=false
+// (a symlink that reached a commit is checked out as a plain file holding
+// its target, never as a link), and a local identity when git has none.
 func configure(ctx context.Context, g *gitCmd, opts Options) error {
+	if _, err := g.run(ctx, 0, "config", "core.symlinks", "false"); err != nil {
+		return err
+	}
+	info, err := gitPath(ctx, g, "info/attributes")
+	if err != nil {
+		return err
+	}
+	if data, err := os.ReadFile(info); err != nil || string(data) != infoAttributes {
+		if err := fsutil.EnsureDir(filepath.Dir(info)); err != nil {
+			return err
+		}
+		if err := fsutil.WriteAtomic(info, []byte(infoAttributes), 0o644); err != nil {
+			return err
+		}
+	}
 	if opts.Driver != "" {
 		if _, err := g.run(ctx, 0, "config", "merge.reflect-learning.name", "reflect field-by-field learning merge"); err != nil {
 			return err
@@ -300,6 +361,9 @@ func Sync(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer unlock()
+	if err := realDocuments(opts.Dir); err != nil {
+		return nil, err
+	}
 	if err := inProgress(ctx, g); err != nil {
 		return nil, err
 	}
@@ -313,6 +377,9 @@ func Sync(ctx context.Context, opts Options) (*Result, error) {
 
 // syncLocked is the body of Init and Sync, under the lock.
 func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, message string) error {
+	if err := unlinkTracked(ctx, g, res); err != nil {
+		return err
+	}
 	if err := commitLocal(ctx, g, opts, res, message); err != nil {
 		return err
 	}
@@ -324,22 +391,31 @@ func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 		return held
 	}
 	res.Remote = strings.TrimSpace(url)
-	before := head(ctx, g)
 	for attempt := 0; ; attempt++ {
-		if err := pull(ctx, g, opts, res); err != nil {
-			return err
+		merged, err := pull(ctx, g, opts, res)
+		if err != nil {
+			return errors.Join(err, secretsHeld(res.Held))
 		}
 		// The merge driver writes the other side's learning under a new
-		// id when both added one under the same id: commit it too.
-		again := &Result{}
-		if err := commitLocal(ctx, g, opts, again, "reflect sync: keep learnings that collided on "+opts.Host); err != nil {
-			return err
+		// id when both added one under the same id: commit those (and the
+		// owned files the merge rewrote), nothing else a hook or a drain
+		// wrote meanwhile: that is the next sync's own commit.
+		if len(merged) > 0 {
+			again := &Result{}
+			msg := "reflect sync: keep learnings that collided on " + opts.Host
+			if !strings.HasPrefix(merged[0], "documents/") {
+				msg = "reflect sync: keep reflect's own .gitignore and .gitattributes lines on " + opts.Host
+			}
+			if err := commitOnly(ctx, g, opts, again, msg, merged); err != nil {
+				return err
+			}
+			res.Committed = append(res.Committed, again.Committed...)
+			res.Held = append(res.Held, again.Held...)
 		}
-		res.Committed = append(res.Committed, again.Committed...)
 		if !g.ok(ctx, "rev-parse", "-q", "--verify", "HEAD") {
 			break // nothing here and nothing there
 		}
-		_, err := g.run(ctx, opts.Timeout, "push", "--porcelain", "origin", "HEAD:refs/heads/"+opts.Branch)
+		_, err = g.run(ctx, opts.Timeout, "push", "--porcelain", "origin", "HEAD:refs/heads/"+opts.Branch)
 		if err == nil {
 			res.Pushed = true
 			break
@@ -349,23 +425,52 @@ func syncLocked(ctx context.Context, g *gitCmd, opts Options, res *Result, messa
 			continue
 		}
 		if nonFastForward(err) {
-			return fmt.Errorf("%w: other machines kept pushing first (%d attempts); run 'reflect sync' again", ErrRejected, attempt+1)
+			return outcome(fmt.Errorf("%w: other machines kept pushing first (%d attempts); run 'reflect sync' again", ErrRejected, attempt+1), res)
 		}
-		return classify(err)
+		return outcome(classify(err), res)
 	}
 	_, _ = g.run(ctx, 0, "branch", "-q", "--set-upstream-to", "origin/"+opts.Branch)
 	res.Head = head(ctx, g)
-	if before != "" && res.Head != before {
-		out, err := g.run(ctx, 0, "diff", "--name-only", "--no-renames", "-z", before, res.Head, "--", "documents")
-		if err != nil {
-			return err
-		}
-		res.Pulled = splitZ(out)
-	} else if before == "" && res.Head != "" {
-		out, _ := g.run(ctx, 0, "ls-tree", "-r", "--name-only", "-z", res.Head, "--", "documents")
-		res.Pulled = splitZ(out)
+	return outcome(nil, res)
+}
+
+// outcome joins err with what else the sync must report: the remote's
+// paths it refused (the rest was merged) and the files held for a secret.
+func outcome(err error, res *Result) error {
+	var refused error
+	if len(res.Refused) > 0 {
+		refused = &RefusedError{Refused: res.Refused}
 	}
-	return held
+	return errors.Join(err, refused, secretsHeld(res.Held))
+}
+
+// unlinkTracked removes the symlinks git tracks under documents/: none
+// can arrive any more, but a repository synced before remotes were
+// inspected may hold one (a learning that is a link to ~/.ssh/id_rsa).
+// The link goes, never its target; the commit that follows records the
+// removal, so the push removes it from the remote too.
+func unlinkTracked(ctx context.Context, g *gitCmd, res *Result) error {
+	out, err := g.run(ctx, 0, "ls-files", "-s", "-z", "--", "documents")
+	if err != nil {
+		return nil // an unborn branch: nothing tracked
+	}
+	for _, rec := range splitZ(out) {
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok || !strings.HasPrefix(meta, "120000 ") {
+			continue
+		}
+		// With core.symlinks=false the link is checked out as a plain file
+		// holding its target: that goes too (git would commit any content
+		// written there as a link again).
+		file := filepath.Join(g.dir, filepath.FromSlash(p))
+		if fi, err := os.Lstat(file); err == nil && !fi.IsDir() {
+			if err := os.Remove(file); err != nil {
+				return err
+			}
+		}
+		res.Unlinked = append(res.Unlinked, p)
+	}
+	return nil
 }
 
 func secretsHeld(steps []Step) error {
@@ -424,6 +529,12 @@ func status(ctx context.Context, g *gitCmd) ([]Change, error) {
 // the gate; files are staged one by one after the redactor has read them,
 // so a held file never becomes a git object.
 func commitLocal(ctx context.Context, g *gitCmd, opts Options, res *Result, message string) error {
+	return commitOnly(ctx, g, opts, res, message, nil)
+}
+
+// commitOnly is commitLocal restricted to the paths of only (all changes
+// when only is nil).
+func commitOnly(ctx context.Context, g *gitCmd, opts Options, res *Result, message string, only []string) error {
 	if g.ok(ctx, "rev-parse", "-q", "--verify", "HEAD") {
 		if _, err := g.run(ctx, 0, "reset", "-q"); err != nil {
 			return err
@@ -434,6 +545,15 @@ func commitLocal(ctx context.Context, g *gitCmd, opts Options, res *Result, mess
 	changes, err := status(ctx, g)
 	if err != nil {
 		return err
+	}
+	if only != nil {
+		keep := changes[:0]
+		for _, c := range changes {
+			if slices.Contains(only, c.Path) {
+				keep = append(keep, c)
+			}
+		}
+		changes = keep
 	}
 	steps := Plan(changes, func(p string) ([]byte, error) {
 		return fsutil.ReadRegular(filepath.Join(opts.Dir, filepath.FromSlash(p)), 1<<20+1)

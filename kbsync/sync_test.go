@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 		if len(os.Args) > 5 {
 			path = os.Args[5]
 		}
-		res, err := MergeFile(context.Background(), os.Args[2], os.Args[3], os.Args[4], path)
+		res, err := MergeFileIn(context.Background(), os.Args[2], os.Args[3], os.Args[4], path, DriverEnvFrom(os.Getenv))
 		if err != nil || !res.Clean {
 			fmt.Fprintln(os.Stderr, "merge-learning:", err)
 			os.Exit(1)

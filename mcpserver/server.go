@@ -2,8 +2,8 @@
 // knowledge base as tools (search, recall, get, remember, forget, list),
 // resources (reflect://learning/<id>) and a prompt (reflect-reflect) for
 // any agent that speaks MCP. It calls the same domain functions as the
-// commands and the hooks (index.Search, recall.Recall, index.Put,
-// index.Forget, index.List), so an agent gets the answers a user gets.
+// commands and the hooks (index.Search, recall.Recall, knowledge's Put
+// and Forget, index.List), so an agent gets the answers a user gets.
 //
 // The server never prints: the transport owns stdout, and diagnostics go
 // to the logger the caller passes ($REFLECT_STATE_DIR/logs/mcp.log).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -43,7 +44,7 @@ func put(t *testing.T, c *config.Config, title, insight, body string) string {
 	defer ix.Close()
 	l := &store.Learning{Title: title, KeyInsight: insight, Body: body, Confidence: "high", Scope: "global"}
 	l.FillDefaults(time.Now())
-	res, err := ix.Put(ctx, l, nil, time.Now())
+	res, err := knowledge.New(ix).Put(ctx, l, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/safetext"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/store"
 )
@@ -426,10 +427,11 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 		return nil, out, fmt.Errorf("invalid learning: %w", err)
 	}
 	err := s.withIndex(ctx, func(ix *index.Index) error {
-		if _, err := ix.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !in.Force {
+		k := knowledge.New(ix)
+		if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !in.Force {
 			// A new learning: refuse to repeat one that exists, by the
 			// rule `reflect add` applies.
-			dup, found, err := ix.NearDuplicate(ctx, l)
+			dup, found, err := k.NearDuplicate(ctx, l)
 			if err != nil {
 				return err
 			}
@@ -438,7 +440,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 					dup.ID, line(dup.Title), 100*dup.Share)
 			}
 		}
-		res, err := ix.Put(ctx, l, nil, now)
+		res, err := k.Put(ctx, l, nil, now)
 		out.ID, out.Action, out.Path = res.ID, res.Action, res.Path
 		if errors.Is(err, index.ErrBusy) && res.Path != "" {
 			s.log.Warn("remember: saved, not indexed yet", "id", res.ID, "err", err)
@@ -468,7 +470,7 @@ func (s *Server) forget(ctx context.Context, _ *mcp.CallToolRequest, in IDInput)
 	// to be unique today is not what the model meant to delete.
 	id := strings.TrimSpace(in.ID)
 	err := s.withIndex(ctx, func(ix *index.Index) error {
-		err := ix.Forget(ctx, id)
+		err := knowledge.New(ix).Forget(ctx, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 			return fmt.Errorf("no learning %q; forget needs the whole id, as search, recall and list return it", id)

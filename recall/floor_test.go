@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -137,7 +138,7 @@ func TestFloorTinyKB(t *testing.T) {
 	} {
 		l.Created = now
 		l.FillDefaults(now)
-		if _, err := ix.Put(ctx, l, nil, now); err != nil {
+		if _, err := knowledge.New(ix).Put(ctx, l, nil, now); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -34,7 +34,7 @@ import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TRANSCRIPT = os.path.join(REPO, "drain", "testdata", "claude-session.jsonl")
+TRANSCRIPT = os.path.join(REPO, "transcript", "testdata", "claude-session.jsonl")
 
 
 def pct(xs, p):
@@ -155,6 +155,25 @@ def run_one(binary, args):
     for sp in glob.glob(os.path.join(state, "spill", "*.json")):
         scan(sp, "transcript_path")
     lost = [s for s, p in sessions if p not in found]
+
+    # A capture is duplicated when its transcript is pending twice, or
+    # reflected twice at the same size (transcripts here never grow).
+    def counts(path, key):
+        seen = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    try:
+                        v = json.loads(line)
+                    except ValueError:
+                        continue
+                    if isinstance(v, dict) and v.get(key):
+                        k = (v[key], v.get("size"))
+                        seen[k] = seen.get(k, 0) + 1
+        return sum(n - 1 for n in seen.values() if n > 1)
+
+    duplicated = counts(os.path.join(state, "pending_reflections.jsonl"), "transcript_path") + \
+        counts(os.path.join(state, "processed.jsonl"), "path")
     log = ""
     for lp in glob.glob(os.path.join(state, "logs", "hooks.log*")):
         with open(lp, encoding="utf-8", errors="replace") as f:
@@ -165,6 +184,7 @@ def run_one(binary, args):
         "prompt_hooks": len(prompt_lat),
         "nonzero_exits": sum(1 for rc in rcs if rc != 0),
         "enqueues_lost": len(lost),
+        "captures_duplicated": duplicated,
         "lock_timeouts_logged": log.count("still held after"),
         "spilled_logged": log.count("queue busy"),
         "deadline_spills_logged": log.count("kept the capture in spill/"),

@@ -17,6 +17,7 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 	"github.com/reflectkb/reflect/transcript"
 )
@@ -206,7 +207,7 @@ func TestNoSecretOnDiskFromAnyPath(t *testing.T) {
 	defer ix.Close()
 	l := &store.Learning{ID: "lrn-" + hfToken, Title: "Token " + hfToken, KeyInsight: leakText, Body: leakText,
 		Confidence: "medium", Created: time.Now()}
-	res, err := ix.Put(ctx, l, nil, time.Now())
+	res, err := knowledge.New(ix).Put(ctx, l, nil, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

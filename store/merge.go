@@ -19,6 +19,18 @@ type BodyMerger func(base, ours, theirs string) (merged string, clean bool)
 // to mergeBody, and when that conflicts both are kept under headings and
 // the result is marked needs_review. Unknown fields of both are kept.
 func Merge(base, ours, theirs *Learning, mergeBody BodyMerger) *Learning {
+	return MergeFrom(base, ours, theirs, mergeBody, Sides{})
+}
+
+// Sides names where the two versions of a merge come from, for the
+// headings that keep both bodies. A learning that needs review travels to
+// every machine, so "this machine" is only true where the merge ran:
+// named sides read right everywhere. Empty names keep the relative
+// headings.
+type Sides struct{ Ours, Theirs string }
+
+// MergeFrom is Merge with the sides named in the headings.
+func MergeFrom(base, ours, theirs *Learning, mergeBody BodyMerger, sides Sides) *Learning {
 	if base == nil {
 		base = &Learning{}
 	}
@@ -66,7 +78,7 @@ func Merge(base, ours, theirs *Learning, mergeBody BodyMerger) *Learning {
 		if body, clean := mergeBody(base.Body, ours.Body, theirs.Body); clean {
 			out.Body = body
 		} else {
-			out.Body = bothBodies(ours, theirs)
+			out.Body = bothBodies(ours, theirs, sides)
 			out.NeedsReview = true
 		}
 	}
@@ -76,15 +88,22 @@ func Merge(base, ours, theirs *Learning, mergeBody BodyMerger) *Learning {
 // bothBodies keeps two bodies that could not be merged, each under a
 // heading that says where it came from, so nothing is lost and a person
 // can settle it.
-func bothBodies(ours, theirs *Learning) string {
+func bothBodies(ours, theirs *Learning, sides Sides) string {
 	stamp := func(l *Learning) string {
 		if l.Updated.IsZero() {
 			return ""
 		}
 		return " (updated " + l.Updated.UTC().Format(time.RFC3339) + ")"
 	}
-	return fmt.Sprintf("## Version kept on this machine%s\n\n%s\n## Version from the other machine%s\n\n%s",
-		stamp(ours), withNewline(ours.Body), stamp(theirs), withNewline(theirs.Body))
+	oursHead, theirsHead := "## Version kept on this machine", "## Version from the other machine"
+	if sides.Ours != "" {
+		oursHead = "## Version from " + sides.Ours
+	}
+	if sides.Theirs != "" {
+		theirsHead = "## Version from " + sides.Theirs
+	}
+	return fmt.Sprintf("%s%s\n\n%s\n%s%s\n\n%s",
+		oursHead, stamp(ours), withNewline(ours.Body), theirsHead, stamp(theirs), withNewline(theirs.Body))
 }
 
 func withNewline(s string) string {

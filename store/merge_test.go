@@ -53,6 +53,17 @@ func TestMergeConflictingBodiesKeepsBoth(t *testing.T) {
 	}
 }
 
+func TestMergeFromNamesBothSides(t *testing.T) {
+	base := &Learning{Title: "T", Body: "one\n"}
+	ours, theirs := *base, *base
+	ours.Body, theirs.Body = "ours\n", "theirs\n"
+	got := MergeFrom(base, &ours, &theirs, func(string, string, string) (string, bool) { return "", false }, Sides{Ours: "laptop", Theirs: "desktop"})
+	want := "## Version from laptop\n\nours\n\n## Version from desktop\n\ntheirs\n"
+	if got.Body != want || !got.NeedsReview {
+		t.Errorf("body:\n%s\nwant:\n%s", got.Body, want)
+	}
+}
+
 func TestPersonalPrivateAndNeedsReviewParse(t *testing.T) {
 	l, err := Parse([]byte("---\nid: lrn-a-000001\ntitle: T\nconfidence: high\ncreated: 2026-11-01T00:00:00Z\nscope: personal\nprivate: true\nneeds_review: true\n---\n"))
 	if err != nil {

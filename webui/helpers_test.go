@@ -13,6 +13,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -53,7 +54,7 @@ func put(t testing.TB, c *config.Config, l *store.Learning, sc *store.Sidecar) s
 	if sc != nil {
 		sc.DocumentID = l.ID
 	}
-	res, err := ix.Put(ctx, l, sc, time.Now())
+	res, err := knowledge.New(ix).Put(ctx, l, sc, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

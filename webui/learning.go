@@ -15,6 +15,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -162,7 +163,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, http.StatusOK, "forget", page{Title: "Forget " + l.Title, Data: l})
 		return
 	}
-	err = s.lockedIndex(func(ix *index.Index) error { return ix.Forget(r.Context(), l.ID) })
+	err = s.lockedIndex(func(ix *index.Index) error { return knowledge.New(ix).Forget(r.Context(), l.ID) })
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		s.fail(w, http.StatusInternalServerError, "forget "+l.ID+": "+err.Error())
 		return
@@ -173,7 +174,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 }
 
 // edit changes the frontmatter fields the learning page's form holds and
-// writes the learning through the index, as 'reflect add' does, so the
+// writes the learning through the knowledge base, as 'reflect add' does, so the
 // file and the index change together.
 func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	l, status, err := s.readLearning(r.Context(), r.PathValue("id"))
@@ -205,7 +206,7 @@ func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
 	now := s.opts.Now()
 	l.Updated = now
 	err = s.lockedIndex(func(ix *index.Index) error {
-		res, err := ix.Put(r.Context(), l, sc, now)
+		res, err := knowledge.New(ix).Put(r.Context(), l, sc, now)
 		if err != nil && res.Path != "" && errors.Is(err, index.ErrBusy) {
 			return nil // saved; the next search's refresh indexes it
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -80,9 +81,10 @@ without --scope implies --scope project.`,
 				return err
 			}
 			defer ix.Close()
-			if _, err := ix.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+			k := knowledge.New(ix)
+			if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
 				// A new learning: refuse to repeat one that exists.
-				dup, found, err := ix.NearDuplicate(cmd.Context(), l)
+				dup, found, err := k.NearDuplicate(cmd.Context(), l)
 				if err != nil {
 					return err
 				}
@@ -91,7 +93,7 @@ without --scope implies --scope project.`,
 						dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(cmd.Context(), ix, []string{dup.ID})(dup.ID))
 				}
 			}
-			res, err := ix.Put(cmd.Context(), l, sc, time.Now())
+			res, err := k.Put(cmd.Context(), l, sc, time.Now())
 			if err != nil && res.Path != "" {
 				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
 			}

@@ -184,6 +184,14 @@ Drain (turning transcripts into learnings)
   REFLECT_CONDENSED_JSON   path of the condensed transcript (JSON)
   REFLECT_WRITER_PROMPT    path of the prompt the claude writer would get
 
+Sync
+  Set by 'reflect sync' for the merge driver git runs (reflect merge-learning):
+  REFLECT_MERGE_LOG        file the driver records renamed and needs_review
+                           learnings in
+  REFLECT_MERGE_HOST       this machine's name, for conflict headings
+  REFLECT_MERGE_THEIRS     the remote commit merged, and
+  REFLECT_MERGE_BASES      the merge bases: their history names the other machine
+
 Index and ranking
   REFLECT_EMBEDDER         hash, ollama, openai or none (index.embedder)
   REFLECT_HALF_LIFE_DAYS   recency half-life of ranking (index.half_life_days, 180)

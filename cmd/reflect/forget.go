@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -75,7 +76,7 @@ id deletes nothing.`,
 				return err
 			}
 			defer ix.Close()
-			if err := ix.Forget(cmd.Context(), ids...); err != nil {
+			if err := knowledge.New(ix).Forget(cmd.Context(), ids...); err != nil {
 				if err := f.notIndexedYet(err, "deleted "+strings.Join(ids, ", ")+", still in the index"); err != nil {
 					return err
 				}

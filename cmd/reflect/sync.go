@@ -44,10 +44,16 @@ one holding a secret is held back (the rest syncs) and sync exits 1 naming
 the file and line; fix the file and sync again. A held file never enters
 git, so the secret never reaches the remote's history.
 
+What the remote sends is inspected before it reaches the working tree:
+symlinks, submodules, anything in place of documents/ and any file that is
+not a learning, its sidecar, .gitignore or .gitattributes are refused, each
+named with the commit that brought it, and sync exits 1 (the rest merges
+when that is safe; nothing does when the remote replaced documents/).
+
 The same learning edited on two machines is merged field by field; bodies
-that cannot be merged are both kept under headings and the learning is
-marked needs_review (see 'reflect doctor'). Run 'reflect sync init REMOTE'
-first. See docs/sync.md.`,
+that cannot be merged are both kept under headings naming each machine,
+the learning is marked needs_review and sync says so (see 'reflect
+doctor'). Run 'reflect sync init REMOTE' first. See docs/sync.md.`,
 		Example: `  reflect sync init git@github.com:me/learnings.git
   reflect sync
   reflect sync --json | jq '.pulled | length'`,
@@ -242,6 +248,12 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 	for _, k := range res.Kept {
 		fmt.Fprintf(w, "Kept %s: deleted on one side, edited on the other.\n", k)
 	}
+	for _, p := range res.Unlinked {
+		fmt.Fprintf(w, "Removed %s: the repository tracked it as a symlink, which is never a learning (the link only; its target is untouched).\n", p)
+	}
+	for _, p := range res.NeedsReview {
+		fmt.Fprintf(w, "Needs review: %s: both machines changed the same lines; both versions are kept under headings. Edit it to one and remove needs_review.\n", p)
+	}
 	switch {
 	case res.Remote == "":
 		fmt.Fprintln(w, "No remote: the history is local. Add one with 'reflect sync init REMOTE'.")
@@ -260,19 +272,36 @@ func printSync(f *Factory, res *kbsync.Result, st *index.Stats, isInit bool) {
 // syncError adds what to do to the library's sentinel errors.
 func syncError(err error) error {
 	var se *kbsync.SecretError
+	var re *kbsync.RefusedError
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 1 {
+		// A sync can fail to push and have refused or held files too:
+		// each gets its own words and hint.
+		var parts []string
+		for _, e := range j.Unwrap() {
+			parts = append(parts, syncError(e).Error())
+		}
+		return errors.New(strings.Join(parts, "\n"))
+	}
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &se):
+	case errors.As(err, &re):
 		var b strings.Builder
-		for i, h := range se.Held {
-			if i > 0 {
-				b.WriteString("\n")
+		for i, r := range re.Refused {
+			if i == 20 {
+				fmt.Fprintf(&b, "and %d more refused\n", len(re.Refused)-i)
+				break
 			}
-			fmt.Fprintf(&b, "held back %s:%d: it holds a secret (%s)", h.Path, h.Line, h.Kind)
+			b.WriteString("refused from the remote: " + r.String() + "\n")
 		}
-		b.WriteString("\nthe rest was synced; remove the secret (or wrap it in <private>…</private>) and run 'reflect sync' again")
+		if re.Whole {
+			b.WriteString("nothing from the remote was merged and your learnings are intact; whoever can push to the remote should remove these (git rm, then push), then run 'reflect sync' again")
+		} else {
+			b.WriteString("the rest of the remote's changes were merged without them, and your push removes them from the remote; see who pushed the commit with git -C DIR show COMMIT")
+		}
 		return errors.New(b.String())
+	case errors.As(err, &se):
+		return errors.New(secretHint(se))
 	case errors.Is(err, kbsync.ErrNotInitialized):
 		return fmt.Errorf("%w\nrun 'reflect sync init REMOTE' first", err)
 	case errors.Is(err, kbsync.ErrOffline):
@@ -283,6 +312,19 @@ func syncError(err error) error {
 		return fmt.Errorf("%w\nresolve it with git in the learnings directory, then run 'reflect sync' again", err)
 	}
 	return err
+}
+
+// secretHint names the files held back for a secret and what to do.
+func secretHint(se *kbsync.SecretError) string {
+	var b strings.Builder
+	for i, h := range se.Held {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "held back %s:%d: it holds a secret (%s)", h.Path, h.Line, h.Kind)
+	}
+	b.WriteString("\nthe rest was synced; remove the secret (or wrap it in <private>…</private>) and run 'reflect sync' again")
+	return b.String()
 }
 
 // NewCmdMergeLearning builds `reflect merge-learning`, the merge driver
@@ -298,7 +340,7 @@ func NewCmdMergeLearning(f *Factory) *cobra.Command {
 			if len(args) == 4 {
 				path = args[3]
 			}
-			res, err := kbsync.MergeFile(cmd.Context(), args[0], args[1], args[2], path)
+			res, err := kbsync.MergeFileIn(cmd.Context(), args[0], args[1], args[2], path, kbsync.DriverEnvFrom(f.Getenv))
 			if err != nil {
 				return err
 			}

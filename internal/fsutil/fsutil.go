@@ -81,6 +81,13 @@ func WriteAtomicNoSync(path string, data []byte, perm os.FileMode) error {
 	return writeAtomic(path, data, perm, false)
 }
 
+// WriteAtomicStream is WriteAtomic for content written by write, for a
+// file too large to build in memory first (part of it copied from the old
+// file, say).
+func WriteAtomicStream(path string, perm os.FileMode, write func(w io.Writer) error) error {
+	return writeAtomicFunc(path, perm, true, write)
+}
+
 func writeAtomic(path string, data []byte, perm os.FileMode, sync bool) error {
 	return writeAtomicFunc(path, perm, sync, func(w io.Writer) error {
 		_, err := w.Write(data)

@@ -16,13 +16,16 @@
 // Anthropic, Google, Stripe, SendGrid, Alibaba, Adobe, Azure, Cloudflare
 // origin-CA, EasyPost, Bedrock and 42 Intra keys; JWTs; base64 of any of
 // these when the encoding starts with one (echo -n $TOKEN | base64); PEM
-// private key blocks; passwords in URLs, in curl -u user:password and in
-// mysql -pPASSWORD; Authorization headers and bare "Bearer <token>"; and
+// private key blocks; passwords in URLs and in the password options of
+// the commands in commands.go (curl -u user:password, mysql -pPASSWORD,
+// sshpass -p, docker login -p, redis-cli -a, ...); Twilio API key sids
+// and the secret given with one; Authorization headers and bare "Bearer
+// <token>"; and
 // values labelled as secrets (KEY=value, key: value, "key": "value", key
 // := "value", ?=, ::=, .=, <key>value</key>, setProperty("key", "value"),
 // var key string = "value", --password value, "the token is <value>")
 // whose key names a secret, password, token, credential (creds), API,
-// private or access key, or auth. internal/redact/testdata holds gitleaks'
+// private, access or account key, a private key id, or auth. internal/redact/testdata holds gitleaks'
 // own rule examples; docs/redaction.md reports the coverage.
 //
 // Decisions about ambiguous input:

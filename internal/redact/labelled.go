@@ -63,9 +63,10 @@ func labelled(s string, ks, ke int, add addFunc) int {
 		switch {
 		case q == p || q >= len(s):
 		case strings.HasPrefix(key, "--") && p == ke && s[q] != '-':
-			// --password value
-			if kind, ok := keyKind(key); ok && kind != "authorization" {
-				return label{key: key, kind: kind}.value(s, q, add)
+			// --password value; but in "--token password: X" the next
+			// word is a label of its own, left to its own hit.
+			if kind, ok := keyKind(key); ok && kind != "authorization" && !labelNext(s, q) {
+				return label{key: key, kind: kind, flag: true}.value(s, q, add)
 			}
 		case plainWord(key):
 			// prose: "the token is <value>"; only high-entropy values.
@@ -74,7 +75,7 @@ func labelled(s string, ks, ke int, add addFunc) int {
 				w++
 			}
 			if v := s[q:w]; (v == "is" || v == "was") && w < len(s) && (s[w] == ' ' || s[w] == '\t') {
-				a, b := bareValue(s, skipBlank(s, w), false)
+				a, b := bareValue(s, skipBlank(s, w), "")
 				if v := s[a:b]; len(v) >= 12 && letterAndDigit(v) && !strings.Contains(v, "[REDACTED:") {
 					if kind, ok := keyKind(key); ok && kind != "authorization" {
 						add(a, b, kind, prioLabeled)
@@ -99,6 +100,7 @@ func labelled(s string, ks, ke int, add addFunc) int {
 	return label{
 		key: key, kind: kind, sep: sep,
 		inQuery: ks > 0 && (s[ks-1] == '?' || s[ks-1] == '&'),
+		inConn:  ks > 0 && s[ks-1] == ';',
 	}.value(s, q, add)
 }
 
@@ -180,6 +182,12 @@ type label struct {
 	key, kind, sep string
 	// inQuery: the key is a URL query parameter, so & and # end the value.
 	inQuery bool
+	// inConn: the key follows a ';', a segment of a connection string
+	// (AccountName=x;AccountKey=…;EndpointSuffix=…), so ';' ends the value.
+	inConn bool
+	// flag: the key is a --option, so even a two-character value that is
+	// not a lowercase word (--password PW) is a password.
+	flag bool
 }
 
 // value redacts the value starting at q unless it is not a secret, and
@@ -193,18 +201,22 @@ func (l label) value(s string, q int, add addFunc) int {
 		if c := closingQuote(s, q+n, s[q:q+n]); c >= 0 {
 			a, b, quoted = q+n, c, true
 		} else {
-			a, b = bareValue(s, q+n, l.inQuery)
+			a, b = bareValue(s, q+n, l.stops())
 		}
 	} else {
-		a, b = bareValue(s, q, l.inQuery)
+		a, b = bareValue(s, q, l.stops())
 		// "Bearer xyz" as a value: the credential is the second word.
 		if w := asciiLower(s[a:b]); (w == "bearer" || w == "basic") && b < len(s) && (s[b] == ' ' || s[b] == '\t') {
-			if c, d := bareValue(s, skipBlank(s, b), l.inQuery); d-c >= 3 && isWordChar(s[c]) {
+			if c, d := bareValue(s, skipBlank(s, b), l.stops()); d-c >= 3 && isWordChar(s[c]) {
 				b = d
 			}
 		}
 	}
 	v := s[a:b]
+	if l.flag && len(v) == 2 && !quoted && hasUpperOrDigit(v) && isWordChar(v[0]) && isWordChar(v[1]) {
+		add(a, b, l.kind, prioLabeled)
+		return b
+	}
 	if notSecret(v, quoted) {
 		return b
 	}
@@ -240,7 +252,7 @@ func authorization(s string, q int, add addFunc) int {
 		q += n
 	}
 	kind := "authorization"
-	a, b := bareValue(s, q, false)
+	a, b := bareValue(s, q, "")
 	if b < len(s) && (s[b] == ' ' || s[b] == '\t') {
 		switch asciiLower(s[a:b]) {
 		case "bearer":
@@ -251,12 +263,30 @@ func authorization(s string, q int, add addFunc) int {
 		default:
 			return b // prose: "Authorization: required for every call"
 		}
-		a, b = bareValue(s, skipBlank(s, b), false)
+		a, b = bareValue(s, skipBlank(s, b), "")
 	}
 	if v := s[a:b]; !notSecret(v, false) && len(v) >= 3 {
 		add(a, b, kind, prioHeader)
 	}
 	return b
+}
+
+// labelNext reports a key naming a secret followed by its separator at q,
+// as "password:" is in "--token password: X".
+func labelNext(s string, q int) bool {
+	e := q
+	for e < len(s) && isKeyChar(s[e]) {
+		e++
+	}
+	if e == q || separator(s, e) == "" {
+		return false
+	}
+	_, ok := keyKind(s[q:e])
+	return ok
+}
+
+func hasUpperOrDigit(v string) bool {
+	return strings.IndexFunc(v, func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }) >= 0
 }
 
 // separator returns the assignment operator at s[q:], if any.
@@ -282,14 +312,25 @@ func separator(s string, q int) string {
 	return ""
 }
 
+// stops are the bytes besides blanks and quotes that end the value.
+func (l label) stops() string {
+	switch {
+	case l.inQuery:
+		return "&#"
+	case l.inConn:
+		return ";"
+	}
+	return ""
+}
+
 // bareValue returns the unquoted value at q: up to a blank, a quote, an
-// escaped newline or quote (JSON-escaped text), the end of the line, or in
-// a URL query an & or #. Trailing punctuation is left out.
-func bareValue(s string, q int, inQuery bool) (int, int) {
+// escaped newline or quote (JSON-escaped text), the end of the line, or a
+// byte of stops (& and # in a URL query). Trailing punctuation is left out.
+func bareValue(s string, q int, stops string) (int, int) {
 	e := q
 	for e < len(s) {
 		c := s[e]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || isQuote(c) || inQuery && (c == '&' || c == '#') {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' || isQuote(c) || strings.IndexByte(stops, c) >= 0 {
 			break
 		}
 		if c == '\\' && e+1 < len(s) && strings.IndexByte(`nrt"'`, s[e+1]) >= 0 {
@@ -448,6 +489,11 @@ func keyKind(key string) (string, bool) {
 		wsArr[i] = lower[b[0]:b[1]]
 	}
 	ws := wsArr[:n]
+	// A service account's private_key_id names its key; leaked with the
+	// client email it is what an attacker looks the key up by.
+	if n >= 3 && string(ws[n-3]) == "private" && string(ws[n-2]) == "key" && string(ws[n-1]) == "id" {
+		return "private-key-id", true
+	}
 	if len(ws) == 0 || metaWords[string(ws[len(ws)-1])] {
 		return "", false
 	}
@@ -490,7 +536,7 @@ func keyKind(key string) (string, bool) {
 		return "token", true
 	case credential:
 		return "credential", true
-	case secret || auth || pair("access") || pair("signing") || pair("encryption") || pair("master"):
+	case secret || auth || pair("access") || pair("signing") || pair("encryption") || pair("master") || pair("account"):
 		return "secret", true
 	}
 	return "", false

@@ -20,6 +20,9 @@ type pattern struct {
 	re      *lazyre.Regexp
 	max     int
 	valid   func(secret string) bool
+	// groups: every submatch that matched is a secret of its own (an id
+	// and the secret that follows it).
+	groups bool
 	// lead is how far into the match the marker sits, for shapes whose
 	// only literal is in the middle (Azure's "8Q~").
 	lead int
@@ -117,6 +120,10 @@ var patterns = []pattern{
 		re: anchored(`(?i:BUNDLE_ENTERPRISE__CONTRIBSYS__COM)["']?\s*[:=]\s*["']?([a-f0-9]{8}:[a-f0-9]{8})`)},
 	{kind: "contribsys-key", prio: prioToken, markers: []string{"__contribsys__com"}, lead: len("bundle_gems"),
 		re: anchored(`(?i:BUNDLE_GEMS__CONTRIBSYS__COM)["']?\s*[:=]\s*["']?([a-f0-9]{8}:[a-f0-9]{8})`)},
+	// A Twilio API key sid and, when it follows as in "SK…:secret" or
+	// Client("SK…", "secret"), its secret.
+	{kind: "twilio-key", prio: prioToken, markers: []string{"sk"}, groups: true,
+		re: anchored(`(SK[0-9a-fA-F]{32})\b(?:["']?(?:\s*[:,]\s*|\s+(?:(?i:secret|and)\s+)?)["']?([A-Za-z0-9]{32})\b)?`)},
 	// Base64 of a token ("echo -n $TOKEN | base64"): the markers are the
 	// base64 of token prefixes (and of "eyJ", a JWT), and the run counts
 	// only when what it decodes to holds a secret.
@@ -155,6 +162,15 @@ func (p *pattern) match(f *finder, i, at int, add addFunc) {
 		return
 	}
 	a, b := at+m[0], at+m[1]
+	if p.groups {
+		f.patEnd[i] = at + m[1]
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 && letterAndDigit(s[at+m[g]:at+m[g+1]]) {
+				add(at+m[g], at+m[g+1], p.kind, p.prio)
+			}
+		}
+		return
+	}
 	if len(m) > 2 {
 		a, b = at+m[2], at+m[3]
 	}

@@ -104,7 +104,9 @@ func find(s string, hits []hit) []span {
 		case r == ruleBearer:
 			bearer(s, h.pos, add)
 		case r == ruleCommand:
-			f.command(h.pos, add)
+			if at := h.pos - markers[h.id].lead; at >= 0 {
+				f.command(at, add)
+			}
 		case r == ruleLabel:
 			if h.pos >= labelledTo {
 				labelledTo = labelledAt(s, h.pos, len(markers[h.id].text), add)

@@ -437,3 +437,57 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// A Twilio API key sid and the secret given with it both go (issue 27).
+func TestTwilioKeyAndSecret(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{`client = Client("SK0123456789abcdef0123456789abcdef", "aBcDeFgHiJkLmNoPqRsTuVwXyZ012345")`,
+			`client = Client("[REDACTED:twilio-key]", "[REDACTED:twilio-key]")`},
+		{"curl -u SK0123456789abcdef0123456789abcdef:aBcDeFgHiJkLmNoPqRsTuVwXyZ012345 https://api.twilio.com",
+			"curl -u [REDACTED:twilio-key]:[REDACTED:twilio-key] https://api.twilio.com"},
+		{"key SK0123456789abcdef0123456789abcdef secret aBcDeFgHiJkLmNoPqRsTuVwXyZ012345",
+			"key [REDACTED:twilio-key] secret [REDACTED:twilio-key]"},
+	} {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// Each command's password option, and none of its other options: a -p
+// that is a port (psql, redis-cli, docker run) or a prompt (mysql -p db)
+// stays (issue 27).
+func TestCommandPasswordOptions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"docker login -u bob -p Xk9dockerPw && docker run -p 8080:80 app",
+			"docker login -u bob -p [REDACTED:password] && docker run -p 8080:80 app"},
+		{"mysql -p app_db; mysql -pS3cret app_db", "mysql -p app_db; mysql -p[REDACTED:password] app_db"},
+		{"sshpass -p 'two words' ssh host", "sshpass -p '[REDACTED:password]' ssh host"},
+		{"zip -P zipPw123 a.zip f", "zip -P [REDACTED:password] a.zip f"},
+		{"unzip -P zipPw123 a.zip", "unzip -P [REDACTED:password] a.zip"},
+		{"mongodump -u a -p MongoPw1 --db x", "mongodump -u a -p [REDACTED:password] --db x"},
+		{"mariadb-dump -pMariaPw1 db", "mariadb-dump -p[REDACTED:password] db"},
+		{"mosquitto_sub -P MqttPw1 -t x", "mosquitto_sub -P [REDACTED:password] -t x"},
+		{"ldapadd -x -w LdapPw1 -f a.ldif", "ldapadd -x -w [REDACTED:password] -f a.ldif"},
+		{"helm registry login -u me -p HelmPw1 reg.io", "helm registry login -u me -p [REDACTED:password] reg.io"},
+		{"sudo DOCKER login -p Xk9dockerPw", "sudo DOCKER login -p [REDACTED:password]"},
+		{"mosquitto_pub -p 1883 -P MqttPw1 -t x", "mosquitto_pub -p 1883 -P [REDACTED:password] -t x"},
+		{"ssh-keygen -t ed25519 -N 'Passphr4se' -f k", "ssh-keygen -t ed25519 -N '[REDACTED:password]' -f k"},
+		{"keytool -list -storepass Chang3it -keystore k.jks", "keytool -list -storepass [REDACTED:password] -keystore k.jks"},
+		{"7z a -pZipS3cret out.7z dir", "7z a -p[REDACTED:password] out.7z dir"},
+		{"az login -u me@example.com -p AzPw1234", "az login -u me@example.com -p [REDACTED:password]"},
+		{"ipmitool -I lanplus -H bmc -U admin -P IpmiPw1 power status", "ipmitool -I lanplus -H bmc -U admin -P [REDACTED:password] power status"},
+		// An earlier word that merely starts like a command hides nothing.
+		{"dockerfile ok; docker login -p Xk9dockerPw", "dockerfile ok; docker login -p [REDACTED:password]"},
+		{"see curl_wrapper and curl -u admin:Hunter22 https://x", "see curl_wrapper and curl -u admin:[REDACTED:password] https://x"},
+	} {
+		if got := String(tt.in); got != tt.want {
+			t.Errorf("String(%q)\n got  %q\n want %q", tt.in, got, tt.want)
+		}
+		if once := String(tt.in); String(once) != once {
+			t.Errorf("not idempotent on %q", tt.in)
+		}
+	}
+}

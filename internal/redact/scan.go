@@ -25,6 +25,9 @@ const (
 type markerDef struct {
 	text string // lowercase; letters match either case
 	rule int
+	// lead is how far into what the rule reads the marker starts (a
+	// command's name: ruleCommand only).
+	lead int
 }
 
 // The private tags come first so their ids are constants.
@@ -46,31 +49,37 @@ var (
 )
 
 func buildTables() {
-	markers = []markerDef{{openTag, ruleNone}, {closeTag, ruleNone}, {"-----begin", rulePEM}, {"://", ruleURL}, {"bearer", ruleBearer},
-		{"curl", ruleCommand}, {"mysql", ruleCommand}}
+	markers = []markerDef{{text: openTag, rule: ruleNone}, {text: closeTag, rule: ruleNone}, {text: "-----begin", rule: rulePEM},
+		{text: "://", rule: ruleURL}, {text: "bearer", rule: ruleBearer}}
+	for _, c := range cmdMarkers {
+		markers = append(markers, markerDef{text: c.text, rule: ruleCommand, lead: c.lead})
+	}
 	for _, w := range labelWords {
-		markers = append(markers, markerDef{w, ruleLabel})
+		markers = append(markers, markerDef{text: w, rule: ruleLabel})
 	}
 	for i, p := range patterns {
 		for _, m := range p.markers {
-			markers = append(markers, markerDef{m, i})
+			markers = append(markers, markerDef{text: m, rule: i})
 		}
 	}
 	if len(markers) > 255 {
 		panic("redact: too many markers")
 	}
+	// Every case spelling of a pair shares one group: markers match
+	// either case anyway.
 	for id, m := range markers {
-		for _, c0 := range foldCases(m.text[0]) {
-			for _, c1 := range foldCases(m.text[1]) {
-				k := uint16(c0)<<8 | uint16(c1)
-				if pairTab[k] == 0 {
-					pairGroups = append(pairGroups, nil)
-					pairTab[k] = uint8(len(pairGroups))
+		k := uint16(m.text[0])<<8 | uint16(m.text[1])
+		if pairTab[k] == 0 {
+			pairGroups = append(pairGroups, nil)
+			g := uint8(len(pairGroups))
+			for _, c0 := range foldCases(m.text[0]) {
+				for _, c1 := range foldCases(m.text[1]) {
+					pairTab[uint16(c0)<<8|uint16(c1)] = g
 				}
-				g := pairTab[k] - 1
-				pairGroups[g] = append(pairGroups[g], uint8(id))
 			}
 		}
+		g := pairTab[k] - 1
+		pairGroups[g] = append(pairGroups[g], uint8(id))
 	}
 	if len(pairGroups) > 255 {
 		panic("redact: too many marker pairs")

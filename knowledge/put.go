@@ -1,4 +1,4 @@
-package index
+package knowledge
 
 import (
 	"context"
@@ -24,21 +24,21 @@ type PutResult struct {
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
-// at once, touching in the index only what it changed (updateDocs). A
+// at once, touching in the index only what it changed (index.Change). A
 // learning whose id already exists updates that document: its created time
 // and unknown fields are kept, its tags are merged with the new ones (a
 // repeat adds tags, it does not silently drop them), updated is bumped, and
 // the result lists what changed. When sc is nil, entities are
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one.
-func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
 	// What documents/ held before this write, to show afterwards that
-	// nothing else changed meanwhile (dirprobe.go).
-	pre := ix.probeDocs(ix.ownNames([]string{l.ID}))
-	defer pre.close()
-	old, err := ix.store.Read(l.ID)
+	// nothing else changed meanwhile (index/dirprobe.go).
+	ch := k.ix.BeginChange(l.ID)
+	defer ch.Close()
+	old, err := k.st.Read(l.ID)
 	switch {
 	case err == nil:
 		res.Action = "updated"
@@ -55,7 +55,7 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 		// The existing file is malformed: replacing it is what the user asked.
 		l.Updated = now
 	}
-	if err := ix.store.Write(l); err != nil {
+	if err := k.st.Write(l); err != nil {
 		return res, err
 	}
 	res.Path = l.Path
@@ -63,12 +63,12 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 		sc = &store.Sidecar{Entities: store.ExtractEntities(l)}
 	}
 	sc.DocumentID = l.ID
-	if err := ix.store.WriteSidecar(sc); err != nil {
+	if err := k.st.WriteSidecar(sc); err != nil {
 		return res, err
 	}
-	res.Sidecar = ix.store.SidecarPath(l.ID)
+	res.Sidecar = k.st.SidecarPath(l.ID)
 	res.Entities = len(sc.Entities)
-	if err := ix.updateDocs(ctx, []string{l.ID}, pre); err != nil {
+	if err := ch.Commit(ctx, l.ID); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -78,13 +78,13 @@ func (ix *Index) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, 
 // one targeted index update (one transaction) for all of them. It stops at
 // the first id that cannot be deleted; the ones deleted before it are still
 // taken out of the index.
-func (ix *Index) Forget(ctx context.Context, ids ...string) error {
+func (k *Base) Forget(ctx context.Context, ids ...string) error {
 	var failed error
 	deleted := 0
-	pre := ix.probeDocs(ix.ownNames(ids))
-	defer pre.close()
+	ch := k.ix.BeginChange(ids...)
+	defer ch.Close()
 	for _, id := range ids {
-		if failed = ix.store.Delete(id); failed != nil {
+		if failed = k.st.Delete(id); failed != nil {
 			break
 		}
 		deleted++
@@ -92,7 +92,7 @@ func (ix *Index) Forget(ctx context.Context, ids ...string) error {
 	if deleted > 0 {
 		// The id that failed may have lost its document before its
 		// sidecar; looking at it too costs nothing.
-		if err := ix.updateDocs(ctx, ids[:min(deleted+1, len(ids))], pre); err != nil {
+		if err := ch.Commit(ctx, ids[:min(deleted+1, len(ids))]...); err != nil {
 			return errors.Join(failed, err)
 		}
 	}

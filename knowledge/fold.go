@@ -1,4 +1,4 @@
-package drain
+package knowledge
 
 import (
 	"context"
@@ -8,21 +8,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
-// Folded is a near-duplicate pair the drain made one: Gone was merged into
-// Kept and forgotten.
+// Folded is a near-duplicate pair FoldPulled made one: Gone was merged
+// into Kept and forgotten.
 type Folded struct {
 	Kept  string  `json:"kept"`
 	Gone  string  `json:"gone"`
 	Share float64 `json:"share"`
 }
 
-// foldPulledDuplicates merges each learning a sync brought in (ids) with
-// the indexed learning it nearly repeats (index.NearDuplicate): two
-// machines that learned the same lesson each wrote it under its own id.
+// FoldPulled merges each learning a sync brought in (ids) with the indexed
+// learning it nearly repeats (NearDuplicate): two machines that learned
+// the same lesson each wrote it under its own id.
 //
 // Which one stays must not depend on the machine: both machines pull the
 // other's learning and each drain folds the pair, so the earlier created
@@ -33,21 +32,21 @@ type Folded struct {
 // is appended under a heading naming the folded learning, so nothing
 // either machine learned is lost. A pair with a personal or private
 // learning is left alone.
-func foldPulledDuplicates(ctx context.Context, ix *index.Index, ids []string, now time.Time) ([]Folded, error) {
+func (k *Base) FoldPulled(ctx context.Context, ids []string, now time.Time) ([]Folded, error) {
 	var out []Folded
 	for _, id := range ids {
-		l, err := ix.Store().Read(id)
+		l, err := k.st.Read(id)
 		if err != nil {
 			continue // forgotten or folded since, or malformed (doctor says so)
 		}
-		dup, ok, err := ix.NearDuplicate(ctx, l)
+		dup, ok, err := k.NearDuplicate(ctx, l)
 		if err != nil {
 			return out, err
 		}
 		if !ok {
 			continue
 		}
-		other, err := ix.Store().Read(dup.ID)
+		other, err := k.st.Read(dup.ID)
 		if err != nil || l.LocalOnly() || other.LocalOnly() {
 			// A personal or private learning never goes into one that
 			// syncs: the fold would carry its text off the machine.
@@ -57,7 +56,7 @@ func foldPulledDuplicates(ctx context.Context, ix *index.Index, ids []string, no
 		if other.Created.Before(l.Created) || (other.Created.Equal(l.Created) && other.ID < l.ID) {
 			keep, gone = other, l
 		}
-		if err := fold(ctx, ix, keep, gone, now); err != nil {
+		if err := k.fold(ctx, keep, gone, now); err != nil {
 			return out, err
 		}
 		out = append(out, Folded{Kept: keep.ID, Gone: gone.ID, Share: dup.Share})
@@ -66,7 +65,7 @@ func foldPulledDuplicates(ctx context.Context, ix *index.Index, ids []string, no
 }
 
 // fold writes keep merged with gone, then forgets gone.
-func fold(ctx context.Context, ix *index.Index, keep, gone *store.Learning, now time.Time) error {
+func (k *Base) fold(ctx context.Context, keep, gone *store.Learning, now time.Time) error {
 	appendBody := func(_, ours, theirs string) (string, bool) {
 		if strings.Contains(ours, strings.TrimSpace(theirs)) {
 			return ours, true
@@ -80,8 +79,8 @@ func fold(ctx context.Context, ix *index.Index, keep, gone *store.Learning, now 
 	merged.Type, merged.Confidence, merged.Category = keep.Type, keep.Confidence, keep.Category
 	merged.Scope, merged.Project, merged.Source = keep.Scope, keep.Project, keep.Source
 	var sc *store.Sidecar
-	ks, kerr := ix.Store().ReadSidecar(keep.ID)
-	gs, gerr := ix.Store().ReadSidecar(gone.ID)
+	ks, kerr := k.st.ReadSidecar(keep.ID)
+	gs, gerr := k.st.ReadSidecar(gone.ID)
 	switch {
 	case kerr == nil && gerr == nil:
 		sc = store.MergeSidecars(ks, gs)
@@ -96,10 +95,10 @@ func fold(ctx context.Context, ix *index.Index, keep, gone *store.Learning, now 
 			return fmt.Errorf("fold %s into %s: %w", gone.ID, keep.ID, err)
 		}
 	}
-	if _, err := ix.Put(ctx, merged, sc, now); err != nil {
+	if _, err := k.Put(ctx, merged, sc, now); err != nil {
 		return fmt.Errorf("fold %s into %s: %w", gone.ID, keep.ID, err)
 	}
-	if err := ix.Forget(ctx, gone.ID); err != nil {
+	if err := k.Forget(ctx, gone.ID); err != nil {
 		return fmt.Errorf("fold %s into %s: %w", gone.ID, keep.ID, err)
 	}
 	return nil

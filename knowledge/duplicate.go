@@ -1,8 +1,9 @@
-package index
+package knowledge
 
 import (
 	"context"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -24,8 +25,8 @@ type Duplicate struct {
 // title and key insight share the most terms with l's, when they share at
 // least NearDuplicateShare; ok is false when there is none. Candidates are
 // the best search hits for l's title and insight.
-func (ix *Index) NearDuplicate(ctx context.Context, l *store.Learning) (dup Duplicate, ok bool, err error) {
-	results, err := ix.Search(ctx, Query{Text: l.Title + " " + l.KeyInsight, Limit: 5})
+func (k *Base) NearDuplicate(ctx context.Context, l *store.Learning) (dup Duplicate, ok bool, err error) {
+	results, err := k.ix.Search(ctx, index.Query{Text: l.Title + " " + l.KeyInsight, Limit: 5})
 	if err != nil {
 		return Duplicate{}, false, err
 	}
@@ -44,9 +45,22 @@ func (ix *Index) NearDuplicate(ctx context.Context, l *store.Learning) (dup Dupl
 	return Duplicate{}, false, nil
 }
 
+// DuplicateOf returns the id of an existing learning that says the same as
+// l under another id: "" when l's own id exists (Put updates it), else its
+// near duplicate (NearDuplicateShare of title and insight terms), if any.
+func (k *Base) DuplicateOf(ctx context.Context, l *store.Learning) string {
+	if _, err := k.st.Read(l.ID); err == nil {
+		return ""
+	}
+	if dup, ok, err := k.NearDuplicate(ctx, l); err == nil && ok {
+		return dup.ID
+	}
+	return ""
+}
+
 func termSet(text string) map[string]bool {
 	m := map[string]bool{}
-	for _, t := range Terms(text) {
+	for _, t := range index.Terms(text) {
 		m[t] = true
 	}
 	return m

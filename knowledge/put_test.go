@@ -1,4 +1,4 @@
-package index
+package knowledge
 
 import (
 	"context"
@@ -9,31 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
-var t0 = time.Date(2026, 11, 22, 11, 5, 0, 0, time.UTC)
-
-func cookieLearning() *store.Learning {
-	title := "OAuth state cookie must be SameSite=Lax"
-	insight := "A SameSite=Strict state cookie is dropped on the cross-site redirect back from the IdP."
-	return &store.Learning{
-		ID:         store.NewID(title, insight),
-		Title:      title,
-		KeyInsight: insight,
-		Confidence: "high",
-		Tags:       []string{"oauth", "cookies"},
-		Scope:      "project",
-		Project:    "auth-service",
-		Created:    t0,
-		Body:       "## Problem\nThe state cookie set in `callback/cookie.go` was lost; Chrome logged ERR_BLOCKED_BY_CLIENT.\n",
-	}
-}
-
 func TestPutAndForget(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
-	ix := k.open(t)
+	d := newDirs(t)
+	k := d.open(t)
 	l := cookieLearning()
 	id := l.ID
 
@@ -43,17 +26,17 @@ func TestPutAndForget(t *testing.T) {
 		run  func(t *testing.T)
 	}{
 		{"put new", func(t *testing.T) {
-			res, err := ix.Put(ctx, l, nil, t0.Add(time.Minute))
+			res, err := k.Put(ctx, l, nil, t0.Add(time.Minute))
 			if err != nil {
 				t.Fatalf("Put: %v", err)
 			}
-			if res.Action != "added" || res.ID != id || res.Path != k.docPath(id) || res.Sidecar != ix.Store().SidecarPath(id) {
+			if res.Action != "added" || res.ID != id || res.Path != d.docPath(id) || res.Sidecar != k.Store().SidecarPath(id) {
 				t.Errorf("result %+v", res)
 			}
 			if _, err := os.Stat(res.Path); err != nil {
 				t.Errorf("document not written: %v", err)
 			}
-			sc, err := ix.Store().ReadSidecar(id)
+			sc, err := k.Store().ReadSidecar(id)
 			if err != nil {
 				t.Fatalf("sidecar: %v", err)
 			}
@@ -70,7 +53,7 @@ func TestPutAndForget(t *testing.T) {
 			if names["callback/cookie.go"] != "file" || names["ERR_BLOCKED_BY_CLIENT"] != "error" {
 				t.Errorf("entities %v lack the file and the error code", names)
 			}
-			got, err := ix.Store().Read(id)
+			got, err := k.Store().Read(id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,24 +61,25 @@ func TestPutAndForget(t *testing.T) {
 			if !got.Created.Equal(t0) || !got.Updated.Equal(t0) {
 				t.Errorf("created %v updated %v, want both %v", got.Created, got.Updated, t0)
 			}
-			if r := search(t, ix, Query{Text: "SameSite state cookie"}); len(r) != 1 || r[0].ID != id {
+			if r := search(t, k, index.Query{Text: "SameSite state cookie"}); len(r) != 1 || r[0].ID != id {
 				t.Errorf("search = %v", ids(r))
 			}
-			if r := search(t, ix, Query{Text: "callback/cookie.go"}); len(r) != 1 || r[0].ID != id {
+			if r := search(t, k, index.Query{Text: "callback/cookie.go"}); len(r) != 1 || r[0].ID != id {
 				t.Errorf("identifier search = %v", ids(r))
 			}
 		}},
 		{"document edited by hand: unknown field added", func(t *testing.T) {
-			got, err := ix.Store().Read(id)
+			got, err := k.Store().Read(id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := doc{ID: id, Title: got.Title, KeyInsight: got.KeyInsight, Confidence: got.Confidence,
-				Tags: got.Tags, Scope: got.Scope, Project: got.Project, Created: got.Created.Format(time.RFC3339),
-				Extra: "reviewed_by: alice\nticket: {system: jira, key: AUTH-7}\n", Body: got.Body}
-			k.write(t, d)
-			if st := update(t, ix, UpdateOptions{}); st.Updated != 1 {
-				t.Errorf("stats %+v", countersOf(st))
+			addFrontmatter(t, got.Path, "reviewed_by: alice\nticket: {system: jira, key: AUTH-7}\n")
+			st, err := k.Index().Update(ctx, index.UpdateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Updated != 1 {
+				t.Errorf("stats %+v", st)
 			}
 		}},
 		{"put same id again", func(t *testing.T) {
@@ -104,14 +88,14 @@ func TestPutAndForget(t *testing.T) {
 			l2.Confidence = "medium"
 			l2.Body = "## Problem\nThe state cookie vanished after the IdP redirect; rewritten with zanzibar.\n"
 			now := t0.Add(24*time.Hour + 500*time.Millisecond)
-			res, err := ix.Put(ctx, l2, nil, now)
+			res, err := k.Put(ctx, l2, nil, now)
 			if err != nil {
 				t.Fatalf("Put: %v", err)
 			}
 			if res.Action != "updated" || res.ID != id {
 				t.Errorf("result %+v", res)
 			}
-			got, err := ix.Store().Read(id)
+			got, err := k.Store().Read(id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -132,24 +116,24 @@ func TestPutAndForget(t *testing.T) {
 			if ok, err := got.Extra("ticket", &ticket); !ok || err != nil || !reflect.DeepEqual(ticket, map[string]string{"system": "jira", "key": "AUTH-7"}) {
 				t.Errorf("unknown field ticket lost: %v %v %v", ok, err, ticket)
 			}
-			if r := search(t, ix, Query{Text: "zanzibar"}); len(r) != 1 || r[0].ID != id || r[0].Confidence != "medium" {
+			if r := search(t, k, index.Query{Text: "zanzibar"}); len(r) != 1 || r[0].ID != id || r[0].Confidence != "medium" {
 				t.Errorf("new content not indexed: %+v", r)
 			}
-			if r := search(t, ix, Query{Text: "ERR_BLOCKED_BY_CLIENT"}); len(r) != 0 {
+			if r := search(t, k, index.Query{Text: "ERR_BLOCKED_BY_CLIENT"}); len(r) != 0 {
 				t.Errorf("old content still indexed: %v", ids(r))
 			}
-			if c := counts(t, ix); c.Learnings != 1 {
+			if c := counts(t, k); c.Learnings != 1 {
 				t.Errorf("Count = %d, want 1", c.Learnings)
 			}
 		}},
 		{"put with an explicit sidecar", func(t *testing.T) {
 			l3 := cookieLearning()
 			sc := &store.Sidecar{Entities: []store.Entity{{Name: "SameSite", Type: "concept"}}}
-			res, err := ix.Put(ctx, l3, sc, t0.Add(72*time.Hour))
+			res, err := k.Put(ctx, l3, sc, t0.Add(72*time.Hour))
 			if err != nil {
 				t.Fatalf("Put: %v", err)
 			}
-			got, err := ix.Store().ReadSidecar(id)
+			got, err := k.Store().ReadSidecar(id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,27 +142,27 @@ func TestPutAndForget(t *testing.T) {
 			}
 		}},
 		{"forget", func(t *testing.T) {
-			if err := ix.Forget(ctx, id); err != nil {
+			if err := k.Forget(ctx, id); err != nil {
 				t.Fatalf("Forget: %v", err)
 			}
-			if _, err := os.Stat(k.docPath(id)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(d.docPath(id)); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("document still on disk: %v", err)
 			}
-			if _, err := os.Stat(ix.Store().SidecarPath(id)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(k.Store().SidecarPath(id)); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("sidecar still on disk: %v", err)
 			}
 			for _, q := range []string{"SameSite state cookie", "zanzibar", "callback/cookie.go"} {
-				if r := search(t, ix, Query{Text: q}); len(r) != 0 {
+				if r := search(t, k, index.Query{Text: q}); len(r) != 0 {
 					t.Errorf("forgotten learning still found by %q: %v", q, ids(r))
 				}
 			}
-			if c := counts(t, ix); c.Learnings != 0 {
+			if c := counts(t, k); c.Learnings != 0 {
 				t.Errorf("Count = %d, want 0", c.Learnings)
 			}
 		}},
 		{"forget unknown", func(t *testing.T) {
 			for _, bad := range []string{id, "lrn-never-existed", "../etc/passwd", "", ".hidden"} {
-				if err := ix.Forget(ctx, bad); !errors.Is(err, store.ErrNotFound) {
+				if err := k.Forget(ctx, bad); !errors.Is(err, store.ErrNotFound) {
 					t.Errorf("Forget(%q) = %v, want ErrNotFound", bad, err)
 				}
 			}
@@ -193,39 +177,38 @@ func TestPutAndForget(t *testing.T) {
 
 func TestPutReplacesMalformedDocument(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
+	d := newDirs(t)
 	l := cookieLearning()
-	writeRaw(t, k.docPath(l.ID), "---\nid: "+l.ID+"\ntitle: [broken\n---\n")
-	ix := k.open(t)
-	if probs, _ := ix.Problems(ctx); len(probs) != 1 {
+	writeRaw(t, d.docPath(l.ID), "---\nid: "+l.ID+"\ntitle: [broken\n---\n")
+	k := d.open(t)
+	if probs, _ := k.Index().Problems(ctx); len(probs) != 1 {
 		t.Fatalf("Problems = %v", probs)
 	}
 	now := t0.Add(time.Hour)
-	if _, err := ix.Put(ctx, l, nil, now); err != nil {
+	if _, err := k.Put(ctx, l, nil, now); err != nil {
 		t.Fatalf("Put over a malformed document: %v", err)
 	}
-	if probs, _ := ix.Problems(ctx); len(probs) != 0 {
+	if probs, _ := k.Index().Problems(ctx); len(probs) != 0 {
 		t.Errorf("Problems after Put = %v", probs)
 	}
-	if r := search(t, ix, Query{Text: "SameSite"}); len(r) != 1 {
+	if r := search(t, k, index.Query{Text: "SameSite"}); len(r) != 1 {
 		t.Errorf("search = %v", ids(r))
 	}
 }
 
 func TestPutInvalidLearning(t *testing.T) {
 	ctx := context.Background()
-	k := newKB(t)
-	ix := k.open(t)
+	k := newDirs(t).open(t)
 	for _, l := range []*store.Learning{
 		{ID: "lrn-no-title", Confidence: "high", Created: t0},
 		{ID: "../escape", Title: "x", Confidence: "high", Created: t0},
 		{ID: "lrn-bad-conf", Title: "x", Confidence: "sure", Created: t0},
 	} {
-		if _, err := ix.Put(ctx, l, nil, t0); err == nil {
+		if _, err := k.Put(ctx, l, nil, t0); err == nil {
 			t.Errorf("Put(%+v) accepted an invalid learning", l)
 		}
 	}
-	if scan, _ := ix.Store().Scan(); len(scan) != 0 {
+	if scan, _ := k.Store().Scan(); len(scan) != 0 {
 		t.Errorf("invalid learnings were written: %v", scan)
 	}
 }

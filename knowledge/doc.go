@@ -1,0 +1,12 @@
+// Package knowledge is the knowledge base's domain: the operations that change
+// learnings — put (add or update), forget, the near-duplicate check that
+// keeps a lesson from being written twice, and the fold of near-duplicates
+// a sync brought in. The operations to come (edit, review, marks,
+// supersession, import) belong here too.
+//
+// The markdown under documents/ is the source of truth. Base writes and
+// deletes documents through package store, then tells the index what
+// changed (index.Change), so the file and the index change together. The
+// index is a cache that reads documents and never writes or deletes one
+// (ARCHITECTURE §2; internal/layers checks it).
+package knowledge
