@@ -69,52 +69,7 @@ without --scope implies --scope project.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			l, sc, err := buildLearning(opts, time.Now())
-			if err != nil {
-				return err
-			}
-			if err := resolveProject(cmd.Context(), l, opts.Cwd); err != nil {
-				return err
-			}
-			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			k := knowledge.New(ix)
-			if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
-				// A new learning: refuse to repeat one that exists.
-				dup, found, err := k.NearDuplicate(cmd.Context(), l)
-				if err != nil {
-					return err
-				}
-				if found {
-					return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
-						dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(cmd.Context(), ix, []string{dup.ID})(dup.ID))
-				}
-			}
-			res, err := k.Put(cmd.Context(), l, sc, time.Now())
-			if err != nil && res.Path != "" {
-				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
-			}
-			if res.Path != "" {
-				reportRedacted(f.IO.Err, opts, res.Redacted)
-			}
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			verb := "Added"
-			if res.Action == "updated" {
-				verb = "Updated"
-			}
-			fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
-			if res.Action == "updated" {
-				fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
-			}
-			return nil
+			return addRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -134,6 +89,58 @@ without --scope implies --scope project.`,
 	_ = cmd.RegisterFlagCompletionFunc("scope", completeValues(store.Scopes...))
 	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.Types...))
 	return cmd
+}
+
+// addRun adds (or updates) the learning opts describe: it refuses a
+// near-duplicate of an existing learning unless opts.Force, then writes it
+// through the knowledge base and reports what it did.
+func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
+	l, sc, err := buildLearning(opts, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := resolveProject(ctx, l, opts.Cwd); err != nil {
+		return err
+	}
+	ix, err := f.OpenIndex(ctx, false, f.WaitNotice())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	k := knowledge.New(ix)
+	if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+		// A new learning: refuse to repeat one that exists.
+		dup, found, err := k.NearDuplicate(ctx, l)
+		if err != nil {
+			return err
+		}
+		if found {
+			return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
+				dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(ctx, ix, []string{dup.ID})(dup.ID))
+		}
+	}
+	res, err := k.Put(ctx, l, sc, time.Now())
+	if err != nil && res.Path != "" {
+		err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
+	}
+	if res.Path != "" {
+		reportRedacted(f.IO.Err, opts, res.Redacted)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, res)
+	}
+	verb := "Added"
+	if res.Action == "updated" {
+		verb = "Updated"
+	}
+	fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+	if res.Action == "updated" {
+		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
+	}
+	return nil
 }
 
 // resolveProject gives a project-scoped learning its project: --project
