@@ -773,6 +773,17 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 	return c, err
 }
 
+// Holds reports whether the catalog has a learning with this id. The
+// surfaces that hand a learning to a model or a browser (the MCP server,
+// the web view) serve only what the index accepted: a file the indexer
+// refused (a symbolic link, a FIFO, an oversize file) is not served even
+// when its name looks like a learning's.
+func (ix *Index) Holds(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
+}
+
 // DocCount is the number of indexed learnings as of the last reindex, read
 // from one stored row: cheaper than Count on every hook.
 func (ix *Index) DocCount(ctx context.Context) (int, error) {

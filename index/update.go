@@ -516,35 +516,24 @@ func stableMtime(mtime int64, now time.Time) int64 {
 	return mtime
 }
 
-// readDocument reads a document file for indexing. Anything that is not a
-// regular file of at most store.MaxDocumentSize (a FIFO, a directory behind
-// a symlink, a 50 MB log) is a problem to report, not a reason to block,
-// allocate, or stop the reindex; it is never read.
+// readDocument reads a document file for indexing, with the reader every
+// surface shares (store.ReadDocument). Anything that is not a regular file
+// of at most store.MaxDocumentSize (a symbolic link, a FIFO, /dev/zero
+// behind a link, a 50 MB log) is a problem to report (doctor lists it),
+// not a reason to block, allocate, stop the reindex or index what a link
+// points to; it is never read.
 func readDocument(f store.FileInfo) (data []byte, problem string, err error) {
-	fi, err := os.Stat(f.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", err
-		}
-		return nil, err.Error(), nil
+	data, err = store.ReadDocument(f.Path)
+	var de *store.DocError
+	switch {
+	case err == nil:
+		return data, "", nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, "", err
+	case errors.As(err, &de):
+		return nil, de.Reason, nil
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, "not a regular file", nil
-	}
-	if fi.Size() > store.MaxDocumentSize {
-		return nil, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), store.MaxDocumentSize), nil
-	}
-	data, err = os.ReadFile(f.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", err
-		}
-		return nil, err.Error(), nil
-	}
-	if len(data) > store.MaxDocumentSize {
-		return nil, "file grew past the size limit while being read", nil
-	}
-	return data, "", nil
+	return nil, err.Error(), nil
 }
 
 func hashOf(data []byte) string {
