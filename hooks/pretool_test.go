@@ -1,9 +1,13 @@
 package hooks_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/hooks"
 )
 
 // Before a shell command that a learning of the project records as
@@ -166,5 +170,32 @@ func TestPreToolHugeCommand(t *testing.T) {
 	out := run(t, cfg, "pre-tool", "claude", e.fixture(t, "claude", "pre-tool-use", map[string]any{"tool_input": map[string]any{"command": cmd}}))
 	if ev := lastEvent(t, cfg.StateDir); ev.Error {
 		t.Errorf("last event = %+v (after %s), output %q", ev, time.Since(start), out)
+	}
+}
+
+// A catalog that cannot be read fails open: nothing printed, the error
+// logged, a rebuild started in the background.
+func TestPreToolBrokenIndexFailsOpen(t *testing.T) {
+	e := newHookEnv(t)
+	e.gitRepo(t, "main", "init")
+	if err := os.WriteFile(filepath.Join(e.cfg.IndexDir(), "catalog.db"), []byte("not a database"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"catalog.db-wal", "catalog.db-shm"} {
+		_ = os.Remove(filepath.Join(e.cfg.IndexDir(), name))
+	}
+	var spawned []string
+	out := run(t, e.cfg, "pre-tool", "claude", e.fixture(t, "claude", "pre-tool-use", nil),
+		func(o *hooks.Options) {
+			o.Spawn = func(args ...string) error { spawned = append(spawned, args...); return nil }
+		})
+	if out != "" {
+		t.Errorf("printed %q from a broken index", out)
+	}
+	if ev := lastEvent(t, e.state); !ev.Error {
+		t.Errorf("last event = %+v, want an error", ev)
+	}
+	if len(spawned) == 0 || spawned[0] != "reindex" {
+		t.Errorf("started %q, want a background reindex", spawned)
 	}
 }
