@@ -52,6 +52,10 @@ func TestRecorded(t *testing.T) {
 		{"a lone unknown word", "`SameSite=Strict` breaks the callback", nil, nil},
 		{"symptom spans and prompt lines", "", []string{"$ terraform plan -out x", "`helm upgrade --install` times out"}, []string{"terraform plan", "helm upgrade"}},
 		{"no code", "the build fails", nil, nil},
+		{"a program named in prose", "curl exits 60 (SSL certificate problem) against https://localhost:8443", nil, []string{"curl"}},
+		{"a subcommand named in prose", "Here npm ci fails when the lockfile is stale.", nil, []string{"npm ci"}},
+		{"prose that names no failure", "go test covers the package; make sure the build is clean", nil, nil},
+		{"a failure too far away", "curl is used by the health check script and the deploy failed", nil, nil},
 	}
 	for _, tc := range tests {
 		if got := Recorded(tc.text, tc.symptoms); !slices.Equal(got, tc.want) {

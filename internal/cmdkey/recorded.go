@@ -13,11 +13,18 @@ import (
 // is a fix or an aside, and warning before it runs would be wrong.
 var (
 	reSpan    = lazyre.New("`([^`\n]{1,300})`")
-	reFailing = lazyre.New(`(?i)^[^.;\n]{0,40}?\b(?:fail(?:s|ed|ing|ure)?|errors?(?:ed)? ?(?:out)?|exit(?:s|ed)? (?:with )?(?:code |status )?[1-9]|exit (?:code|status) [1-9]|crash(?:es|ed)?|hangs?|hung|breaks?|broke|refuses?|rejects?|(?:does not|doesn't|did not|didn't|won't) (?:work|run|start|build|compile|pass|find)|not found|panics?|panicked|times? out|timed out|aborts?|aborted|denied)\b`)
+	reFailing = lazyre.New(`(?i)^[^.;\n]{0,40}?\b(?:` + failing + `)\b`)
+	// reFailingNext is a failure said in the next word or two, for a
+	// program named without a code span ("curl exits 60", "npm ci fails").
+	reFailingNext = lazyre.New(`(?i)^(?: [a-z]+)? (?:` + failing + `)\b`)
+	reWord        = lazyre.New(`\b[a-z][a-z0-9_+-]*[a-z0-9]\b`)
 	// reProgram is a program name as people type one: "foo.go" or
 	// "SameSite=Strict" in a code span are not commands.
 	reProgram = lazyre.New(`^[a-z][a-z0-9_+-]*[0-9a-z]$|^[a-z]$`)
 )
+
+// failing is what the words after a command say when it failed.
+const failing = `fail(?:s|ed|ing|ure)?|errors?(?:ed)? ?(?:out)?|exit(?:s|ed)? (?:with )?(?:code |status )?[1-9][0-9]*|exit (?:code|status) [1-9][0-9]*|crash(?:es|ed)?|hangs?|hung|breaks?|broke|refuses?|rejects?|(?:does not|doesn't|did not|didn't|won't) (?:work|run|start|build|compile|pass|find)|not found|panics?|panicked|times? out|timed out|aborts?|aborted|denied`
 
 // knownPrograms are single words that are commands even alone in a code
 // span ("`make` fails"); any other one-word span is more likely a name.
@@ -71,6 +78,11 @@ func Recorded(text string, symptoms []string) []string {
 			add(text[loc[2]:loc[3]])
 		}
 	}
+	for _, loc := range reWord.FindAllStringIndex(text, maxWords) {
+		if cmd, ok := bareCommand(text, loc[0], loc[1]); ok {
+			add(cmd)
+		}
+	}
 	return out
 }
 
@@ -101,4 +113,35 @@ func spanKey(span string) string {
 func plausibleKey(k string) bool {
 	prog, _, _ := strings.Cut(k, " ")
 	return reProgram.MatchString(prog) && !setupCommands[prog]
+}
+
+// maxWords bounds the words looked at for programs named without a code
+// span.
+const maxWords = 512
+
+// bareCommand reads a known program named in prose at text[start:end],
+// with its subcommand when it has them, and reports whether the next word
+// or two say it failed: "curl exits 60 against …", "npm ci fails when …".
+func bareCommand(text string, start, end int) (string, bool) {
+	prog := text[start:end]
+	if !knownPrograms[prog] && !multiTools[prog] {
+		return "", false
+	}
+	if start > 0 && strings.ContainsRune("`/.-", rune(text[start-1])) {
+		return "", false // inside a code span, a path or a flag
+	}
+	cmd := prog
+	if multiTools[prog] {
+		rest := text[end:]
+		if !strings.HasPrefix(rest, " ") {
+			return "", false
+		}
+		sub, _, _ := strings.Cut(rest[1:], " ")
+		if !reSubcommand.MatchString(sub) {
+			return "", false
+		}
+		cmd += " " + sub
+		end += 1 + len(sub)
+	}
+	return cmd, reFailingNext.MatchString(text[end:min(len(text), end+60)])
 }
