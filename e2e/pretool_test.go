@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -50,5 +51,32 @@ func TestCodexPreTool(t *testing.T) {
 	thread, completed := codexThread(t, codexExec(w, "Check the widgets. FAILCMD:<"+preToolCmd+">"))
 	check(t, "pre-tool/turn-completes", thread != "" && completed, "thread %q, completed %v", thread, completed)
 	check(t, "pre-tool/warning-reaches-model", w.contextSent("developer", preToolWarning, id) || len(w.requestsWith(preToolWarning, id)) > 0,
+		"no model request carried the pre-tool warning about %s", id)
+}
+
+// Copilot CLI: the Copilot SDK documents additionalContext for pre-tool
+// hooks; this checks that the CLI's command hooks carry it to the model.
+func TestCopilotPreTool(t *testing.T) {
+	setup(t)
+	bin := filepath.Join(extraClient(t, "copilot", "@github/copilot", suite.versions.Copilot), "copilot")
+	w := newWorld(t, "copilot")
+	id := addGizmoLearning(w)
+	out := w.runAgent(bin, copilotEnv(w), "-p", "Check the widgets. FAILCMD:<"+preToolCmd+">",
+		"--session-id", "0e2e0e2e-0000-4000-8000-0000000be701", "--allow-all")
+	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "Ran 1 command(s)"), "turn printed:\n%s", out)
+	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
+		"no model request carried the pre-tool warning about %s", id)
+}
+
+// OpenCode: the plugin puts the warning before the command's output, the
+// text of the tool call the model reads.
+func TestOpenCodePreTool(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	id := addGizmoLearning(w)
+	out := w.runAgent(bin, env, "run", "Check the widgets. FAILCMD:<"+preToolCmd+">")
+	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "Ran 1 command(s)"), "turn printed:\n%s", out)
+	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
 		"no model request carried the pre-tool warning about %s", id)
 }
