@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/index"
 )
 
 // Before a shell command that a learning of the project records as
@@ -197,5 +199,29 @@ func TestPreToolBrokenIndexFailsOpen(t *testing.T) {
 	}
 	if len(spawned) == 0 || spawned[0] != "reindex" {
 		t.Errorf("started %q, want a background reindex", spawned)
+	}
+}
+
+// A mini-learning (a failed command the user corrected) records its
+// command: the next session about to run it again is told what the user
+// said.
+func TestPreToolWarnsFromMiniLearning(t *testing.T) {
+	e := newEmptyEnv(t)
+	e.gitRepo(t, "main", "init")
+	l := hooks.MiniLearning(hooks.Failure{Agent: "claude", Tool: "Bash", Command: "npm run build -- --prod", ExitCode: 1,
+		ErrorHead: "npm ERR! Missing script: \"build\""}, "no, use npm run compile instead", "auth-service", t0)
+	ix, err := index.Open(context.Background(), e.cfg.DocumentsDir(), e.cfg.IndexDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Put(context.Background(), l, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	cfg := e.withState(t)
+	out := run(t, cfg, "pre-tool", "codex", e.fixture(t, "codex", "pre-tool-use", map[string]any{"tool_input": map[string]any{"command": "npm run build"}}))
+	ctx := contextOf(t, out)
+	if !strings.Contains(ctx, "`npm run build` failed before here") || !strings.Contains(ctx, l.ID) || !strings.Contains(ctx, "npm run compile") {
+		t.Errorf("warning %q does not carry the mini-learning %s and the user's correction", ctx, l.ID)
 	}
 }
