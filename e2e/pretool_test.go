@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,7 +64,11 @@ func TestCopilotPreTool(t *testing.T) {
 	id := addGizmoLearning(w)
 	out := w.runAgent(bin, copilotEnv(w), "-p", "Check the widgets. FAILCMD:<"+preToolCmd+">",
 		"--session-id", "0e2e0e2e-0000-4000-8000-0000000be701", "--allow-all")
-	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "Ran 1 command(s)"), "turn printed:\n%s", out)
+	// Copilot adds the context as a user message after the tool result
+	// ("Additional context from preToolUse hook: …"), so the fake model
+	// answers it as a new prompt: the turn ends with its plain answer.
+	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "gizmo-check") && strings.Contains(string(out), "(fake model)"),
+		"turn printed:\n%s", out)
 	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
 		"no model request carried the pre-tool warning about %s", id)
 }
@@ -77,6 +82,14 @@ func TestOpenCodePreTool(t *testing.T) {
 	id := addGizmoLearning(w)
 	out := w.runAgent(bin, env, "run", "Check the widgets. FAILCMD:<"+preToolCmd+">")
 	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "Ran 1 command(s)"), "turn printed:\n%s", out)
-	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
-		"no model request carried the pre-tool warning about %s", id)
+	reached := len(w.requestsWith(preToolWarning, id)) > 0
+	if !reached {
+		// What the hooks said, to tell a hook that did not run from a
+		// warning the client dropped.
+		for _, f := range []string{filepath.Join(w.state, "logs", "hooks.log"), filepath.Join(w.state, "last-event.json")} {
+			data, _ := os.ReadFile(f)
+			t.Logf("%s:\n%s", f, data)
+		}
+	}
+	check(t, "pre-tool/warning-reaches-model", reached, "no model request carried the pre-tool warning about %s", id)
 }
