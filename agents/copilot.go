@@ -23,6 +23,7 @@ import (
 var copilotHooks = []hookSpec{
 	{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 	{Event: "UserPromptSubmit", Sub: "prompt", Timeout: 5},
+	{Event: "PreToolUse", Sub: "pre-tool", Timeout: 5},
 	{Event: "PostToolUse", Sub: "post-tool", Timeout: 5},
 	{Event: "Stop", Sub: "stop", Timeout: 10},
 }

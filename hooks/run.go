@@ -74,6 +74,7 @@ type handler func(ctx context.Context, r *invocation) (answer, error)
 var handlers = map[string]handler{
 	"session-start": sessionStart,
 	"prompt":        prompt,
+	"pre-tool":      preTool,
 	"post-tool":     postTool,
 	"pre-compact":   enqueue,
 	"stop":          enqueue,

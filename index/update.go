@@ -414,7 +414,7 @@ func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirS
 // clearAll empties every table a full reindex rebuilds, in its
 // transaction.
 func clearAll(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems"} {
+	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems", "commands"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 			return fmt.Errorf("reindex: clear %s: %w", t, err)
 		}
@@ -569,6 +569,7 @@ type writer struct {
 	ctx                            context.Context
 	insDoc, insTri, delDoc, delTri *sql.Stmt
 	insStats, delStats, delVec     *sql.Stmt
+	insCmd, delCmd                 *sql.Stmt
 	stems                          map[string]string
 	post                           *postingsWriter
 	tx                             *sql.Tx
@@ -592,6 +593,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3) VALUES(?,?,?,?,?)`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
 		{&w.delVec, `DELETE FROM vectors WHERE n=?`},
+		{&w.insCmd, `INSERT OR IGNORE INTO commands(key,n) VALUES(?,?)`},
+		{&w.delCmd, `DELETE FROM commands WHERE n=?`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -604,7 +607,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec, w.insCmd, w.delCmd} {
 		if s != nil {
 			s.Close()
 		}
@@ -613,7 +616,7 @@ func (w *writer) close() {
 
 func (w *writer) remove(n int64) error {
 	w.post.remove(n)
-	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec, w.delCmd} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
 		}
@@ -661,6 +664,11 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 	}
 	if len(r.idents) > 0 {
 		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(r.idents, "\n")); err != nil {
+			return fmt.Errorf("index %s: %w", l.ID, err)
+		}
+	}
+	for _, k := range r.commands {
+		if _, err := w.insCmd.ExecContext(w.ctx, k, n); err != nil {
 			return fmt.Errorf("index %s: %w", l.ID, err)
 		}
 	}
