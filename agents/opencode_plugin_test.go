@@ -205,6 +205,8 @@ await other.event({ event: { type: "session.idle", properties: { sessionID: "ses
 	last := calls[len(calls)-1]
 	if last.First != 100 || len(last.Messages) != 2 || last.Messages[0].Info.ID != "huge" || last.Messages[1].Info.ID != "m101" || last.More {
 		t.Errorf("increment: %+v, want messages 100 and 101 only", last)
+	}
+}
 
 // tool.execute.before sends a bash call to pre-tool; a warning it answers
 // is put before that call's output (the text of a tool call the model

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/knowledge"
 )
 
 // Before a shell command that a learning of the project records as
@@ -214,7 +215,7 @@ func TestPreToolWarnsFromMiniLearning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ix.Put(context.Background(), l, nil, t0); err != nil {
+	if _, err := knowledge.New(ix).Put(context.Background(), l, nil, t0); err != nil {
 		t.Fatal(err)
 	}
 	ix.Close()
