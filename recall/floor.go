@@ -131,17 +131,25 @@ func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []floa
 	return rankKept(filterFloor(results, docs, floorFor(terms, minEvidence, minEvidencePerRootTerm), minRelative))
 }
 
-// throughGate keeps the results of a prompt's query that clear the floor or
-// that the gate's classifier rescues (gate.go), with their evidence, best
-// first (see rankKept).
+// throughGate keeps the results of a prompt's query that clear the floor,
+// and the one with the best BM25F if the gate's classifier rescues it
+// (gate.go), with their evidence, best first (see rankKept).
 func throughGate(results []index.Result, docs int, query string) ([]index.Result, []float64) {
 	floor := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm)
-	feats := gateFeatures(results, docs, query)
-	pass := make(map[string]bool, len(results))
+	top := -1
 	for i, r := range results {
-		pass[r.ID] = r.Why.BM25 > 0 && (clears(r, evidence(r, docs), floor) || feats[i].Probability >= gateRescue)
+		if r.Why.BM25 > 0 && (top < 0 || r.Why.BM25 > results[top].Why.BM25) {
+			top = i
+		}
 	}
-	return rankKept(filterPassing(results, docs, func(r index.Result, _ float64) bool { return pass[r.ID] }, minRelative))
+	rescued := ""
+	if top >= 0 && !clears(results[top], evidence(results[top], docs), floor) &&
+		hitFeatures(results, top, docs, query).Probability >= gateRescue {
+		rescued = results[top].ID
+	}
+	return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
+		return r.Why.BM25 > 0 && (clears(r, e, floor) || r.ID == rescued)
+	}, minRelative))
 }
 
 // rankKept orders the hits that passed by evidence × the index's

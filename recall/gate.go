@@ -8,11 +8,13 @@ import (
 )
 
 // The injection gate for prompts: the relevance floor (floor.go) and a
-// calibrated classifier beside it. For each hit with lexical evidence the
-// classifier reads features (see Features) and estimates the probability
-// that the hit is what the prompt is about (logistic regression,
-// gateWeights); a hit the floor turns away is injected when that
-// probability reaches gateRescue.
+// calibrated classifier beside it. When the hit with the best BM25F does
+// not clear the floor, the classifier reads its features (see Features)
+// and estimates the probability that it is what the prompt is about
+// (logistic regression, gateWeights); it is injected when that probability
+// reaches gateRescue. Only that hit: another one's lead is nil, and on the
+// tuning part rescuing the others changed nothing, while computing their
+// features cost the hook time.
 //
 // Why not the floor alone: BM25F in units of the largest idf drifts with the
 // KB's size below idfCapDocs (a word in one learning of 40 scores 3.3, of
@@ -56,16 +58,27 @@ type Features struct {
 const wigDepth = 5
 
 // gateFeatures computes the gate's features for every result with lexical
-// evidence (others get zero Features) in a KB of docs learnings, for a
-// query of terms words.
+// evidence (others get zero Features) in a KB of docs learnings, for query.
 func gateFeatures(results []index.Result, docs int, query string) []Features {
+	out := make([]Features, len(results))
+	for i := range results {
+		out[i] = hitFeatures(results, i, docs, query)
+	}
+	return out
+}
+
+// hitFeatures computes the gate's features of results[i] (zero Features
+// when it has no lexical evidence).
+func hitFeatures(results []index.Result, i, docs int, query string) Features {
+	r := results[i]
+	if r.Why.BM25 <= 0 {
+		return Features{}
+	}
 	terms := index.Terms(query)
-	floor := floorFor(len(terms), minEvidence, minEvidencePerRootTerm)
-	queryStems := uniq(index.Stems(strings.Join(terms, " ")))
 	var bm []float64
-	for _, r := range results {
-		if r.Why.BM25 > 0 {
-			bm = append(bm, r.Why.BM25)
+	for _, x := range results {
+		if x.Why.BM25 > 0 {
+			bm = append(bm, x.Why.BM25)
 		}
 	}
 	sortDesc(bm)
@@ -74,47 +87,39 @@ func gateFeatures(results []index.Result, docs int, query string) []Features {
 	for _, b := range bm[:k] {
 		mean += b
 	}
-	if k > 0 {
-		mean /= float64(k)
+	mean /= float64(k)
+	var f Features
+	f.FloorRatio = math.Log(math.Max(evidence(r, docs), 1e-3) / floorFor(len(terms), minEvidence, minEvidencePerRootTerm))
+	f.Coverage = coverage(r)
+	if len(terms) > 0 {
+		f.Matched = math.Min(1, float64(r.Why.MatchedTerms)/float64(len(terms)))
 	}
-	out := make([]Features, len(results))
-	for i, r := range results {
-		if r.Why.BM25 <= 0 {
-			continue
+	other := 0.0 // the best BM25F of another hit
+	if len(bm) > 1 {
+		other = bm[0]
+		if r.Why.BM25 >= bm[0] {
+			other = bm[1]
 		}
-		f := &out[i]
-		f.FloorRatio = math.Log(math.Max(evidence(r, docs), 1e-3) / floor)
-		f.Coverage = coverage(r)
-		if len(terms) > 0 {
-			f.Matched = math.Min(1, float64(r.Why.MatchedTerms)/float64(len(terms)))
-		}
-		other := 0.0 // the best BM25F of another hit
-		if len(bm) > 1 {
-			other = bm[0]
-			if r.Why.BM25 >= bm[0] {
-				other = bm[1]
-			}
-		}
-		f.Lead = math.Max(0, 1-other/r.Why.BM25)
-		f.WIG = 1 - mean/r.Why.BM25
-		if len(queryStems) > 0 {
-			have := map[string]bool{}
-			for _, s := range index.Stems(r.Title + " " + r.KeyInsight + " " + strings.Join(r.Tags, " ")) {
-				have[s] = true
-			}
-			n := 0
-			for _, s := range queryStems {
-				if have[s] {
-					n++
-				}
-			}
-			f.Fields = float64(n) / float64(len(queryStems))
-		}
-		f.Identifiers = r.Why.Identifiers
-		f.Size = math.Min(1, math.Log10(math.Max(10, float64(docs)))/3)
-		f.Probability = gateProbability(*f)
 	}
-	return out
+	f.Lead = math.Max(0, 1-other/r.Why.BM25)
+	f.WIG = 1 - mean/r.Why.BM25
+	if queryStems := uniq(index.Stems(strings.Join(terms, " "))); len(queryStems) > 0 {
+		have := map[string]bool{}
+		for _, s := range index.Stems(r.Title + " " + r.KeyInsight + " " + strings.Join(r.Tags, " ")) {
+			have[s] = true
+		}
+		n := 0
+		for _, s := range queryStems {
+			if have[s] {
+				n++
+			}
+		}
+		f.Fields = float64(n) / float64(len(queryStems))
+	}
+	f.Identifiers = r.Why.Identifiers
+	f.Size = math.Min(1, math.Log10(math.Max(10, float64(docs)))/3)
+	f.Probability = gateProbability(f)
+	return f
 }
 
 // gateWeights are the logistic regression's intercept and coefficients:
@@ -125,8 +130,8 @@ func gateFeatures(results []index.Result, docs int, query string) []Features {
 // alike; L2 0.01 on standardised features.
 var gateWeights = [...]float64{-1.622, 2.604, -0.189, 1.623, 4.605, 1.921, 1.044, 1.52, -1.52}
 
-// gateRescue is the probability at which a hit under the floor is injected
-// all the same: where every signal agrees (a wide lead over the rest of
+// gateRescue is the probability at which the hit with the best BM25F, when
+// it is under the floor, is injected all the same: where every signal agrees (a wide lead over the rest of
 // the KB, the query's words in the title, the identifier it names), though
 // the words it shares are not rare enough for the floor. Chosen on the
 // tuning part as the lowest that adds no false injection at any size.
