@@ -2,6 +2,8 @@ package recall
 
 import (
 	"math"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/reflectkb/reflect/index"
@@ -81,7 +83,7 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 			bm = append(bm, x.Why.BM25)
 		}
 	}
-	sortDesc(bm)
+	sort.Sort(sort.Reverse(sort.Float64Slice(bm)))
 	mean := 0.0
 	k := min(wigDepth, len(bm))
 	for _, b := range bm[:k] {
@@ -103,7 +105,9 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 	}
 	f.Lead = math.Max(0, 1-other/r.Why.BM25)
 	f.WIG = 1 - mean/r.Why.BM25
-	if queryStems := uniq(index.Stems(strings.Join(terms, " "))); len(queryStems) > 0 {
+	queryStems := index.Stems(strings.Join(terms, " "))
+	slices.Sort(queryStems)
+	if queryStems = slices.Compact(queryStems); len(queryStems) > 0 {
 		have := map[string]bool{}
 		for _, s := range index.Stems(r.Title + " " + r.KeyInsight + " " + strings.Join(r.Tags, " ")) {
 			have[s] = true
@@ -142,24 +146,4 @@ func gateProbability(f Features) float64 {
 	z := w[0] + w[1]*f.FloorRatio + w[2]*f.Coverage + w[3]*f.Matched + w[4]*f.Lead*f.Size + w[5]*f.WIG*f.Size +
 		w[6]*f.Fields + w[7]*f.Identifiers + w[8]*f.Size
 	return 1 / (1 + math.Exp(-z))
-}
-
-func uniq(ss []string) []string {
-	seen := map[string]bool{}
-	out := ss[:0:0]
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func sortDesc(xs []float64) {
-	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && xs[j] > xs[j-1]; j-- {
-			xs[j], xs[j-1] = xs[j-1], xs[j]
-		}
-	}
 }
