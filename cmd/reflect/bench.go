@@ -228,7 +228,7 @@ knowledge base is not touched.`,
 // printRecallReport prints one table per part of the set: a row per size
 // and kind.
 func printRecallReport(out io.Writer, rep *bench.RecallReport) {
-	fmt.Fprintf(out, "set %s: %d learnings, %d prompts\n", rep.Set, rep.Learnings, rep.Prompts)
+	fmt.Fprintf(out, "set %s\n%d learnings, %d prompts\n", rep.Set, rep.Learnings, rep.Prompts)
 	for _, part := range []string{"held-out", "tuning"} {
 		fmt.Fprintf(out, "\n%s part\n%6s %-11s %7s %7s %7s %8s %8s %9s\n", part, "size", "kind", "prompts", "recall", "false", "chars", "search@1", "mean rank")
 		for _, s := range rep.Sizes {
