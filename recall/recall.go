@@ -189,7 +189,14 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		kept, ev = aboveFloor(results, docs, len(index.Terms(res.Query)))
+		// A prompt goes through the gate; a session's start, whose query is
+		// the project's and branch's words rather than a question, through
+		// the floor alone: the gate was calibrated on prompts.
+		if req.Kind == Prompt {
+			kept, ev = throughGate(results, docs, res.Query)
+		} else {
+			kept, ev = aboveFloor(results, docs, len(index.Terms(res.Query)))
+		}
 	}
 	if req.Kind == SessionStart {
 		brief = slices.DeleteFunc(brief, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
