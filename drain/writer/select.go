@@ -71,13 +71,14 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	case "":
 		return &Builtin{}, "no writer chosen, so no LLM runs; to let one write learnings: " + OptIn, nil
 	case "auto":
+		set := " (writer auto, set by " + origin + ")"
 		if p, err := lookPath("claude"); err == nil {
-			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p, nil
+			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p + set, nil
 		}
 		if p, err := lookPath("codex"); err == nil {
-			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p, nil
+			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p + set, nil
 		}
-		return &Builtin{}, "no claude or codex on PATH", nil
+		return &Builtin{}, "no claude or codex on PATH" + set, nil
 	case "claude", "codex":
 		p, err := lookPath(name)
 		if err != nil {
