@@ -54,7 +54,10 @@ not hooks: reflect writes (and uninstall deletes) its own plugin file,
 			if uninstall {
 				run = agents.Uninstall
 			}
-			return runInstall(f, run, opts, args[0], asJSON)
+			if err := runInstall(f, run, opts, args[0], asJSON); err != nil || uninstall || opts.DryRun {
+				return err
+			}
+			return askWriter(f, args[0], asJSON)
 		},
 	}
 	if uninstall {
