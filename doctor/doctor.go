@@ -53,8 +53,8 @@ type Report struct {
 	Writer       string         `json:"writer"`
 	// Today is the drainer's writer runs and spend of the current UTC
 	// day (nil when drain-cost.jsonl cannot be read).
-	Today *drain.Spend `json:"today,omitempty"`
-	Malformed    []Malformed    `json:"malformed"`
+	Today     *drain.Spend `json:"today,omitempty"`
+	Malformed []Malformed  `json:"malformed"`
 	// Duplicates lists learnings recent syncs brought in that nearly
 	// repeat another learning.
 	Duplicates []Duplicate `json:"pulled_duplicates,omitempty"`
