@@ -263,41 +263,8 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 			vec, vecErr = ix.vectorHits(ctx, q.Text, depth)
 		}()
 	}
-	if len(terms) > 0 && q.Signals&Lexical != 0 {
-		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range lexical {
-			c := get(h.n)
-			c.LexicalRank = i + 1
-			c.BM25 = h.score
-			c.QueryBM25 = attainable
-			c.MatchedTerms = h.matched
-		}
-	}
-	if len(idents) > 0 && q.Signals&Trigram != 0 && !q.Rerank {
-		hits, err := ix.trigram(ctx, idents, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := get(h.n)
-			c.TrigramRank = i + 1
-			c.Identifiers = h.score
-		}
-	}
-	if q.Signals&Graph != 0 && !q.Rerank {
-		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := get(h.Doc)
-			c.GraphRank = i + 1
-			c.GraphVia = h.Via
-			c.GraphScore = h.Score
-		}
+	if err := ix.collectLists(ctx, q, terms, idents, depth, get); err != nil {
+		return nil, err
 	}
 	// A Rerank search orders only its best lexical candidates, as many as
 	// compete for the results once fused: each one ordered costs a row
@@ -306,34 +273,8 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 	var reranked map[int64]*Why
 	if q.Rerank {
 		reranked = bestLexical(cands, factorCandidates(q.Limit))
-	}
-	if q.Signals&Graph != 0 && len(reranked) > 0 {
-		// Only the entities the query names, as the candidates mention
-		// them: neighbours and the learnings no other signal found are
-		// what cost Expand its milliseconds.
-		hits, err := graph.Rerank(ctx, ix.db, q.Text, sortedKeys(reranked))
-		if err != nil {
+		if err := ix.rerankLists(ctx, q, idents, cands, reranked); err != nil {
 			return nil, err
-		}
-		for i, h := range hits {
-			c := cands[h.Doc]
-			c.GraphRank = i + 1
-			c.GraphVia = h.Via
-			c.GraphScore = h.Score
-		}
-	}
-	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
-		// Ranking every learning that contains a common identifier costs
-		// FTS5 more than the search itself (docs/benchmarks.md); which of
-		// the candidates contain it is a row lookup each.
-		hits, err := ix.trigramRerank(ctx, idents, reranked)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := cands[h.n]
-			c.TrigramRank = i + 1
-			c.Identifiers = h.score
 		}
 	}
 	vecWG.Wait()
@@ -349,6 +290,84 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 		c.Cosine = h.score
 	}
 	return cands, nil
+}
+
+// collectLists runs the SQL signals q asks for over all learnings (BM25F,
+// and unless q.Rerank, trigram and graph), recording each candidate's rank
+// through get.
+func (ix *Index) collectLists(ctx context.Context, q Query, terms, idents []string, depth int, get func(int64) *Why) error {
+	if len(terms) > 0 && q.Signals&Lexical != 0 {
+		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
+		if err != nil {
+			return err
+		}
+		for i, h := range lexical {
+			c := get(h.n)
+			c.LexicalRank = i + 1
+			c.BM25 = h.score
+			c.QueryBM25 = attainable
+			c.MatchedTerms = h.matched
+		}
+	}
+	if len(idents) > 0 && q.Signals&Trigram != 0 && !q.Rerank {
+		hits, err := ix.trigram(ctx, idents, depth)
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := get(h.n)
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
+		}
+	}
+	if q.Signals&Graph != 0 && !q.Rerank {
+		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := get(h.Doc)
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
+			c.GraphScore = h.Score
+		}
+	}
+	return nil
+}
+
+// rerankLists ranks the reranked candidates (the best lexical ones) by the
+// graph and trigram signals q asks for, among themselves.
+func (ix *Index) rerankLists(ctx context.Context, q Query, idents []string, cands, reranked map[int64]*Why) error {
+	if q.Signals&Graph != 0 && len(reranked) > 0 {
+		// Only the entities the query names, as the candidates mention
+		// them: neighbours and the learnings no other signal found are
+		// what cost Expand its milliseconds.
+		hits, err := graph.Rerank(ctx, ix.db, q.Text, sortedKeys(reranked))
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := cands[h.Doc]
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
+			c.GraphScore = h.Score
+		}
+	}
+	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
+		// Ranking every learning that contains a common identifier costs
+		// FTS5 more than the search itself (docs/benchmarks.md); which of
+		// the candidates contain it is a row lookup each.
+		hits, err := ix.trigramRerank(ctx, idents, reranked)
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := cands[h.n]
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
+		}
+	}
+	return nil
 }
 
 // fuse is the second stage: it scores every candidate by the weighted sum
