@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/reflectkb/reflect/transcript"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/transcript"
 )
 
 func builtinOn(t *testing.T, c *transcript.Condensed) []Draft {
@@ -366,4 +369,54 @@ func TestBuiltinGoTestFixedByEdit(t *testing.T) {
 		!strings.Contains(d.KeyInsight, "got 90, want 100") || !reflect.DeepEqual(d.Cites, []string{"ledger/balance.go"}) {
 		t.Errorf("go test learning: %+v", d)
 	}
+}
+
+// TestBuiltinRealPrecision runs the builtin writer over every session in
+// testdata/real/ and checks each learning against the hand judgements in
+// testdata/real-judged.tsv; with -v it logs each one and the precision
+// (docs/benchmarks.md quotes it).
+func TestBuiltinRealPrecision(t *testing.T) {
+	const root = "../../testdata/real/"
+	raw, err := os.ReadFile("testdata/real-judged.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || (f[0] != "real" && f[0] != "unreal") {
+			t.Fatalf("bad judgement line %q", line)
+		}
+		judged[f[1]+"\t"+f[2]] = f[0]
+	}
+	paths, _ := filepath.Glob(root + "transcripts/*/*.jsonl")
+	hooks, _ := filepath.Glob(root + "payloads/*/*.transcript-at-hook.jsonl")
+	paths = append(paths, hooks...)
+	if len(paths) < 8 {
+		t.Fatalf("found only %d sessions under %s", len(paths), root)
+	}
+	written, real := 0, 0
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, root)
+		for _, d := range fixtureLearnings(t, p) {
+			written++
+			j := judged[rel+"\t"+d.Title]
+			t.Logf("%-6s %s: %s", j, rel, d.Title)
+			switch j {
+			case "real":
+				real++
+			case "unreal":
+				t.Errorf("%s: wrote %q, judged unreal", rel, d.Title)
+			default:
+				t.Errorf("%s: wrote %q, which nobody has judged: judge it and add a line to testdata/real-judged.tsv", rel, d.Title)
+			}
+		}
+	}
+	if written == 0 {
+		t.Fatal("no learning from the real sessions: the corrected ls should give one")
+	}
+	t.Logf("%d sessions, %d learnings, %d real: precision %.0f%%", len(paths), written, real, 100*float64(real)/float64(written))
 }
