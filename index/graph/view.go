@@ -114,15 +114,21 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 		return nil, err
 	}
 	// min/max fold both directions of a relation into one undirected
-	// edge; each node then keeps its opts.Edges strongest edges, so every
-	// node stays attached to its closest neighbours.
-	rows, err = db.QueryContext(ctx, `WITH e(a, b, w) AS (
-			SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
-			WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst GROUP BY 1, 2),
+	// edge. Two entities that learnings mention together are related too,
+	// one unit per shared learning: a writer's sidecar often names entities
+	// and no relations, and a view of those would be dots without a line.
+	// Each node then keeps its opts.Edges strongest edges, so every node
+	// stays attached to its closest neighbours.
+	rows, err = db.QueryContext(ctx, `WITH r(a, b, w) AS (
+			SELECT min(src, dst), max(src, dst), strength FROM relations
+			WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst
+			UNION ALL SELECT m1.entity, m2.entity, 1 FROM mentions m1 JOIN mentions m2 ON m2.doc = m1.doc AND m2.entity > m1.entity
+			WHERE m1.entity IN (`+in+`) AND m2.entity IN (`+in+`)),
+		e(a, b, w) AS (SELECT a, b, sum(w) FROM r GROUP BY a, b),
 		ends(n, a, b, w) AS (SELECT a, a, b, w FROM e UNION ALL SELECT b, a, b, w FROM e),
 		ranked AS (SELECT a, b, w, row_number() OVER (PARTITION BY n ORDER BY w DESC, a, b) AS k FROM ends)
 		SELECT a, b, max(w), (SELECT count(*) FROM e) FROM ranked WHERE k <= ? GROUP BY a, b ORDER BY a, b`,
-		append(append(args, args...), opts.Edges)...)
+		append(append(append(append(args, args...), args...), args...), opts.Edges)...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
 	}
