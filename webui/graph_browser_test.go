@@ -70,6 +70,9 @@ func TestGraphInBrowser(t *testing.T) {
 	if nodes != 23 || edges == 0 {
 		t.Errorf("graph drew %d nodes and %d edges, want the 23 entities and the relations of the learnings they share", nodes, edges)
 	}
+	if st := text(t, ctx, "#g-status"); st != fmt.Sprintf("23 entities, %d relations", edges) {
+		t.Errorf("status %q", st)
+	}
 	// Entities that share a learning are joined: go test and TestBalance.
 	joined := value(t, ctx, "joined", chromedp.Evaluate[bool](`(() => {
 		const a = reflectGraph.nodes().filter(n => n.data('label') === 'go test')[0];

@@ -70,10 +70,13 @@
       performance.mark("reflect-graph-ready"); // for the benchmarks (docs/benchmarks.md)
     });
     layout.run();
-    const capped = v.nodes.length >= v.cap && v.total > v.nodes.length;
+    // A view leaves entities out (at most v.cap, of the largest
+    // communities): say so, and how to see more.
+    const what = focus ? "Neighbourhood: " + v.nodes.length + " entities, "
+      : v.total > v.nodes.length ? "The " + v.nodes.length + " most mentioned of " + v.total + " entities (the largest communities, at most " + v.cap + "; double-click one for its neighbourhood), "
+      : v.nodes.length + " entities, ";
     status.textContent = v.nodes.length
-      ? (focus ? "Neighbourhood: " : capped ? "The " + v.nodes.length + " most mentioned of " + v.total + " entities (a view shows at most " + v.cap + "; double-click one for its neighbourhood), " : v.nodes.length + " of " + v.total + " entities, ")
-        + (focus ? v.nodes.length + " entities, " : "") + v.edges.length + (v.edges_cut ? " strongest relations" : " relations")
+      ? what + v.edges.length + (v.edges_cut ? " strongest relations" : " relations")
       : "No entities to draw" + (v.total ? " with this filter" : " yet: add learnings, then run 'reflect reindex'") + ".";
   }
 
