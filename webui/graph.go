@@ -10,9 +10,11 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
-// graphNodes caps a graph view: a force-directed layout of a few hundred
-// nodes stays interactive in a browser; ten thousand do not.
-const graphNodes = 250
+// graphNodes caps a graph view: a view is laid out on every request and
+// read by a person, and past about a hundred and fifty entities neither
+// the layout's quadratic passes nor the labels stay pleasant; the page
+// says how many it leaves out.
+const graphNodes = 150
 
 func (s *Server) graphPage(w http.ResponseWriter, r *http.Request) {
 	s.renderPage(w, http.StatusOK, "graph", page{Title: "Graph", Nav: "graph",
@@ -47,7 +49,7 @@ func (s *Server) apiGraph(w http.ResponseWriter, r *http.Request) {
 		failJSON(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeJSON(w, http.StatusOK, layout(v, graphNodes))
 }
 
 // apiEntity lists the learnings that mention an entity, for the graph's

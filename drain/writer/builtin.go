@@ -21,7 +21,8 @@ import (
 // Builtin is the writer that needs no LLM: it reads the condensed events
 // with fixed rules and finds
 //   - a failed shell command later fixed by a successful run of the same
-//     program (and subcommand), with the user's corrections in between;
+//     program and subcommand, or of the same program on the same target,
+//     with the user's corrections or edits in between (see fixes);
 //   - a failed command the user corrected but that never succeeded;
 //   - a reported problem the assistant explained ("…, so …", "because"),
 //     fixed by editing files, and that the user confirmed works;
@@ -181,7 +182,7 @@ func (x *extractor) failed(ev transcript.Event) {
 func (x *extractor) succeeded(ev transcript.Event) {
 	key := transcript.CommandKey(ev.Command)
 	f := x.open[key]
-	if f == nil {
+	if f == nil || !fixes(f, ev) {
 		return
 	}
 	delete(x.open, key)
@@ -323,7 +324,11 @@ func (x *extractor) fixDraft(f *failure, ok transcript.Event) (Draft, int) {
 		d.KeyInsight = capitalize(gist(f.corrections[0])) + ": " + code(failedCmd) + " " + what + "; " + code(okCmd) + " then succeeded."
 		rank = rankCorrected
 	case diff != "":
-		d.Title = f.key + ": " + headGist(head, f.key) + "; works with " + diff
+		works := "; works with "
+		if strings.HasPrefix(diff, "without ") {
+			works = "; works "
+		}
+		d.Title = f.key + ": " + headGist(head, f.key) + works + diff
 		d.KeyInsight = code(failedCmd) + " " + what + "; " + code(okCmd) + " works (" + diff + ")."
 	case len(ok.Files) > 0:
 		d.Title = f.key + " failed (" + headGist(head, f.key) + "); fixed by editing " + strings.Join(ok.Files, ", ")

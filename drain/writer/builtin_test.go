@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/reflectkb/reflect/transcript"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/transcript"
 )
 
 func builtinOn(t *testing.T, c *transcript.Condensed) []Draft {
@@ -175,6 +178,66 @@ func TestBuiltinRules(t *testing.T) {
 			evOK("go build ./...", "")},
 		want: nil,
 	}, {
+		name: "an unrelated read by the same program is no fix",
+		events: []transcript.Event{evUser("show the gizmo config"),
+			evFail("cat /etc/gizmo/gizmo.conf", "cat: /etc/gizmo/gizmo.conf: No such file or directory", 1),
+			evOK("cat README.md", "# demo")},
+		want: nil,
+	}, {
+		name: "nor through a shell -c, a redirection or a leading ./",
+		events: []transcript.Event{evUser("x"),
+			evFail("bash -lc 'cat a.txt 2>/dev/null'", "cat: a.txt: No such file or directory", 1),
+			evOK("bash -lc 'cat ./b.txt > a.txt'", "", "notes.md")},
+		files: []string{"notes.md"},
+		want:  nil,
+	}, {
+		name: "the same target after an edit is a fix",
+		events: []transcript.Event{evUser("run the script"),
+			evFail("python3 tools/gen.py", "ModuleNotFoundError: No module named 'yaml'", 1),
+			evOK("python3 ./tools/gen.py", "wrote 3 files", "requirements.txt")},
+		files: []string{"requirements.txt"},
+		want:  []string{"python3 failed (ModuleNotFoundError: No module named 'yaml'); fixed by editing requirements.txt [low]"},
+	}, {
+		name: "a dropped flag on the same target",
+		events: []transcript.Event{evUser("install"),
+			evFail("yarn install --frozen-lockfile", "error Your lockfile needs to be updated", 1),
+			evOK("yarn install", "Done in 3.1s")},
+		want: []string{"yarn install: error Your lockfile needs to be updated; works without --frozen-lockfile [medium]"},
+	}, {
+		name: "a subcommand on other targets is no fix",
+		events: []transcript.Event{evUser("x"),
+			evFail("go test ./billing/...", "--- FAIL: TestTax (0.00s)", 1),
+			evOK("go test ./auth/...", "ok auth", "billing/tax.go")},
+		files: []string{"billing/tax.go"},
+		want:  nil,
+	}, {
+		name: "a subcommand with a target on one side only is the same work",
+		events: []transcript.Event{evUser("push it"),
+			evFail("git push", "fatal: The current branch feature has no upstream branch.", 128),
+			evOK("git push -u origin feature", "branch 'feature' set up to track 'origin/feature'.")},
+		want: []string{"git push: fatal: The current branch feature has no upstream branch.; works with -u [medium]"},
+	}, {
+		name: "a retry of the same line with nothing changed teaches nothing",
+		events: []transcript.Event{evUser("x"),
+			evFail("npm install", "npm ERR! network ETIMEDOUT", 1),
+			evOK("npm install", "added 12 packages")},
+		want: nil,
+	}, {
+		name: "after the user's correction, the program's next success is the fix",
+		events: []transcript.Event{evUser("list the widget cache"),
+			evFail("ls /nonexistent/widget-cache", "ls: cannot access '/nonexistent/widget-cache': No such file or directory", 2),
+			evUser("no, use ls /var/cache/widget instead, the cache is not under /nonexistent"),
+			evOK("ls /var/cache/widget", "a.bin")},
+		want: []string{"use ls /var/cache/widget instead, the cache is not under /nonexistent [medium]"},
+	}, {
+		name: "an unrelated success leaves the failure open for its fix",
+		events: []transcript.Event{evUser("x"),
+			evFail("cat config/app.yaml", "cat: config/app.yaml: No such file or directory", 1),
+			evOK("cat README.md", "# app"),
+			evOK("cat config/app.yaml", "port: 8080", "config/app.yaml")},
+		files: []string{"config/app.yaml"},
+		want:  []string{"cat failed (config/app.yaml: No such file or directory); fixed by editing config/app.yaml [low]"},
+	}, {
 		name: "instructions",
 		events: []transcript.Event{
 			evUser("Remember that the staging DB is read-only. Never commit the .env file! always fails on CI though. never mind"),
@@ -272,4 +335,88 @@ func TestBuiltinSkipsAndCancels(t *testing.T) {
 		t.Error("name")
 	}
 	var _ Writer = Builtin{}
+}
+
+// The real sessions of testdata/real: the scripted "cat a missing file,
+// then cat README.md" is two unrelated reads and gives nothing; the
+// corrected ls gives the user's correction.
+func TestBuiltinRealTranscripts(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want []string
+	}{
+		{"claude/fce48086-c3f9-45e7-af51-978d1f12de59.jsonl", nil},
+		{"codex/rollout-2026-11-25T14-30-04-01a2131d-1925-7570-80d3-c8830e3f0982.jsonl", nil},
+		{"claude/9c19e7ca-363e-4250-8fe4-30525dab65ba.jsonl", []string{"use ls /var/cache/widget instead, the cache is not under /nonexistent [low]"}},
+	} {
+		ds := fixtureLearnings(t, "../../testdata/real/transcripts/"+tc.path)
+		if got := titles(ds); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// A go test that fails, an edit, unrelated commands in between (one of
+// them a failing cat, then a cat of another file), and the go test that
+// passes: one learning, about the test and the edit.
+func TestBuiltinGoTestFixedByEdit(t *testing.T) {
+	ds := fixtureLearnings(t, "testdata/go-test-fix.jsonl")
+	if len(ds) != 1 {
+		t.Fatalf("want the go test learning only, got %q", titles(ds))
+	}
+	d := ds[0]
+	if !strings.HasPrefix(d.Title, "go test failed (FAIL: TestBalance") || !strings.Contains(d.Title, "ledger/balance.go") ||
+		!strings.Contains(d.KeyInsight, "got 90, want 100") || !reflect.DeepEqual(d.Cites, []string{"ledger/balance.go"}) {
+		t.Errorf("go test learning: %+v", d)
+	}
+}
+
+// TestBuiltinRealPrecision runs the builtin writer over every session in
+// testdata/real/ and checks each learning against the hand judgements in
+// testdata/real-judged.tsv; with -v it logs each one and the precision
+// (docs/benchmarks.md quotes it).
+func TestBuiltinRealPrecision(t *testing.T) {
+	const root = "../../testdata/real/"
+	raw, err := os.ReadFile("testdata/real-judged.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := map[string]string{}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || (f[0] != "real" && f[0] != "unreal") {
+			t.Fatalf("bad judgement line %q", line)
+		}
+		judged[f[1]+"\t"+f[2]] = f[0]
+	}
+	paths, _ := filepath.Glob(root + "transcripts/*/*.jsonl")
+	hooks, _ := filepath.Glob(root + "payloads/*/*.transcript-at-hook.jsonl")
+	paths = append(paths, hooks...)
+	if len(paths) < 8 {
+		t.Fatalf("found only %d sessions under %s", len(paths), root)
+	}
+	written, real := 0, 0
+	for _, p := range paths {
+		rel := strings.TrimPrefix(p, root)
+		for _, d := range fixtureLearnings(t, p) {
+			written++
+			j := judged[rel+"\t"+d.Title]
+			t.Logf("%-6s %s: %s", j, rel, d.Title)
+			switch j {
+			case "real":
+				real++
+			case "unreal":
+				t.Errorf("%s: wrote %q, judged unreal", rel, d.Title)
+			default:
+				t.Errorf("%s: wrote %q, which nobody has judged: judge it and add a line to testdata/real-judged.tsv", rel, d.Title)
+			}
+		}
+	}
+	if written == 0 {
+		t.Fatal("no learning from the real sessions: the corrected ls should give one")
+	}
+	t.Logf("%d sessions, %d learnings, %d real: precision %.0f%%", len(paths), written, real, 100*float64(real)/float64(written))
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -113,30 +114,109 @@ func BuildView(ctx context.Context, db Conn, opts ViewOptions) (*View, error) {
 	if err := degrees(ctx, db, v.Nodes, in, args); err != nil {
 		return nil, err
 	}
-	// min/max fold both directions of a relation into one undirected
-	// edge; each node then keeps its opts.Edges strongest edges, so every
-	// node stays attached to its closest neighbours.
-	rows, err = db.QueryContext(ctx, `WITH e(a, b, w) AS (
-			SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
-			WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst GROUP BY 1, 2),
-		ends(n, a, b, w) AS (SELECT a, a, b, w FROM e UNION ALL SELECT b, a, b, w FROM e),
-		ranked AS (SELECT a, b, w, row_number() OVER (PARTITION BY n ORDER BY w DESC, a, b) AS k FROM ends)
-		SELECT a, b, max(w), (SELECT count(*) FROM e) FROM ranked WHERE k <= ? GROUP BY a, b ORDER BY a, b`,
-		append(append(args, args...), opts.Edges)...)
+	edges, err := viewEdges(ctx, db, in, args)
+	if err != nil {
+		return nil, err
+	}
+	v.Edges, v.EdgesCut = strongest(edges, opts.Edges)
+	return v, nil
+}
+
+type pair struct{ a, b int64 }
+
+// viewEdges returns the undirected edges among the view's nodes and their
+// strength: the relations written, both directions folded into one, and
+// one unit per learning that mentions both ends. A writer's sidecar often
+// names entities and no relations, and a view of those would be dots
+// without a line. Co-occurrence is counted here, from the nodes' mentions
+// (a covering read of the primary key), not by a self-join of mentions,
+// which took tens of seconds on the hubs of a 10,000-learning graph.
+func viewEdges(ctx context.Context, db Conn, in string, args []any) (map[pair]float64, error) {
+	w := map[pair]float64{}
+	rows, err := db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
+		WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst GROUP BY 1, 2`, append(args, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
 	}
-	defer rows.Close()
-	all := 0
 	for rows.Next() {
-		var e ViewEdge
-		if err := rows.Scan(&e.Source, &e.Target, &e.Strength, &all); err != nil {
+		var p pair
+		var s float64
+		if err := rows.Scan(&p.a, &p.b, &s); err != nil {
+			rows.Close()
 			return nil, err
 		}
-		v.Edges = append(v.Edges, e)
+		w[p] += s
 	}
-	v.EdgesCut = len(v.Edges) < all
-	return v, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	rows, err = db.QueryContext(ctx, `SELECT entity, doc FROM mentions WHERE entity IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	byDoc := map[int64][]int64{}
+	for rows.Next() {
+		var e, d int64
+		if err := rows.Scan(&e, &d); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byDoc[d] = append(byDoc[d], e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("graph: view: %w", err)
+	}
+	for _, es := range byDoc {
+		for i, a := range es {
+			for _, b := range es[i+1:] {
+				if a > b {
+					w[pair{b, a}]++
+				} else if a < b {
+					w[pair{a, b}]++
+				}
+			}
+		}
+	}
+	return w, nil
+}
+
+// strongest keeps the edges that are among the k strongest of either
+// end, so every node stays attached to its closest neighbours, in order
+// of their ends; cut says some were left out.
+func strongest(w map[pair]float64, k int) (kept []ViewEdge, cut bool) {
+	ends := map[int64][]pair{}
+	for p := range w {
+		ends[p.a] = append(ends[p.a], p)
+		ends[p.b] = append(ends[p.b], p)
+	}
+	keep := map[pair]bool{}
+	for _, ps := range ends {
+		sort.Slice(ps, func(i, j int) bool {
+			if w[ps[i]] != w[ps[j]] {
+				return w[ps[i]] > w[ps[j]]
+			}
+			if ps[i].a != ps[j].a {
+				return ps[i].a < ps[j].a
+			}
+			return ps[i].b < ps[j].b
+		})
+		for _, p := range ps[:min(k, len(ps))] {
+			keep[p] = true
+		}
+	}
+	kept = make([]ViewEdge, 0, len(keep))
+	for p := range keep {
+		kept = append(kept, ViewEdge{Source: p.a, Target: p.b, Strength: w[p]})
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		if kept[i].Source != kept[j].Source {
+			return kept[i].Source < kept[j].Source
+		}
+		return kept[i].Target < kept[j].Target
+	})
+	return kept, len(kept) < len(w)
 }
 
 // degrees fills in each node's degree: the distinct entities it relates

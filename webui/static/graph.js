@@ -1,9 +1,13 @@
 // The entity graph with Cytoscape.js (vendored, see vendor/cytoscape):
-// a bounded view from /api/graph, coloured by community, sized by degree.
+// a bounded view from /api/graph, laid out by the server (webui/layout.go:
+// no label covers another), coloured by community, or by type for
+// entities not grouped yet, sized by degree.
 // Click an entity to list its learnings; double-click to show its
 // neighbourhood. Text reaches the page through textContent only.
 (function () {
   "use strict";
+  const typeColors = { tool: "#0b62d6", file: "#2da44e", error: "#b3261e", function: "#8250df", config: "#9a6700",
+    concept: "#1b7c83", technology: "#d6620b", service: "#bf3989", library: "#57606a" };
   const palette = ["#0b62d6", "#d6620b", "#2da44e", "#b3261e", "#8250df", "#9a6700", "#1b7c83", "#bf3989", "#57606a", "#6e7781"];
   const status = document.getElementById("g-status");
   const panel = document.getElementById("g-panel");
@@ -49,9 +53,9 @@
     const els = [];
     for (const n of v.nodes) {
       els.push({ group: "nodes", data: {
-        id: "n" + n.id, eid: n.id, label: n.name, type: n.type, docs: n.documents,
-        color: n.community > 0 ? palette[(n.community - 1) % palette.length] : "#aaa",
-        size: 10 + Math.min(40, 4 * Math.sqrt(n.degree)) }, classes: n.id === focus ? "focus" : "" });
+        id: "n" + n.id, eid: n.id, label: n.label, name: n.name, type: n.type, docs: n.documents,
+        color: n.community > 0 ? palette[(n.community - 1) % palette.length] : (typeColors[n.type] || "#6e7781"),
+        size: n.size }, position: { x: n.x, y: n.y }, classes: n.id === focus ? "focus" : "" });
     }
     for (const e of v.edges) {
       els.push({ group: "edges", data: { id: "e" + e.source + "_" + e.target, source: "n" + e.source, target: "n" + e.target,
@@ -59,21 +63,26 @@
     }
     cy.elements().remove();
     cy.add(els);
-    const layout = cy.layout({ name: "cose", animate: false, randomize: true, nodeRepulsion: 6000, idealEdgeLength: 60, numIter: 500 });
+    const layout = cy.layout({ name: "preset", fit: false });
     layout.one("layoutstop", () => {
       cy.fit(undefined, 20);
       document.body.dataset.graphReady = String(v.nodes.length);
       performance.mark("reflect-graph-ready"); // for the benchmarks (docs/benchmarks.md)
     });
     layout.run();
+    // A view leaves entities out (at most v.cap, of the largest
+    // communities): say so, and how to see more.
+    const what = focus ? "Neighbourhood: " + v.nodes.length + " entities, "
+      : v.total > v.nodes.length ? "The " + v.nodes.length + " most mentioned of " + v.total + " entities (the largest communities, at most " + v.cap + "; double-click one for its neighbourhood), "
+      : v.nodes.length + " entities, ";
     status.textContent = v.nodes.length
-      ? (focus ? "Neighbourhood: " : "Largest communities: ") + v.nodes.length + " of " + v.total + " entities, " + v.edges.length + (v.edges_cut ? " strongest relations" : " relations")
+      ? what + v.edges.length + (v.edges_cut ? " strongest relations" : " relations")
       : "No entities to draw" + (v.total ? " with this filter" : " yet: add learnings, then run 'reflect reindex'") + ".";
   }
 
   cy.on("tap", "node", (evt) => {
     const d = evt.target.data();
-    panel.replaceChildren(el("h2", d.label), el("p", d.type + " · " + d.docs + (d.docs === 1 ? " learning" : " learnings")));
+    panel.replaceChildren(el("h2", d.name), el("p", d.type + " · " + d.docs + (d.docs === 1 ? " learning" : " learnings")));
     fetch("/api/entity/" + d.eid, { credentials: "same-origin" })
       .then((r) => r.json())
       .then((res) => {
