@@ -62,6 +62,7 @@ derived from them and can be rebuilt at any time.`,
 	root.AddCommand(
 		NewCmdSearch(f, nil),
 		NewCmdAdd(f, nil),
+		NewCmdImport(f, nil),
 		NewCmdList(f, nil),
 		NewCmdShow(f, nil),
 		NewCmdGraph(f),
