@@ -124,4 +124,3 @@ func (k *Base) sameProject(id string, l *store.Learning) bool {
 	}
 	return d.Project == l.Project
 }
-
