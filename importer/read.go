@@ -36,7 +36,7 @@ func ReadFile(f File) (Read, error) {
 	}
 	sum := sha256.Sum256(data)
 	r := Read{File: f, SHA256: hex.EncodeToString(sum[:])}
-	r.Rules, err = Parse(f.Kind, f.Path, redact.String(string(data)))
+	r.Rules, err = Parse(f.Kind, f.Path, withoutManaged(redact.String(string(data))))
 	if err != nil {
 		return r, fmt.Errorf("%s: %w; skipped", f.Name, err)
 	}
@@ -73,4 +73,17 @@ func Parse(k Kind, path, src string) ([]Rule, error) {
 		body, offset = src, 0
 	}
 	return SplitMarkdown(body, offset), nil
+}
+
+// withoutManaged blanks the section `reflect promote` wrote (its lines are
+// learnings already), keeping the line numbers of the rest.
+func withoutManaged(src string) string {
+	lines, begin, end, err := managed(src)
+	if err != nil || begin < 0 {
+		return src
+	}
+	for i := begin; i <= end; i++ {
+		lines[i] = ""
+	}
+	return strings.Join(lines, "\n")
 }
