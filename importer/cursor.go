@@ -30,7 +30,8 @@ func parseCursor(path, src string) ([]Rule, error) {
 		}
 	}
 	// A rule file that is one paragraph is titled by its description.
-	if len(rules) == 1 && desc != "" && !strings.Contains(body, "\n#") && !strings.HasPrefix(body, "#") {
+	if trimmed := strings.TrimSpace(body); len(rules) == 1 && desc != "" && !isItem(trimmed) &&
+		!strings.Contains(body, "\n#") && !strings.HasPrefix(trimmed, "#") {
 		rules[0].Title = clipTitle(desc)
 	}
 	return rules, nil
