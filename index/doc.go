@@ -37,6 +37,11 @@
 //     by row for the trigram rerank.
 //   - the entity graph (package graph) and vectors (vectors.go): the graph
 //     and vector signals of fusion.
+//   - commands: the keys of the shell commands each learning records as
+//     failing ("go test", "npm ci"), keyed by command, so the pre-tool hook
+//     finds the learnings about a command with one lookup (commands.go).
+//   - docs_project: an index of docs by project and update time, for the
+//     session-start briefing of a project's learnings.
 //
 // User text reaches FTS5 only after QuoteQuery has turned it into quoted
 // terms: raw query syntax from a user or an agent never reaches SQLite.

@@ -39,8 +39,9 @@ func NewCmdAdd(f *Factory, runF func(*AddOptions) error) *cobra.Command {
 		Short: "Add a learning from a file, stdin or flags",
 		Long: `Add validates a learning, writes it to documents/<id>.md with its entity
 sidecar, and indexes it at once. FILE (or - for stdin) is a markdown document
-with YAML frontmatter; flags override its fields. Without FILE, --title is
-required. id, created and confidence (medium) are filled in when missing.
+with YAML frontmatter; flags override its fields. Without FILE, --title and
+--insight are required. id, created and confidence (medium) are filled in
+when missing.
 
 Adding a learning whose id exists updates it: its created time and unknown
 fields are kept, its tags are merged with the new ones, and add lists the
@@ -52,7 +53,9 @@ FILE does not skip this check.)
 --scope project records the project of the git repository around the
 current directory (its origin remote's name, else the directory's), as
 search ranks it; outside a repository it needs --project NAME. --project
-without --scope implies --scope project.`,
+without --scope implies --scope project. --scope personal keeps the learning
+off 'reflect sync'. Without a scope (no --scope, none in FILE) the learning
+is global: recalled in every project and synced, as add says.`,
 		Example: `  reflect add --title "Use SameSite=Lax for OAuth state" --insight "Strict drops the cookie on the IdP redirect" --tags oauth,cookies
   reflect add learning.md
   cat learning.md | reflect add - --confidence high
@@ -69,52 +72,7 @@ without --scope implies --scope project.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			l, sc, err := buildLearning(opts, time.Now())
-			if err != nil {
-				return err
-			}
-			if err := resolveProject(cmd.Context(), l, opts.Cwd); err != nil {
-				return err
-			}
-			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			k := knowledge.New(ix)
-			if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
-				// A new learning: refuse to repeat one that exists.
-				dup, found, err := k.NearDuplicate(cmd.Context(), l)
-				if err != nil {
-					return err
-				}
-				if found {
-					return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
-						dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(cmd.Context(), ix, []string{dup.ID})(dup.ID))
-				}
-			}
-			res, err := k.Put(cmd.Context(), l, sc, time.Now())
-			if err != nil && res.Path != "" {
-				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
-			}
-			if res.Path != "" {
-				reportRedacted(f.IO.Err, opts, res.Redacted)
-			}
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			verb := "Added"
-			if res.Action == "updated" {
-				verb = "Updated"
-			}
-			fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
-			if res.Action == "updated" {
-				fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
-			}
-			return nil
+			return addRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -134,6 +92,61 @@ without --scope implies --scope project.`,
 	_ = cmd.RegisterFlagCompletionFunc("scope", completeValues(store.Scopes...))
 	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.Types...))
 	return cmd
+}
+
+// addRun adds (or updates) the learning opts describe: it refuses a
+// near-duplicate of an existing learning unless opts.Force, then writes it
+// through the knowledge base and reports what it did.
+func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
+	l, sc, err := buildLearning(opts, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := resolveProject(ctx, l, opts.Cwd); err != nil {
+		return err
+	}
+	ix, err := f.OpenIndex(ctx, false, f.WaitNotice())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	k := knowledge.New(ix)
+	if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+		// A new learning: refuse to repeat one that exists.
+		dup, found, err := k.NearDuplicate(ctx, l)
+		if err != nil {
+			return err
+		}
+		if found {
+			return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
+				dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(ctx, ix, []string{dup.ID})(dup.ID))
+		}
+	}
+	res, err := k.Put(ctx, l, sc, time.Now())
+	if err != nil && res.Path != "" {
+		err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
+	}
+	if res.Path != "" {
+		reportRedacted(f.IO.Err, opts, res.Redacted)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, res)
+	}
+	verb := "Added"
+	if res.Action == "updated" {
+		verb = "Updated"
+	}
+	fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+	if l.Scope == "" {
+		fmt.Fprintln(f.IO.Out, "  no scope: global, recalled in every project and synced (--scope project ties it to this repository, --scope personal keeps it on this machine)")
+	}
+	if res.Action == "updated" {
+		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
+	}
+	return nil
 }
 
 // resolveProject gives a project-scoped learning its project: --project
@@ -196,6 +209,10 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 		}
 	} else if opts.Title == "" {
 		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
+	} else if opts.Insight == "" {
+		// The key insight is what recall injects: a title alone is a
+		// learning no agent would be told anything by.
+		return nil, nil, usagef("add needs --insight with --title: the key insight, what to remember (or a FILE, or - for stdin)")
 	}
 	derivedID := l.ID == "" || l.ID == store.NewID(l.Title, l.KeyInsight)
 	set := func(dst *string, v string) {

@@ -6,11 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/internal/proc"
 )
 
 // NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall.
@@ -19,13 +20,14 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the knowledge base to MCP clients on stdio",
 		Long: `mcp runs reflect's Model Context Protocol server on stdin/stdout, for an
-agent to start: Claude Code, Codex, Cursor, Claude Desktop or any stdio MCP
-client. Tools: search, recall, get, remember, forget, list; every learning
+agent to start: Claude Code, Codex CLI, Gemini CLI, OpenCode, Copilot CLI,
+Cursor, Claude Desktop or any stdio MCP client. Tools: search, recall, get, remember, forget, list; every learning
 is a resource reflect://learning/<id>; the prompt reflect-reflect asks the
 agent to record what it learned. stdout carries the protocol only; the
 server logs to $REFLECT_STATE_DIR/logs/mcp.log.
 
-'reflect mcp install claude|codex|copilot' registers the server with an agent.
+'reflect mcp install claude|codex|gemini|opencode|copilot' registers the
+server with an agent.
 See docs/mcp.md for other clients.`,
 		Example: `  reflect mcp install claude
   reflect mcp install codex --dry-run
@@ -60,7 +62,7 @@ func runMCPServer() error {
 func execSibling(name string, args []string, missing error) error {
 	path := ""
 	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(exe), name+exeSuffix); isExecutable(p) {
 			path = p
 		}
 	}
@@ -71,16 +73,21 @@ func execSibling(name string, args []string, missing error) error {
 		}
 		path = p
 	}
-	if err := syscall.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
+	if err := proc.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced the process
 }
 
-// isExecutable reports whether path is a regular file someone may execute.
+// exeSuffix ends the name of an executable: the siblings are
+// reflect-mcp.exe and reflect-ui.exe on Windows.
+var exeSuffix = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
+// isExecutable reports whether path is a regular file someone may execute
+// (on Windows, which has no execute bit, any regular file).
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	return err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0)
 }
 
 func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
