@@ -64,3 +64,31 @@ func TestRecallLeavesOutRulesTheAgentLoads(t *testing.T) {
 		t.Errorf("codex: injected %v, want another repository's AGENTS.md rule", got)
 	}
 }
+
+// The session-start briefing of the project's learnings leaves out, too,
+// the rules of a file the agent loads itself.
+func TestBriefingLeavesOutRulesTheAgentLoads(t *testing.T) {
+	home := GitEnv(t)
+	dir := filepath.Join(t.TempDir(), "checkout")
+	NewRepo(t, dir, "main", "git@github.com:acme/shop.git", "initial")
+	ix := NewKB(t, func(docs string) {
+		doc := "---\nid: lrn-pnpm-agents\ntitle: Install dependencies with pnpm, never npm\ntype: rule\nconfidence: high\nkey_insight: npm breaks the pnpm lockfile.\nscope: project\nproject: shop\ncreated: 2026-01-01T00:00:00Z\nsource: {harness: codex, file: AGENTS.md, line: 5}\n---\nnpm breaks the pnpm lockfile.\n"
+		if err := os.WriteFile(filepath.Join(docs, "lrn-pnpm-agents.md"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	start := func(agent string) []string {
+		t.Helper()
+		res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Agent: agent, AgentDirs: importer.Dirs{Home: home}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return IDs(res.Injected)
+	}
+	if got := start("claude"); !slices.Contains(got, "lrn-pnpm-agents") {
+		t.Errorf("claude: briefed %v, want the AGENTS.md rule", got)
+	}
+	if got := start("codex"); slices.Contains(got, "lrn-pnpm-agents") {
+		t.Errorf("codex: briefed %v, which holds the AGENTS.md rule it loads itself", got)
+	}
+}
