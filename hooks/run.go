@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/reflectkb/reflect/importer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -444,6 +445,8 @@ func (r *invocation) request(kind recall.Kind) recall.Request {
 	return recall.Request{
 		Kind: kind, Prompt: p.Prompt, Cwd: p.Cwd, SessionID: p.SessionID, Source: p.Source,
 		Max: r.Config.Recall.Max, Chars: r.Config.Recall.Chars, StateDir: r.Config.StateDir, Now: r.now,
+		Agent:     r.Agent,
+		AgentDirs: importer.Dirs{Home: r.Config.Agents.Home, Claude: r.Config.Agents.Claude, Codex: r.Config.Agents.Codex},
 	}
 }
 

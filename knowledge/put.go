@@ -32,12 +32,24 @@ type PutResult struct {
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one.
 func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
-	redacted := l.Redact()
-	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (index/dirprobe.go).
 	ch := k.ix.BeginChange(l.ID)
 	defer ch.Close()
+	res, err := k.write(l, sc, now)
+	if err != nil {
+		return res, err
+	}
+	if err := ch.Commit(ctx, l.ID); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// write is Put without the index: the document and its sidecar.
+func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+	redacted := l.Redact()
+	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
 	old, err := k.st.Read(l.ID)
 	switch {
 	case err == nil:
@@ -68,9 +80,6 @@ func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, no
 	}
 	res.Sidecar = k.st.SidecarPath(l.ID)
 	res.Entities = len(sc.Entities)
-	if err := ch.Commit(ctx, l.ID); err != nil {
-		return res, err
-	}
 	return res, nil
 }
 

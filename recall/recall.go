@@ -6,7 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/reflectkb/reflect/importer"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 )
 
 // Kind says which moment of a session asks for learnings.
@@ -53,6 +55,14 @@ type Request struct {
 	// Exclude names learnings never to mention, e.g. the mini-learning just
 	// written from this very prompt.
 	Exclude []string
+	// Agent is the agent asking (claude, codex, gemini, opencode, copilot);
+	// a rule imported from a file it loads itself (CLAUDE.md for Claude
+	// Code, AGENTS.md for Codex…) is not injected again. Empty: every
+	// learning may be.
+	Agent string
+	// AgentDirs are where the agents keep their own files (the home
+	// directory, $CLAUDE_CONFIG_DIR, $CODEX_HOME), for Agent's check.
+	AgentDirs importer.Dirs
 }
 
 // Hit is a learning in the block.
@@ -178,6 +188,8 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		return res, err
 	}
 	results = slices.DeleteFunc(results, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+	results = withoutLoaded(ctx, ix, results, req, res.Project)
+	brief = withoutLoaded(ctx, ix, brief, req, res.Project)
 	if !anyLexical(results) && len(brief) == 0 {
 		res.Skipped = "no learning clears the relevance floor"
 		return res, nil
@@ -285,4 +297,32 @@ func anyLexical(results []index.Result) bool {
 		}
 	}
 	return false
+}
+
+// withoutLoaded drops the rules the agent already has in its context
+// because it loaded the file they were imported from itself: injecting
+// them again would spend the budget on what the agent was told at start.
+// Only rules are looked at (a document read each), and a rule whose
+// document cannot be read stays.
+func withoutLoaded(ctx context.Context, ix *index.Index, results []index.Result, req Request, project string) []index.Result {
+	if req.Agent == "" {
+		return results
+	}
+	var sess *importer.Session
+	return slices.DeleteFunc(results, func(r index.Result) bool {
+		if r.Type != "rule" {
+			return false
+		}
+		l, err := ix.Store().Read(r.ID)
+		if err != nil || l.Source == nil || l.Source.File == "" {
+			return false
+		}
+		if sess == nil {
+			sess = &importer.Session{Agent: req.Agent, Cwd: req.Cwd, Root: gitrepo.Root(req.Cwd), Project: project, Dirs: req.AgentDirs}
+			if sess.Project == "" && sess.Root != "" {
+				sess.Project = projectName(ctx, req.Cwd)
+			}
+		}
+		return sess.Loads(l.Source.File, l.Project)
+	})
 }

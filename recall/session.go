@@ -107,3 +107,31 @@ func InjectedCount(stateDir, sid string) int {
 	}
 	return len(loadInjected(sessionPath(stateDir, sid)))
 }
+
+// maxCountedSessions bounds what SessionsInjected reads.
+const maxCountedSessions = 10000
+
+// SessionsInjected counts, per learning, the sessions it was injected in,
+// from the sessions' dedupe sets still on disk (a set cleared by a
+// compaction starts again): how often recall found a learning worth
+// giving an agent, for `reflect promote --suggest`. Unreadable files are
+// passed over.
+func SessionsInjected(stateDir string) map[string]int {
+	counts := map[string]int{}
+	entries, err := os.ReadDir(filepath.Join(stateDir, sessionDir))
+	if err != nil {
+		return counts
+	}
+	for i, e := range entries {
+		if i >= maxCountedSessions {
+			break
+		}
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		for id := range loadInjected(filepath.Join(stateDir, sessionDir, e.Name())) {
+			counts[id]++
+		}
+	}
+	return counts
+}

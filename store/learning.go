@@ -24,7 +24,10 @@ const MaxDocumentSize = 1 << 20
 
 // Allowed values of the enumerated frontmatter fields.
 var (
-	Types       = []string{"learning", "mini"}
+	// A rule is an instruction imported from a file people keep
+	// (AGENTS.md, CLAUDE.md, a Cursor rule…): something to follow, not a
+	// lesson learned from a failure.
+	Types       = []string{"learning", "mini", "rule"}
 	Confidences = []string{"high", "medium", "low"}
 	// Scopes: personal learnings are recalled on this machine only and
 	// never leave it (`reflect sync` keeps them out of every commit).
@@ -36,6 +39,11 @@ type Source struct {
 	Harness   string `yaml:"harness,omitempty" json:"harness,omitempty"`
 	SessionID string `yaml:"session_id,omitempty" json:"session_id,omitempty"`
 	Trigger   string `yaml:"trigger,omitempty" json:"trigger,omitempty"`
+	// File and Line name where an imported rule was read: a path relative
+	// to its repository's root for a repository file, "~/…" for one under
+	// the home directory, so the learning names no user's home.
+	File string `yaml:"file,omitempty" json:"file,omitempty"`
+	Line int    `yaml:"line,omitempty" json:"line,omitempty"`
 }
 
 // Cite is a file a learning depends on, with its sha256 when the learning
@@ -369,7 +377,7 @@ func (l *Learning) validate(requireID bool) error {
 		problems = append(problems, "missing created (an RFC 3339 time such as 2026-11-22T11:05:00Z)")
 	}
 	if l.Type != "" && !oneOf(l.Type, Types) {
-		problems = append(problems, fmt.Sprintf("type %q is not one of learning, mini", l.Type))
+		problems = append(problems, fmt.Sprintf("type %q is not one of %s", l.Type, strings.Join(Types, ", ")))
 	}
 	if l.Scope != "" && !oneOf(l.Scope, Scopes) {
 		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global, personal", l.Scope))

@@ -50,6 +50,7 @@ func (l *Learning) Redact() []Redaction {
 		field("source", &l.Source.Harness)
 		field("source", &l.Source.SessionID)
 		field("source", &l.Source.Trigger)
+		field("source", &l.Source.File)
 	}
 	for i := range l.Cites {
 		field("cites", &l.Cites[i].Path)

@@ -78,3 +78,15 @@ func TestSidecarRedact(t *testing.T) {
 		t.Errorf("sidecar kept the token: %+v", sc)
 	}
 }
+
+// An imported rule's source names a file; a secret in that name (a path
+// the user chose) must not reach the document.
+func TestRedactSourceFile(t *testing.T) {
+	t.Parallel()
+	l := &Learning{ID: "lrn-x", Title: "x", Confidence: "high", Type: "rule", Created: time.Unix(0, 0),
+		Source: &Source{File: "notes/" + fakeHF + "/AGENTS.md", Line: 3}}
+	rs := l.Redact()
+	if strings.Contains(l.Source.File, fakeHF) || len(rs) == 0 {
+		t.Errorf("source.file kept the token: %q (%+v)", l.Source.File, rs)
+	}
+}

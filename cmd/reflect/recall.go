@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/hooks"
+	"github.com/reflectkb/reflect/importer"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -37,7 +39,8 @@ With --session, learnings already injected in that session are skipped and
 the new ones are recorded, as in a hook; without it no session state is read
 or written. --agent prints the block as that agent's hook would answer:
 Claude Code (claude), Codex CLI (codex), Gemini CLI (gemini), OpenCode
-(opencode) or Copilot CLI (copilot).`,
+(opencode) or Copilot CLI (copilot), without the rules imported from a
+file that agent loads itself (reflect import).`,
 		Example: `  reflect recall --prompt "login fails with state mismatch after the OAuth callback"
   reflect recall --cwd . --json
   reflect recall --prompt "why is sqlite locked" --session 8f14e45f --agent claude`,
@@ -60,6 +63,13 @@ Claude Code (claude), Codex CLI (codex), Gemini CLI (gemini), OpenCode
 				Kind: recall.Prompt, Prompt: opts.Prompt,
 				SessionID: opts.Session, StateDir: c.StateDir,
 				Max: c.Recall.Max, Chars: c.Recall.Chars,
+				// As in that agent's hook, the rules it loads itself are left out.
+				Agent:     opts.Agent,
+				AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},
+			}
+			if opts.Agent != "" && !cwdSet {
+				// The hook knows the session's directory; here it is ours.
+				req.Cwd, _ = os.Getwd()
 			}
 			if cwdSet {
 				req.Kind = recall.SessionStart

@@ -154,3 +154,43 @@ func TestQueueFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestImportPromoteFlags(t *testing.T) {
+	t.Parallel()
+	var imp *ImportOptions
+	f := seamFactory()
+	execute(t, NewCmdImport(f, func(o *ImportOptions) error { imp = o; return nil }), "--from", "agents,cursor", "--from", "claude-memory", "--all", "-n", "--json", "a.md")
+	if imp == nil || !reflect.DeepEqual(imp.From, []string{"agents", "cursor", "claude-memory"}) || !imp.All || !imp.DryRun || !imp.JSON || !reflect.DeepEqual(imp.Paths, []string{"a.md"}) {
+		t.Errorf("import options %+v", imp)
+	}
+	cmd := NewCmdImport(seamFactory(), func(*ImportOptions) error { t.Error("runF ran with a bad --from"); return nil })
+	cmd.SetArgs([]string{"--from", "vim"})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	if err := cmd.Execute(); exitCode(err) != 2 {
+		t.Errorf("--from vim: %v, want a usage error", err)
+	}
+
+	var pr *PromoteOptions
+	execute(t, NewCmdPromote(seamFactory(), func(o *PromoteOptions) error { pr = o; return nil }), "3f9a1c", "b41d07", "--to", "CLAUDE.md", "--branch", "reflect/x", "-n")
+	if pr == nil || pr.File != "CLAUDE.md" || pr.Branch != "reflect/x" || !pr.DryRun || len(pr.Refs) != 2 || pr.demote {
+		t.Errorf("promote options %+v", pr)
+	}
+	execute(t, NewCmdPromote(seamFactory(), func(o *PromoteOptions) error { pr = o; return nil }), "--suggest")
+	if !pr.Suggest || pr.File != "AGENTS.md" {
+		t.Errorf("promote --suggest options %+v", pr)
+	}
+	for _, args := range [][]string{{"--suggest", "3f9a1c"}, {}, {"--suggest", "--branch", "x"}} {
+		cmd := NewCmdPromote(seamFactory(), func(*PromoteOptions) error { t.Errorf("runF ran for %q", args); return nil })
+		cmd.SetArgs(args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		if err := cmd.Execute(); exitCode(err) != 2 {
+			t.Errorf("promote %q: %v, want a usage error", args, err)
+		}
+	}
+	execute(t, NewCmdDemote(seamFactory(), func(o *PromoteOptions) error { pr = o; return nil }), "3f9a1c", "--from", "GEMINI.md")
+	if !pr.demote || pr.File != "GEMINI.md" {
+		t.Errorf("demote options %+v", pr)
+	}
+}
