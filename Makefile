@@ -22,7 +22,7 @@ BINDIR  ?= $(if $(GOBIN_),$(GOBIN_),$(firstword $(subst :, ,$(shell $(GO) env GO
 include e2e/versions.env
 export E2E_CLAUDE_VERSION E2E_CODEX_VERSION E2E_GEMINI_VERSION
 
-.PHONY: build install test e2e bench demo fmt clean dist dist-smoke lint-workflows
+.PHONY: build install test e2e bench demo fmt clean dist dist-smoke lint-workflows fuzz
 
 # make dist: release archives reflect_<version>_<os>_<arch>.tar.gz (.zip for
 # Windows) with checksums.txt, the npm packages (dist/npm) and the Homebrew
@@ -81,6 +81,13 @@ e2e:
 
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem ./...
+
+# fuzz runs the MCP transport's fuzz test past its seed corpus (which
+# make test runs): every malformed frame must get a JSON-RPC error and the
+# server must keep serving. CI gives it FUZZTIME of its budget.
+FUZZTIME ?= 90s
+fuzz:
+	$(GO) test -tags $(TAGS) -run '^$$' -fuzz '^FuzzMCPFrame$$' -fuzztime $(FUZZTIME) -parallel 1 ./mcpserver/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
