@@ -170,7 +170,9 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	results = slices.DeleteFunc(results, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+	// A held learning (superseded, or marked wrong, outdated or never) is
+	// never injected; search still lists it, marked.
+	results = slices.DeleteFunc(results, func(r index.Result) bool { return r.Held != "" || slices.Contains(req.Exclude, r.ID) })
 	if !anyLexical(results) {
 		res.Skipped = "no learning clears the relevance floor"
 		return res, nil
