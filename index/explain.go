@@ -24,11 +24,15 @@ func (w Why) Explain() string {
 	if w.GraphRank > 0 && w.GraphVia != "" {
 		graph = fmt.Sprintf("graph #%d via %s (+%.4f)", w.GraphRank, text.OneLine(w.GraphVia), c.Graph)
 	}
+	helpful := ""
+	if w.Helpful > 1 {
+		helpful = fmt.Sprintf(" × helpful %.2f", w.Helpful)
+	}
 	return strings.Join([]string{
 		signal("lexical", w.LexicalRank, c.Lexical, fmt.Sprintf("bm25 %.2f", w.BM25), fmt.Sprintf("%d terms", w.MatchedTerms)),
 		signal("trigram", w.TrigramRank, c.Trigram),
 		signal("vector", w.VectorRank, c.Vector, fmt.Sprintf("cos %.2f", w.Cosine)),
 		graph,
 	}, " · ") + fmt.Sprintf(" = fused %.4f × confidence %.2f × scope %.2f × recency %.2f × freshness %.2f",
-		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness)
+		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness) + helpful
 }

@@ -39,8 +39,11 @@ func NewCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 		Short:             "Print one learning, its entities and related learnings",
 		Long: `Show prints the learning's file as written, then its entities as the index
 knows them (with their community, see 'reflect graph') and the learnings
-that share entities with it, rarest shared entity first. ID may be the full
-id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
+that share entities with it, rarest shared entity first. A learning in a
+supersession chain lists the learnings that supersede it and those it
+supersedes; its marks ('reflect mark') are counted, and a learning the hooks
+do not inject says why. ID may be the full id, any unique prefix of it
+(with or without "lrn-"), or its 6-hex tail.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -80,7 +83,7 @@ id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 					related = []index.RelatedLearning{}
 				}
 				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
-					"indexed": indexed, "graph_entities": ents, "related": related})
+					"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
 			}
 			data, err := os.ReadFile(l.Path)
 			if err != nil {
@@ -88,6 +91,7 @@ id, any unique prefix of it (with or without "lrn-"), or its 6-hex tail.`,
 			}
 			out := f.IO.Out
 			fmt.Fprintf(out, "%s\n", safetext.Terminal(string(data)))
+			printChain(out, chainOf(st, l))
 			switch {
 			case indexed && len(ents) > 0:
 				fmt.Fprintln(out, "Entities:")
