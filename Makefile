@@ -22,7 +22,25 @@ BINDIR  ?= $(if $(GOBIN_),$(GOBIN_),$(firstword $(subst :, ,$(shell $(GO) env GO
 include e2e/versions.env
 export E2E_CLAUDE_VERSION E2E_CODEX_VERSION E2E_GEMINI_VERSION
 
-.PHONY: build install test e2e bench demo fmt clean
+.PHONY: build install test e2e bench demo fmt clean dist dist-smoke lint-workflows
+
+# make dist: release archives reflect_<version>_<os>_<arch>.tar.gz (.zip for
+# Windows) with checksums.txt, the npm packages (dist/npm) and the Homebrew
+# formula (dist/homebrew), for DIST_PLATFORMS, cross-compiled with cgo
+# (Debian: gcc-aarch64-linux-gnu, gcc-mingw-w64-x86-64). macOS archives come
+# from the release workflow's macOS runners. See docs/release.md.
+DIST           ?= dist
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 windows/amd64
+# dist-smoke's scratch directory, and the cross compilers it checks with.
+SMOKE          ?= .cache/dist-smoke
+CC_ARM64       ?= aarch64-linux-gnu-gcc
+CC_WINDOWS     ?= x86_64-w64-mingw32-gcc
+# actionlint checks .github/workflows (it cannot run here); go run fetches
+# it through the module proxy, so it is not one of go.mod's requirements.
+ACTIONLINT     ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+# Packages whose tests still use Unix-only calls (kill, flock, mount,
+# /proc): GOOS=windows go build checks their code, go vet the rest.
+WINDOWS_UNIX_TESTS := cmd/reflect drain drain/writer e2e
 
 build:
 	@mkdir -p $(dir $(BIN))
@@ -68,7 +86,40 @@ fmt:
 	gofmt -w $$(git ls-files '*.go')
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 demo: build
 	./scripts/demo.sh
+
+dist:
+	rm -rf '$(DIST)'
+	@for p in $(DIST_PLATFORMS); do \
+		DIST='$(DIST)' VERSION='$(VERSION)' GO='$(GO)' ./scripts/dist.sh build $${p%/*} $${p#*/} || exit 1; \
+	done
+	DIST='$(DIST)' VERSION='$(VERSION)' ./scripts/dist.sh finish
+
+# dist-smoke is what CI checks of the release build within its budget: the
+# scripts are shellcheck-clean; the linux/amd64 archive is built, its
+# checksum verified, installed by install.sh from a server on 127.0.0.1 and
+# through the npm packages, and reflect version run from each; reflect
+# cross-compiles for linux/arm64 (an aarch64 ELF, static); and
+# GOOS=windows go vet and go build pass with mingw-w64.
+dist-smoke:
+	@if command -v shellcheck >/dev/null; then shellcheck install.sh scripts/dist.sh; \
+	elif [ "$$CI" = true ]; then echo "dist-smoke: CI needs shellcheck (apt-get install shellcheck)" >&2; exit 1; \
+	else echo "dist-smoke: shellcheck not found, not checking the shell scripts" >&2; fi
+	rm -rf '$(SMOKE)'
+	DIST='$(SMOKE)' VERSION='$(VERSION)' GO='$(GO)' ./scripts/dist.sh build linux amd64
+	DIST='$(SMOKE)' VERSION='$(VERSION)' ./scripts/dist.sh finish
+	cd '$(SMOKE)' && sha256sum -c checksums.txt
+	CGO_ENABLED=1 GOOS=linux GOARCH=arm64 CC='$(CC_ARM64)' $(QUIET) $(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o '$(SMOKE)/arm64/reflect' ./cmd/reflect
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC='$(CC_WINDOWS)' $(GO) build -tags $(TAGS) ./...
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC='$(CC_WINDOWS)' $(GO) vet -tags $(TAGS) \
+		$$($(GO) list ./... | grep -v -x -F $(foreach p,$(WINDOWS_UNIX_TESTS),-e github.com/reflectkb/reflect/$(p)))
+	CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC='$(CC_WINDOWS)' $(GO) build -tags $(TAGS) -o '$(SMOKE)/windows/' ./cmd/reflect ./cmd/reflect-mcp ./cmd/reflect-ui
+	REFLECT_DIST_DIR='$(abspath $(SMOKE))' REFLECT_DIST_ARM64='$(abspath $(SMOKE))/arm64/reflect' \
+		REFLECT_DIST_WINDOWS='$(abspath $(SMOKE))/windows/reflect.exe' \
+		$(GO) test -tags $(TAGS) -count=1 -run 'TestRealDist' ./packaging/
+
+lint-workflows:
+	$(GO) run $(ACTIONLINT) .github/workflows/*.yml

@@ -28,6 +28,7 @@ var claudeAgent = agentSpec{
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "UserPromptSubmit", Sub: "prompt", Timeout: 5},
+		{Event: "PreToolUse", Matcher: "Bash", Sub: "pre-tool", Timeout: 5},
 		{Event: "PostToolUse", Matcher: "Bash", Sub: "post-tool", Timeout: 5},
 		{Event: "PostToolUseFailure", Matcher: "Bash", Sub: "post-tool", Timeout: 5},
 		{Event: "PreCompact", Sub: "pre-compact", Timeout: 10},

@@ -27,6 +27,7 @@ import (
 var codexHooks = []hookSpec{
 	{Event: "SessionStart", Sub: "session-start", Timeout: 10, Status: "🧠 recalling…"},
 	{Event: "UserPromptSubmit", Sub: "prompt", Timeout: 5, Status: "🧠 recalling…"},
+	{Event: "PreToolUse", Matcher: "Bash", Sub: "pre-tool", Timeout: 5, Status: "🧠 checking past failures…"},
 	{Event: "PostToolUse", Matcher: "Bash", Sub: "post-tool", Timeout: 5, Status: "🧠 noting the result…"},
 	{Event: "PreCompact", Sub: "pre-compact", Timeout: 10, Status: "🧠 saving session…"},
 	{Event: "Stop", Sub: "stop", Timeout: 10, Status: "🧠 saving session…"},

@@ -79,7 +79,7 @@ func TestCodexTrustStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"SessionStart": TrustTrusted, "UserPromptSubmit": TrustTrusted, "PreCompact": TrustTrusted,
+		"SessionStart": TrustTrusted, "UserPromptSubmit": TrustTrusted, "PreToolUse": TrustTrusted, "PreCompact": TrustTrusted,
 		"PostToolUse": TrustModified, "Stop": TrustUntrusted, "SessionEnd": TrustDisabled,
 	}
 	if got := statuses(trust); len(got) != len(want) {
@@ -92,7 +92,7 @@ func TestCodexTrustStates(t *testing.T) {
 		}
 	}
 	note := trustNote(trust)
-	for _, s := range []string{"3 of reflect's 6", "not trusted: Stop", "older definition: PostToolUse", "turned off: SessionEnd", "/hooks", "--dangerously-bypass-hook-trust"} {
+	for _, s := range []string{"3 of reflect's 7", "not trusted: Stop", "older definition: PostToolUse", "turned off: SessionEnd", "/hooks", "--dangerously-bypass-hook-trust"} {
 		if !strings.Contains(note, s) {
 			t.Errorf("note %q lacks %q", note, s)
 		}
@@ -111,7 +111,7 @@ func TestCodexTrustAfterReinstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed || trustNote(res.Trust) != "" || len(res.Trust) != 6 {
+	if res.Changed || trustNote(res.Trust) != "" || len(res.Trust) != 7 {
 		t.Fatalf("repeat install: changed %v, trust %+v, notes %q", res.Changed, res.Trust, res.Notes)
 	}
 	res, err = Install(InstallOptions{Agent: "codex", SettingsPath: path, Binary: "/usr/local/bin/reflect"})

@@ -23,6 +23,7 @@ import (
 var copilotHooks = []hookSpec{
 	{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 	{Event: "UserPromptSubmit", Sub: "prompt", Timeout: 5},
+	{Event: "PreToolUse", Sub: "pre-tool", Timeout: 5},
 	{Event: "PostToolUse", Sub: "post-tool", Timeout: 5},
 	{Event: "Stop", Sub: "stop", Timeout: 10},
 }
@@ -60,6 +61,7 @@ func runCopilot(a agentSpec, opts InstallOptions, path string, install bool) (Re
 		}
 	}
 	j.edit = editJSON(a, opts, install, (*mutator).installCopilot, (*mutator).uninstallCopilot)
+	j.strip = stripWith(editJSON(a, opts, false, (*mutator).installCopilot, (*mutator).uninstallCopilot))
 	return j.apply()
 }
 

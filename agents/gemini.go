@@ -40,6 +40,7 @@ var geminiAgent = agentSpec{
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},
+		{Event: "BeforeTool", Matcher: "run_shell_command", Sub: "pre-tool", Timeout: 5},
 		{Event: "AfterTool", Matcher: "run_shell_command", Sub: "post-tool", Timeout: 5},
 		{Event: "AfterAgent", Sub: "stop", Timeout: 10},
 		{Event: "SessionEnd", Sub: "session-end", Timeout: 10},

@@ -1,12 +1,14 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -56,7 +58,7 @@ type Result struct {
 	Changed bool   `json:"changed"`
 	// Created is true when the settings file did not exist before;
 	// Deleted when uninstall removed a file that was wholly reflect's
-	// (OpenCode's plugin).
+	// (OpenCode's plugin, or a settings file install created).
 	Created bool    `json:"created,omitempty"`
 	Deleted bool    `json:"deleted,omitempty"`
 	Added   []Entry `json:"added,omitempty"`
@@ -65,9 +67,11 @@ type Result struct {
 	Updated []Entry `json:"updated,omitempty"`
 	Removed []Entry `json:"removed,omitempty"`
 	// BackupPath is the copy of the original file, when one exists;
-	// BackupWritten is true when this run wrote it.
+	// BackupWritten is true when this run wrote it, BackupRemoved when an
+	// uninstall removed it because the file is back to what it held.
 	BackupPath    string `json:"backup_path,omitempty"`
 	BackupWritten bool   `json:"backup_written,omitempty"`
+	BackupRemoved bool   `json:"backup_removed,omitempty"`
 	// NewContent and Diff are filled for dry runs that would change the file.
 	NewContent string `json:"new_content,omitempty"`
 	Diff       string `json:"diff,omitempty"`
@@ -265,7 +269,35 @@ func run(opts InstallOptions, install bool) (Result, error) {
 		j.afterWrite = a.afterWrite
 	}
 	j.edit = editJSON(a, opts, install, (*mutator).install, (*mutator).uninstall)
+	j.strip = stripAll(a, opts)
 	return j.apply()
+}
+
+// stripAll is the strip of everything reflect writes into the agent's
+// settings file: its hooks and, when the agent keeps MCP servers in the
+// same file (Gemini CLI), its server entry.
+func stripAll(a agentSpec, opts InstallOptions) func([]byte) ([]byte, bool, error) {
+	hooks := editJSON(a, opts, false, (*mutator).install, (*mutator).uninstall)
+	if a.editMCP == nil || a.mcpFile != a.file || a.mcpAtHome {
+		return stripWith(hooks)
+	}
+	return stripWith(func(data []byte, res *Result) ([]byte, error) {
+		out, err := hooks(data, res)
+		if err != nil {
+			return nil, err
+		}
+		return a.editMCP(out, opts.Binary, false, res)
+	})
+}
+
+// stripWith turns an uninstall edit into a job's strip: the content with
+// reflect's entries removed, and whether there were any.
+func stripWith(edit func([]byte, *Result) ([]byte, error)) func([]byte) ([]byte, bool, error) {
+	return func(data []byte) ([]byte, bool, error) {
+		var r Result
+		out, err := edit(data, &r)
+		return out, len(r.Removed) > 0, err
+	}
 }
 
 // editJSON is the edit of a JSON settings file: parse it, let a mutator
@@ -301,6 +333,9 @@ type job struct {
 	// edit returns the new content of the file for orig (empty when the
 	// file does not exist) and records what it changes in res.
 	edit func(orig []byte, res *Result) ([]byte, error)
+	// strip is the uninstall edit, for telling a file (or a backup) that
+	// holds nothing but reflect's entries from one the user had.
+	strip func(data []byte) (out []byte, removed bool, err error)
 	// notes adds the steps left to the user, once res.Changed is known.
 	notes func(res *Result)
 	// afterWrite runs when the file is as reflect wants it (not for dry
@@ -344,6 +379,9 @@ func (j job) apply() (Result, error) {
 		if !opts.DryRun && j.afterWrite != nil {
 			j.afterWrite(&res, target)
 		}
+		if !opts.DryRun && !j.install && exists && isEmptyDoc(orig) {
+			return j.dropLeftovers(res, target)
+		}
 		return res, nil
 	}
 	if opts.DryRun {
@@ -360,7 +398,13 @@ func (j job) apply() (Result, error) {
 	if fi, err := os.Stat(target); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if exists && res.BackupPath == "" {
+	if !j.install {
+		return j.finishUninstall(res, target, out, perm)
+	}
+	// A file that holds only reflect's entries is one reflect created:
+	// its original is no file at all, so no "backup of the original" is
+	// written (it would hold reflect's own hooks).
+	if exists && res.BackupPath == "" && !j.onlyOurs(orig) {
 		if err := fsutil.WriteAtomic(backup, orig, perm); err != nil {
 			return res, err
 		}
@@ -375,6 +419,101 @@ func (j job) apply() (Result, error) {
 	return res, nil
 }
 
+// finishUninstall writes what an uninstall leaves, out, so that nothing
+// reflect created stays behind:
+//   - a backup whose original, less any entries of reflect's it holds, is
+//     what the file now says has done its job and is removed (the file
+//     gets the backup's exact bytes back when the backup held nothing of
+//     reflect's);
+//   - a file reflect created (no backup, or a backup that held nothing but
+//     reflect's entries, which older releases wrote) that is now empty is
+//     deleted instead of being left as {}.
+func (j job) finishUninstall(res Result, target string, out []byte, perm os.FileMode) (Result, error) {
+	ours := res.BackupPath == "" && isEmptyDoc(out)
+	dropBackup := false
+	if res.BackupPath != "" && j.strip != nil {
+		orig, err := os.ReadFile(res.BackupPath)
+		if err != nil {
+			return res, fmt.Errorf("read %s: %w", res.BackupPath, err)
+		}
+		if stripped, removed, err := j.strip(orig); err == nil && sameDoc(out, stripped) {
+			dropBackup = true
+			switch {
+			case removed && isEmptyDoc(stripped):
+				ours = true
+			case !removed:
+				out = orig
+			}
+		}
+	}
+	if ours {
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+		res.Deleted = true
+	} else if err := fsutil.WriteAtomic(target, out, perm); err != nil {
+		return res, err
+	}
+	if dropBackup {
+		if err := os.Remove(res.BackupPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+		res.BackupRemoved = true
+	}
+	return res, nil
+}
+
+// dropLeftovers removes what an uninstall by an older release left of a
+// file reflect created: the file emptied to {} and a backup that holds
+// nothing but reflect's own entries. A backup of anything else is the
+// user's original and stays, with the file.
+func (j job) dropLeftovers(res Result, target string) (Result, error) {
+	if res.BackupPath == "" {
+		return res, nil
+	}
+	orig, err := os.ReadFile(res.BackupPath)
+	if err != nil || !j.onlyOurs(orig) {
+		return res, nil
+	}
+	for _, p := range []string{target, res.BackupPath} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+	}
+	res.Deleted, res.BackupRemoved = true, true
+	return res, nil
+}
+
+// onlyOurs reports whether data holds reflect's entries and nothing else.
+func (j job) onlyOurs(data []byte) bool {
+	if j.strip == nil {
+		return false
+	}
+	stripped, removed, err := j.strip(data)
+	return err == nil && removed && isEmptyDoc(stripped)
+}
+
+// isEmptyDoc reports whether a settings file says nothing: blank, or a
+// JSON object without keys.
+func isEmptyDoc(data []byte) bool {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 {
+		return true
+	}
+	var m map[string]json.RawMessage
+	return json.Unmarshal(t, &m) == nil && len(m) == 0
+}
+
+// sameDoc reports whether a and b say the same: equal but for surrounding
+// blanks, or JSON with the same meaning.
+func sameDoc(a, b []byte) bool {
+	if bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b)) {
+		return true
+	}
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+}
+
 // checkBinary insists on an absolute path named reflect: the agent runs the
 // command from arbitrary directories, and uninstall recognises our entries by
 // the binary's base name.
@@ -382,7 +521,7 @@ func checkBinary(bin string) error {
 	if bin == "" || !filepath.IsAbs(bin) {
 		return fmt.Errorf("install needs the absolute path of the reflect binary, got %q", bin)
 	}
-	if filepath.Base(bin) != "reflect" {
+	if !isReflectName(filepath.Base(bin)) {
 		return fmt.Errorf("binary %s is not named reflect: rename or link it as reflect, then run install again", bin)
 	}
 	return nil
@@ -724,8 +863,12 @@ func isReflectBinary(prefix string) bool {
 	if len(f) == 0 {
 		return false
 	}
-	return filepath.Base(strings.Trim(f[len(f)-1], `'"`)) == "reflect"
+	return isReflectName(filepath.Base(strings.Trim(f[len(f)-1], `'"`)))
 }
+
+// isReflectName reports whether a binary's base name is reflect's: reflect,
+// or reflect.exe on Windows.
+func isReflectName(base string) bool { return base == "reflect" || base == "reflect.exe" }
 
 // shellQuote quotes a path for the shell both agents run commands with, only
 // when it needs it, so the common case stays readable in settings.json.
@@ -741,4 +884,32 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// UninstallAll removes every trace of reflect from every agent, in
+// registry order: hooks and status line (Uninstall; OpenCode's plugin file)
+// and MCP server entries (UninstallMCP) from each agent's default files,
+// found through opts.Dirs. opts.Agent and opts.SettingsPath are ignored.
+// It goes on past an agent that fails and returns every result it has with
+// the errors joined, each naming its agent.
+func UninstallAll(opts InstallOptions) ([]Result, error) {
+	opts.SettingsPath = ""
+	var results []Result
+	var errs []error
+	for _, a := range registry {
+		opts.Agent = a.name
+		runs := []func(InstallOptions) (Result, error){Uninstall}
+		if a.editMCP != nil {
+			runs = append(runs, UninstallMCP)
+		}
+		for _, run := range runs {
+			res, err := run(opts)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", a.display, err))
+				continue
+			}
+			results = append(results, res)
+		}
+	}
+	return results, errors.Join(errs...)
 }

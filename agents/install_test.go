@@ -310,8 +310,12 @@ func TestUninstallRestoresOriginal(t *testing.T) {
 			if _, err := Uninstall(opts); err != nil {
 				t.Fatal(err)
 			}
-			if got := readFile(t, res.Path); string(got) != "{}\n" {
-				t.Errorf("%s after install+uninstall = %q, want {}", agent, got)
+			// The file is reflect's own: uninstall removes it, and no
+			// backup was ever written.
+			for _, p := range []string{res.Path, res.Path + BackupSuffix} {
+				if _, err := os.Stat(p); !os.IsNotExist(err) {
+					t.Errorf("%s: %s left after install+uninstall: %v", agent, p, err)
+				}
 			}
 		}
 	})
@@ -453,16 +457,25 @@ func TestBackupWrittenOnce(t *testing.T) {
 			t.Errorf("%s mode %v, want 0640 kept", p, fi.Mode().Perm())
 		}
 	}
-	// Uninstall and install again: both write, neither touches the backup.
-	if res, err = Uninstall(opts); err != nil || res.BackupWritten || res.BackupPath != backup {
-		t.Fatalf("uninstall: %+v, %v", res, err)
-	}
+	// Install again from another binary: the file changes, the backup
+	// does not.
 	opts.Binary = "/elsewhere/reflect"
-	if res, err = Install(opts); err != nil || res.BackupWritten {
+	if res, err = Install(opts); err != nil || !res.Changed || res.BackupWritten {
 		t.Fatalf("reinstall: %+v, %v", res, err)
 	}
 	if !bytes.Equal(readFile(t, backup), orig) {
 		t.Error("backup was overwritten")
+	}
+	// Uninstall gives the original back, byte for byte, and removes the
+	// backup reflect wrote, which has nothing left to restore.
+	if res, err = Uninstall(opts); err != nil || res.BackupWritten || !res.BackupRemoved {
+		t.Fatalf("uninstall: %+v, %v", res, err)
+	}
+	if !bytes.Equal(readFile(t, path), orig) {
+		t.Errorf("after uninstall:\n%s\nwant the original", readFile(t, path))
+	}
+	if _, err := os.Stat(backup); !os.IsNotExist(err) {
+		t.Errorf("backup left after uninstall: %v", err)
 	}
 }
 
@@ -610,8 +623,8 @@ func TestInstallChecksBinary(t *testing.T) {
 	if _, err := Uninstall(opts); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, path); string(got) != "{}\n" {
-		t.Errorf("after uninstall: %s", got)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the file install created is left after uninstall: %v", err)
 	}
 }
 
@@ -631,6 +644,8 @@ func TestIsOurCommand(t *testing.T) {
 		{"reflect hook stop --agent claudex", "claude", false},
 		{"/usr/bin/not-reflect hook stop --agent claude", "claude", false},
 		{"reflect-dev hook stop --agent claude", "claude", false},
+		{"GOMAXPROCS=1 /opt/reflect/reflect.exe hook stop --agent claude", "claude", true},
+		{"/opt/reflect/reflect.exe.old hook stop --agent claude", "claude", false},
 		{"reflect statusline", "claude", false},
 		{"~/.claude/guard.sh", "claude", false},
 		{"", "claude", false},
@@ -643,7 +658,8 @@ func TestIsOurCommand(t *testing.T) {
 
 // TestPluginHooksMatchInstaller keeps the plugin's hooks/hooks.json and the
 // settings.json installer from drifting apart: same events, matchers,
-// commands (with reflect taken from PATH) and timeouts, in the same order.
+// commands (with reflect taken from PATH, behind pluginGuard) and timeouts,
+// in the same order.
 func TestPluginHooksMatchInstaller(t *testing.T) {
 	t.Parallel()
 	data := readFile(t, filepath.Join("..", "hooks", "hooks.json"))
@@ -677,7 +693,7 @@ func TestPluginHooksMatchInstaller(t *testing.T) {
 	}
 	m := mutator{agent: specs["claude"], binary: "reflect"}
 	for _, h := range specs["claude"].hooks {
-		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: m.command(h.Sub), Timeout: h.Timeout})
+		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: pluginGuard(h.Sub) + m.command(h.Sub), Timeout: h.Timeout})
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("plugin hooks.json:\n%+v\ninstaller:\n%+v", got, want)
@@ -836,8 +852,8 @@ func TestInstallUpgradesUnprefixedCommands(t *testing.T) {
 		if _, err := Uninstall(opts); err != nil {
 			t.Fatal(err)
 		}
-		if got := readFile(t, path); string(got) != "{}\n" {
-			t.Errorf("%s: after uninstall: %s", agent, got)
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%s: the file install created is left after uninstall: %v", agent, err)
 		}
 	}
 }

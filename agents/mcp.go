@@ -79,6 +79,12 @@ func runMCP(opts InstallOptions, install bool) (Result, error) {
 	j.edit = func(orig []byte, res *Result) ([]byte, error) {
 		return a.editMCP(orig, opts.Binary, install, res)
 	}
+	j.strip = stripWith(func(orig []byte, res *Result) ([]byte, error) {
+		return a.editMCP(orig, opts.Binary, false, res)
+	})
+	if a.mcpFile == a.file && !a.mcpAtHome {
+		j.strip = stripAll(a, opts)
+	}
 	return j.apply()
 }
 
@@ -90,5 +96,5 @@ func mcpEntry(key, bin string) Entry {
 // isOurServer says whether a server definition runs a reflect binary as
 // `reflect mcp`: only such an entry is updated or removed.
 func isOurServer(command string, args []string) bool {
-	return filepath.Base(command) == "reflect" && len(args) == len(mcpArgs) && args[0] == mcpArgs[0]
+	return isReflectName(filepath.Base(command)) && len(args) == len(mcpArgs) && args[0] == mcpArgs[0]
 }

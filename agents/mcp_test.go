@@ -198,10 +198,16 @@ func TestInstallMCPCodexRoundTrip(t *testing.T) {
 			if again, err := InstallMCP(opts); err != nil || again.Changed {
 				t.Fatalf("second install: %+v, %v", again, err)
 			}
-			if un, err := UninstallMCP(opts); err != nil || !un.Changed {
+			un, err := UninstallMCP(opts)
+			if err != nil || !un.Changed {
 				t.Fatalf("uninstall: %+v, %v", un, err)
 			}
-			if got := string(readFile(t, path)); got != orig {
+			if orig == "" {
+				// reflect created the file: uninstall removes it.
+				if _, err := os.Stat(path); !os.IsNotExist(err) || !un.Deleted {
+					t.Fatalf("uninstall left the file reflect created: deleted=%v, %v", un.Deleted, err)
+				}
+			} else if got := string(readFile(t, path)); got != orig {
 				t.Fatalf("uninstall is not exact:\n%q\nwant\n%q", got, orig)
 			}
 		})

@@ -76,8 +76,13 @@ func TestCopilotInstall(t *testing.T) {
 	if after["banner"] != "never" || len(hooks) != 1 || len(hooks["PostToolUse"].([]any)) != 1 {
 		t.Fatalf("after uninstall: %v", after)
 	}
-	if string(readFile(t, path+BackupSuffix)) != orig {
-		t.Fatal("backup is not the original")
+	// The file is the original again (in the original's own bytes), so
+	// the backup, which reflect wrote, goes.
+	if string(readFile(t, path)) != orig || !un.BackupRemoved {
+		t.Fatalf("after uninstall (backup removed %v):\n%s\nwant the original:\n%s", un.BackupRemoved, readFile(t, path), orig)
+	}
+	if _, err := os.Stat(path + BackupSuffix); !os.IsNotExist(err) {
+		t.Fatalf("backup left behind: %v", err)
 	}
 	if st := status(context.Background(), specs["copilot"], Dirs{Home: home}); st.Installed {
 		t.Fatalf("status after uninstall: %+v", st)

@@ -24,6 +24,8 @@ import (
 //
 //	chat.message (first of a session)  → session-start, then prompt; the answer
 //	                                     is added to the prompt as a synthetic text part
+//	tool.execute.before (bash)         → pre-tool; a warning is put before the
+//	                                     command's output in tool.execute.after
 //	tool.execute.after (bash)          → post-tool (metadata.exit is the exit status)
 //	experimental.session.compacting    → pre-compact, with the session's messages
 //	event session.idle                 → stop, with the session's messages

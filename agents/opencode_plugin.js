@@ -8,7 +8,11 @@
 import { spawn } from "node:child_process";
 
 const REFLECT = "@REFLECT@";
-const TIMEOUTS = { "session-start": 10000, prompt: 5000, "post-tool": 5000, "pre-compact": 10000, stop: 10000 };
+const TIMEOUTS = { "session-start": 10000, prompt: 5000, "pre-tool": 5000, "post-tool": 5000, "pre-compact": 10000, stop: 10000 };
+// A pre-tool warning waits for its call's result, which is the only text of
+// a tool call the model reads; warnings of calls that never finish are
+// dropped past this many.
+const MAX_WARNINGS = 64;
 // Tool output sent with a session is cut to this many characters, and
 // any other text of a part to MAX_TEXT: the drainer condenses it further,
 // and the payload stays small.
@@ -111,6 +115,7 @@ const DISPOSE_WAIT = 15000;
 export const ReflectPlugin = async ({ client, directory }) => {
   const started = new Set();
   const source = new Map();
+  const warnings = new Map();
   // OpenCode calls the event hook without awaiting it, and `opencode run`
   // exits as soon as the session's status turns idle: the session.idle stop
   // hook races the exit and, on a busy machine, lost (nothing queued). Exit
@@ -169,12 +174,29 @@ export const ReflectPlugin = async ({ client, directory }) => {
         }
       } catch {}
     },
+    // OpenCode gives tool.execute.before no way to talk to the model: the
+    // warning is kept and put before the command's output, which it reads.
+    "tool.execute.before": async (input, output) => {
+      try {
+        if (input.tool !== "bash") return;
+        const text = await hook("pre-tool", {
+          session_id: input.sessionID, cwd: directory, hook_event_name: "PreToolUse", tool_name: "bash", tool_input: output?.args ?? {},
+        });
+        if (!text) return;
+        if (warnings.size >= MAX_WARNINGS) warnings.delete(warnings.keys().next().value);
+        warnings.set(input.callID, text);
+      } catch {}
+    },
     "tool.execute.after": async (input, output) => {
       try {
         if (input.tool !== "bash") return;
+        const result = output?.output ?? "";
+        const warning = warnings.get(input.callID);
+        warnings.delete(input.callID);
+        if (warning && typeof output?.output === "string") output.output = warning + "\n\n" + output.output;
         await hook("post-tool", {
           session_id: input.sessionID, cwd: directory, hook_event_name: "PostToolUse", tool_name: "bash",
-          tool_input: input.args ?? {}, tool_response: { exit_code: output?.metadata?.exit, output: output?.output ?? "" },
+          tool_input: input.args ?? {}, tool_response: { exit_code: output?.metadata?.exit, output: result },
         });
       } catch {}
     },

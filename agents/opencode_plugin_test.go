@@ -207,3 +207,49 @@ await other.event({ event: { type: "session.idle", properties: { sessionID: "ses
 		t.Errorf("increment: %+v, want messages 100 and 101 only", last)
 	}
 }
+
+// tool.execute.before sends a bash call to pre-tool; a warning it answers
+// is put before that call's output (the text of a tool call the model
+// reads), once, and the post-tool hook still gets the output as it was.
+// Other tools, and calls with no warning, are left alone.
+func TestOpenCodePluginPreTool(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	script := "#!/bin/sh\n{ printf '%s ' \"$2\"; cat; echo; } >> '" + log + "'\n" +
+		"[ \"$2\" = pre-tool ] && grep -q curl '" + log + "' && [ ! -e '" + filepath.Join(dir, "quiet") + "' ] && " +
+		"printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"additionalContext\":\"WARN\"}}\\n'\nexit 0\n"
+	got := runPluginDriver(t, dir, script, `import { ReflectPlugin } from "./reflect.mjs";
+import { writeFileSync } from "node:fs";
+const hooks = await ReflectPlugin({ client: { session: { messages: async () => ({ data: [] }) } }, directory: "/repo" });
+const warned = { output: "curl: (60) SSL", metadata: { exit: 60 } };
+await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "call_1" }, { args: { command: "curl https://x" } });
+await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_1", callID: "call_1", args: { command: "curl https://x" } }, warned);
+writeFileSync("`+filepath.Join(dir, "quiet")+`", "");
+const plain = { output: "ok", metadata: { exit: 0 } };
+await hooks["tool.execute.before"]({ tool: "bash", sessionID: "ses_1", callID: "call_2" }, { args: { command: "ls" } });
+await hooks["tool.execute.after"]({ tool: "bash", sessionID: "ses_1", callID: "call_2", args: { command: "ls" } }, plain);
+await hooks["tool.execute.before"]({ tool: "read", sessionID: "ses_1", callID: "call_3" }, { args: { filePath: "/x" } });
+console.log(JSON.stringify({ warned: warned.output, plain: plain.output }));
+`)
+	if !strings.Contains(got, `"warned":"WARN\n\ncurl: (60) SSL"`) || !strings.Contains(got, `"plain":"ok"`) {
+		t.Errorf("outputs after the hooks: %s", got)
+	}
+	calls, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, l := range strings.Split(strings.TrimSpace(string(calls)), "\n") {
+		ev, payload, _ := strings.Cut(l, " ")
+		events = append(events, ev)
+		if ev == "pre-tool" && (!strings.Contains(payload, `"tool_name":"bash"`) || !strings.Contains(payload, `"tool_input":{"command":`)) {
+			t.Errorf("pre-tool payload %s", payload)
+		}
+		if ev == "post-tool" && strings.Contains(payload, "WARN") {
+			t.Errorf("post-tool got the warning in the output: %s", payload)
+		}
+	}
+	if strings.Join(events, ",") != "pre-tool,post-tool,pre-tool,post-tool" {
+		t.Errorf("reflect ran %q", events)
+	}
+}

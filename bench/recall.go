@@ -18,15 +18,29 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/store"
 )
 
-// The labelled recall set: realistic coding learnings and prompts written
+// The labelled recall sets: realistic coding learnings and prompts written
 // as users type them, each prompt labelled with the learning it should
-// recall (or none). It is embedded so `reflect bench recall` runs offline
-// from any directory.
+// recall (or none). They are embedded so `reflect bench recall` runs
+// offline from any directory.
 //
-//go:embed recallset/kb/*.md recallset/prompts.jsonl
-var recallSet embed.FS
+//go:embed recallset/kb/*.md recallset/prompts.jsonl userset/kb/*.md userset/prompts.jsonl
+var recallSets embed.FS
+
+// The labelled sets built in, by name.
+const (
+	// SetRecall is the project's own set (50 learnings, 194 prompts), the
+	// one the relevance floor was first calibrated on.
+	SetRecall = "recallset"
+	// SetUser was written as a user population writes, independently of
+	// the ranking code (175 learnings, 625 prompts; issue 28).
+	SetUser = "userset"
+)
+
+// SetNames lists the built-in sets, the default first.
+var SetNames = []string{SetRecall, SetUser}
 
 // Prompt kinds. Silent prompts must recall nothing.
 const (
@@ -61,42 +75,78 @@ func (p LabelledPrompt) HeldOut() bool {
 // RecallSet is the labelled set: learnings (file name → markdown) and
 // prompts.
 type RecallSet struct {
+	// Name is the set's name (SetNames).
+	Name      string
 	Learnings map[string][]byte
 	Prompts   []LabelledPrompt
 }
 
-// LoadRecallSet reads the embedded labelled set and checks that every
-// prompt names a learning the set has.
-func LoadRecallSet() (*RecallSet, error) {
-	s := &RecallSet{Learnings: map[string][]byte{}}
-	ents, err := fs.ReadDir(recallSet, "recallset/kb")
+// LoadRecallSet reads the project's own labelled set (SetRecall).
+func LoadRecallSet() (*RecallSet, error) { return LoadSet(SetRecall) }
+
+// LoadSet reads the built-in labelled set called name and checks it (see
+// loadSet).
+func LoadSet(name string) (*RecallSet, error) {
+	if !slices.Contains(SetNames, name) {
+		return nil, fmt.Errorf("no labelled set %q; the built-in sets are %s", name, strings.Join(SetNames, ", "))
+	}
+	return loadSet(recallSets, name)
+}
+
+// loadSet reads the set in dir of fsys (dir/kb/*.md, dir/prompts.jsonl) and
+// checks it, so that a typo in a hand-written set fails loudly instead of
+// skewing a rate: every learning parses and is named after its id, prompt
+// ids are unique, kinds are known, a prompt names a learning of the set
+// exactly when it is not silent, and no prompt is empty.
+func loadSet(fsys fs.FS, dir string) (*RecallSet, error) {
+	s := &RecallSet{Name: dir, Learnings: map[string][]byte{}}
+	kb := path.Join(dir, "kb")
+	ents, err := fs.ReadDir(fsys, kb)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range ents {
-		data, err := recallSet.ReadFile(path.Join("recallset/kb", e.Name()))
+		name := e.Name()
+		data, err := fs.ReadFile(fsys, path.Join(kb, name))
 		if err != nil {
 			return nil, err
 		}
-		s.Learnings[e.Name()] = data
+		l, err := store.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", kb, name, err)
+		}
+		if l.ID+".md" != name {
+			return nil, fmt.Errorf("%s/%s: id %q does not match the file name", kb, name, l.ID)
+		}
+		s.Learnings[name] = data
 	}
-	data, err := recallSet.ReadFile("recallset/prompts.jsonl")
+	data, err := fs.ReadFile(fsys, path.Join(dir, "prompts.jsonl"))
 	if err != nil {
 		return nil, err
 	}
+	seen := map[string]int{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		var p LabelledPrompt
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			return nil, fmt.Errorf("prompts.jsonl:%d: %w", n, err)
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: %w", dir, n, err)
 		}
-		if (p.Kind == KindSilent) != (p.Want == "") {
-			return nil, fmt.Errorf("prompts.jsonl:%d: kind %q with want %q", n, p.Kind, p.Want)
+		switch {
+		case p.ID == "":
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: no id", dir, n)
+		case seen[p.ID] != 0:
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: id %s already on line %d", dir, n, p.ID, seen[p.ID])
+		case !slices.Contains(Kinds, p.Kind):
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: unknown kind %q (kinds: %s)", dir, n, p.Kind, strings.Join(Kinds, ", "))
+		case (p.Kind == KindSilent) != (p.Want == ""):
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: kind %q with want %q", dir, n, p.Kind, p.Want)
+		case p.Want != "" && s.Learnings[p.Want+".md"] == nil:
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: no learning %s", dir, n, p.Want)
+		case strings.TrimSpace(p.Prompt) == "":
+			return nil, fmt.Errorf("%s/prompts.jsonl:%d: empty prompt", dir, n)
 		}
-		if p.Want != "" && s.Learnings[p.Want+".md"] == nil {
-			return nil, fmt.Errorf("prompts.jsonl:%d: no learning %s", n, p.Want)
-		}
+		seen[p.ID] = n
 		s.Prompts = append(s.Prompts, p)
 	}
 	return s, sc.Err()
@@ -215,6 +265,7 @@ type Miss struct {
 
 // RecallReport is the outcome of a recall benchmark.
 type RecallReport struct {
+	Set       string        `json:"set"`
 	Learnings int           `json:"learnings"`
 	Prompts   int           `json:"prompts"`
 	Sizes     []*SizeReport `json:"sizes"`
@@ -227,7 +278,7 @@ func Recall(ctx context.Context, set *RecallSet, opts RecallOptions) (*RecallRep
 	if opts.Recall == nil {
 		return nil, fmt.Errorf("bench recall: no recall to measure")
 	}
-	rep := &RecallReport{Learnings: len(set.Learnings), Prompts: len(set.Prompts)}
+	rep := &RecallReport{Set: set.Name, Learnings: len(set.Learnings), Prompts: len(set.Prompts)}
 	names := make([]string, 0, len(set.Learnings))
 	for n := range set.Learnings {
 		names = append(names, n)

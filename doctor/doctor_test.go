@@ -84,7 +84,7 @@ func TestHooksCheck(t *testing.T) {
 	}
 	r = Run(context.Background(), c)
 	if ch := checkNamed(r, "claude hooks"); ch == nil || ch.Status != Warn ||
-		!strings.Contains(ch.Detail, "8 written by another reflect") || ch.Fix != "run 'reflect install claude' to update them" {
+		!strings.Contains(ch.Detail, "9 written by another reflect") || ch.Fix != "run 'reflect install claude' to update them" {
 		t.Errorf("claude hooks check of an older install = %+v", ch)
 	}
 	if got, _ := os.ReadFile(settings); string(got) != old {

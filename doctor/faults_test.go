@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -77,7 +77,7 @@ func TestDoctorRepairsVectorFile(t *testing.T) {
 			if err := os.Remove(path); err != nil {
 				t.Fatal(err)
 			}
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
+			if err := testfs.Mkfifo(path); err != nil {
 				t.Skip("mkfifo:", err)
 			}
 		}, "is a FIFO, not a regular file"},

@@ -2,8 +2,11 @@ package drain
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +122,45 @@ func TestDrainDoesNotFoldPersonalLearnings(t *testing.T) {
 	}
 	if body := e.read(t, "lrn-vite-env-local-restart-bbbbbb").Body; strings.Contains(body, "personal") {
 		t.Errorf("the shared learning took the personal one's text:\n%s", body)
+	}
+}
+
+// A pulled "learning" that is a link (documents/<id>.md -> a file outside
+// that parses as a learning, as a hostile push could make it) is never
+// read, so never folded into a real learning that syncs.
+func TestDrainDoesNotFoldALinkedLearning(t *testing.T) {
+	e := newDrainEnv(t)
+	o := withConfig(e.config(t), Options{Writer: &fixedWriter{}})
+	ix, err := o.OpenIndex(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	const title = "Vite dev server ignores .env.local until it restarts"
+	const insight = "Restart the vite dev server after editing .env.local: env files are read at start-up."
+	l := &store.Learning{ID: "lrn-vite-env-local-restart-aaaaaa", Title: title, KeyInsight: insight,
+		Type: "learning", Confidence: "high", Scope: "global", Created: early, Updated: early, Body: "## Problem\nmine\n"}
+	if _, err := knowledge.New(ix).Put(context.Background(), l, nil, early); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	outside := filepath.Join(e.kb, "..", "id_rsa")
+	target := "---\nid: lrn-vite-env-local-restart-bbbbbb\ntitle: " + strconv.Quote(title) + "\ntype: learning\nconfidence: high\nscope: global\nkey_insight: " + strconv.Quote(insight) +
+		"\ncreated: 2026-11-21T09:00:00Z\n---\nSECRETKEYMATERIAL\n"
+	if _, err := store.Parse([]byte(target)); err != nil {
+		t.Fatalf("the linked file must parse as a learning for the test to mean anything: %v", err)
+	}
+	if err := os.WriteFile(outside, []byte(target), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(e.kb, "documents", "lrn-vite-env-local-restart-bbbbbb.md")); err != nil {
+		t.Fatal(err)
+	}
+	o.Pulled = []string{"lrn-vite-env-local-restart-bbbbbb"}
+	if rep := e.run(t, o); len(rep.Folded) != 0 {
+		t.Errorf("folded %+v", rep.Folded)
+	}
+	if body := e.read(t, "lrn-vite-env-local-restart-aaaaaa").Body; strings.Contains(body, "SECRETKEYMATERIAL") {
+		t.Errorf("the linked file's text went into a learning that syncs:\n%s", body)
 	}
 }

@@ -16,8 +16,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/proc"
 )
 
 // Versions are the client versions the suite runs: versions.env, unless
@@ -220,8 +221,7 @@ func run(ctx context.Context, timeout time.Duration, dir string, env []string, n
 	// group is killed, and Wait stops waiting for pipes a straggler still
 	// holds, so a hung client fails its test instead of the suite's
 	// deadline.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.InOwnGroup(cmd)
 	cmd.WaitDelay = 10 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

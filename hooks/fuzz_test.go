@@ -50,8 +50,8 @@ func FuzzHook(f *testing.F) {
 				if agent == "codex" && event == "stop" && out != "" {
 					t.Errorf("Codex Stop printed %q", out)
 				}
-				if out != "" && event != "session-start" && event != "prompt" {
-					t.Errorf("%s --agent %s printed %q: only session-start and prompt answer", event, agent, out)
+				if out != "" && event != "session-start" && event != "prompt" && event != "pre-tool" {
+					t.Errorf("%s --agent %s printed %q: only session-start, prompt and pre-tool answer", event, agent, out)
 				}
 				ev := lastEvent(t, cfg.StateDir)
 				if ev.Event != event || !ev.TS.Equal(t0) {

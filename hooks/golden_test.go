@@ -275,6 +275,9 @@ func contextOf(t testing.TB, out string) string {
 // last-event.json and, for pre-compact/stop/session-end, the expected
 // queue record.
 func TestGolden(t *testing.T) {
+	// Session start: the learning its query finds, then the project's two
+	// others from the briefing (confidence × recency).
+	briefed := []string{"samesite", "clock", "insecure"}
 	e := newHookEnv(t)
 	e.gitRepo(t, "fix/oauth-state-cookie",
 		"login: redirect to the IdP with a state parameter",
@@ -289,8 +292,8 @@ func TestGolden(t *testing.T) {
 		detail                string
 		trigger               queue.Trigger // "": nothing queued
 	}{
-		{"claude", "session-start", "session-start", claudeSID, []string{"samesite"}, "recalled 1", ""},
-		{"claude", "session-start-compact", "session-start", claudeSID, []string{"samesite"}, "recalled 1", ""},
+		{"claude", "session-start", "session-start", claudeSID, briefed, "recalled 3", ""},
+		{"claude", "session-start-compact", "session-start", claudeSID, briefed, "recalled 3", ""},
 		{"claude", "user-prompt-submit", "prompt", claudeSID, []string{"samesite"}, "recalled 1", ""},
 		{"claude", "user-prompt-correction", "prompt", claudeSID, []string{"insecure"}, "recalled 1", ""},
 		{"claude", "post-tool-use", "post-tool", claudeSID, nil, "tool call ok", ""},
@@ -298,13 +301,13 @@ func TestGolden(t *testing.T) {
 		{"claude", "pre-compact", "pre-compact", claudeSID, nil, "queued session", queue.TriggerPreCompactAuto},
 		{"claude", "stop", "stop", claudeSID, nil, "queued session", queue.TriggerStop},
 		{"claude", "session-end", "session-end", claudeSID, nil, "queued session", queue.TriggerSessionEnd},
-		{"codex", "session-start", "session-start", codexSID, []string{"samesite"}, "recalled 1", ""},
-		{"codex", "session-start-null-transcript", "session-start", "019aad60-0000-7000-8000-000000000001", []string{"samesite"}, "recalled 1", ""},
+		{"codex", "session-start", "session-start", codexSID, briefed, "recalled 3", ""},
+		{"codex", "session-start-null-transcript", "session-start", "019aad60-0000-7000-8000-000000000001", briefed, "recalled 3", ""},
 		{"codex", "user-prompt-submit", "prompt", codexSID, []string{"clock"}, "recalled 1", ""},
 		{"codex", "post-tool-use", "post-tool", codexSID, nil, "watching: go exited 1", ""},
 		{"codex", "pre-compact", "pre-compact", codexSID, nil, "queued session", queue.TriggerPreCompactAuto},
 		{"codex", "stop", "stop", codexSID, nil, "queued session", queue.TriggerStop},
-		{"gemini", "session-start", "session-start", geminiSID, []string{"samesite"}, "recalled 1", ""},
+		{"gemini", "session-start", "session-start", geminiSID, briefed, "recalled 3", ""},
 		{"gemini", "before-agent", "prompt", geminiSID, []string{"samesite"}, "recalled 1", ""},
 		{"gemini", "before-agent-correction", "prompt", geminiSID, []string{"insecure"}, "recalled 1", ""},
 		{"gemini", "after-tool", "post-tool", geminiSID, nil, "tool call ok", ""},

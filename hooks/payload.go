@@ -12,7 +12,7 @@ import (
 
 // Events are the hook events of `reflect hook EVENT`, in the order an agent
 // session meets them.
-var Events = []string{"session-start", "prompt", "post-tool", "pre-compact", "stop", "session-end"}
+var Events = []string{"session-start", "prompt", "pre-tool", "post-tool", "pre-compact", "stop", "session-end"}
 
 // Agents are the harnesses reflect answers. OpenCode reaches reflect
 // through the plugin `reflect install opencode` writes, which sends the
@@ -112,6 +112,8 @@ func agentEventName(agent, event string) string {
 		return "SessionStart"
 	case "prompt":
 		return "UserPromptSubmit"
+	case "pre-tool":
+		return "PreToolUse"
 	case "post-tool":
 		return "PostToolUse"
 	case "pre-compact":
@@ -125,12 +127,13 @@ func agentEventName(agent, event string) string {
 }
 
 // geminiEvents are Gemini CLI's names for reflect's events: BeforeAgent
-// fires after the user submits a prompt, AfterAgent when the agent loop
+// fires after the user submits a prompt, BeforeTool before a tool runs, AfterAgent when the agent loop
 // of a turn ends (Claude's Stop), PreCompress before history is
 // summarised.
 var geminiEvents = map[string]string{
 	"session-start": "SessionStart",
 	"prompt":        "BeforeAgent",
+	"pre-tool":      "BeforeTool",
 	"post-tool":     "AfterTool",
 	"pre-compact":   "PreCompress",
 	"stop":          "AfterAgent",

@@ -808,7 +808,8 @@ func TestSessionStartStartsDrain(t *testing.T) {
 	}
 	still := "still relevant: " + e.ids["samesite"]
 
-	if spawned, detail := start(t0, nil); len(spawned) != 0 || detail != "recalled 1" {
+	// The session start's briefing adds the project's two other learnings.
+	if spawned, detail := start(t0, nil); len(spawned) != 0 || detail != "recalled 3" {
 		t.Errorf("empty queue: started %q, detail %q", spawned, detail)
 	}
 	run(t, e.cfg, "stop", "claude", e.fixture(t, "claude", "stop", map[string]any{"transcript_path": e.transcript(t, "t.jsonl")}))

@@ -60,6 +60,10 @@ func TestSessionDedupeScenario(t *testing.T) {
 		"login: redirect to the IdP with a state parameter",
 		"callback: compare the OAuth state cookie with the state parameter",
 		"cookie: set SameSite on the OAuth state cookie")
+	// One learning a block: with more, the session start's briefing of
+	// the project's learnings would give the whole topic at once, and
+	// there would be no new learning left for a prompt to bring.
+	e.cfg.Recall.Max = 1
 	samesite, clock := e.ids["samesite"], e.ids["clock"]
 	stillSameSite := "still relevant: " + samesite + " (OAuth state cookie must be SameSite=Lax)"
 	prompt := func(text string) []byte {

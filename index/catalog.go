@@ -34,7 +34,7 @@ const cacheKB = 64 << 10
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 // The versions open lists are migrated in place instead (migrate).
-const schemaVersion = 15
+const schemaVersion = 16
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -86,9 +86,12 @@ var schema = []string{
 	`CREATE TABLE IF NOT EXISTS problems(path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime INTEGER NOT NULL, reason TEXT NOT NULL)`,
 	`CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	vectorsSchema,
+	commandsSchema,   // schema 15: failing commands, for the pre-tool hook (commands.go)
+	commandsDocIndex, // schema 15
+	docsProjectIndex, // schema 15: a project's learnings for the session-start briefing
 }
 
-// docsHoldColumns add schema 15's columns to an older docs table: hold is
+// docsHoldColumns add schema 16's columns to an older docs table: hold is
 // why a learning is kept out of automatic injection (store.Learning.Held),
 // helpful its count of helpful marks, feedback all its marks in words.
 var docsHoldColumns = []string{
@@ -377,10 +380,10 @@ func (ix *Index) open(ctx context.Context) error {
 		return nil
 	case 0:
 		return ix.createSchema(ctx)
-	case 14:
-		// Two columns with defaults: instant, so even a hook migrates.
+	case 15:
+		// Three columns with defaults: instant, so even a hook migrates.
 		return ix.migrate(ctx, version)
-	case 12, 13:
+	case 12, 13, 14:
 		if ix.opts.noRebuild {
 			// Seconds at 100,000 learnings: past a hook's deadline, which
 			// would roll it back for the next hook to start again. The
@@ -393,13 +396,15 @@ func (ix *Index) open(ctx context.Context) error {
 	}
 }
 
-// migrate brings a schema 12, 13 or 14 catalog to 15 in place, where a
+// migrate brings a schema 12, 13, 14 or 15 catalog to 16 in place, where a
 // rebuild would take minutes at 100,000 learnings: 13 added the docs_tail
 // index (short ids without listing documents/), 14 the postings_term index
-// (docs/benchmarks.md has its cost), 15 the hold, helpful and feedback columns
-// (feedback and supersession, filled as learnings are next indexed: no
-// learning written before 15 has marks, and a hand-written superseded_by
-// takes effect at the next 'reflect reindex --full'). It holds the update lock, so that
+// (docs/benchmarks.md has its cost), 15 the commands table and the
+// docs_project index (migrateCommands fills the table from the catalog), 16
+// the hold, helpful and feedback columns (feedback and supersession, filled
+// as learnings are next indexed: no learning written before 16 has marks,
+// and a hand-written superseded_by takes effect at the next 'reflect
+// reindex --full'). It holds the update lock, so that
 // another process's add or forget waits for it there rather than on
 // SQLite's busy timeout.
 func (ix *Index) migrate(ctx context.Context, from int) error {
@@ -412,26 +417,31 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 	if from == 12 {
 		stmts = append(stmts, docsTailIndex)
 	}
-	if from < 14 {
+	if from <= 13 {
 		stmts = append(stmts, postingsTermIndex)
 	}
+	var fill func(context.Context, *sql.Tx) error
+	if from <= 14 {
+		stmts = append(stmts, commandsSchema, commandsDocIndex, docsProjectIndex)
+		fill = migrateCommands
+	}
 	stmts = append(stmts, docsHoldColumns...)
-	stmts = append(stmts, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
-	return ix.schemaTx(ctx, from, stmts)
+	return ix.schemaTx(ctx, from, stmts, fill, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 }
 
 func (ix *Index) createSchema(ctx context.Context) error {
-	if err := ix.schemaTx(ctx, 0, allSchema); err != nil {
+	if err := ix.schemaTx(ctx, 0, allSchema, nil, ""); err != nil {
 		return err
 	}
 	_ = os.Chmod(ix.path, fsutil.FilePerm)
 	return nil
 }
 
-// schemaTx runs stmts in one transaction when the catalog's user_version,
-// read again inside it, is still from: another process may have created
-// or migrated the schema while this one waited for the lock.
-func (ix *Index) schemaTx(ctx context.Context, from int, stmts []string) error {
+// schemaTx runs stmts, then fill (when not nil), then stamp (when not
+// empty) in one transaction when the catalog's user_version, read again
+// inside it, is still from: another process may have created or migrated
+// the schema while this one waited for the lock.
+func (ix *Index) schemaTx(ctx context.Context, from int, stmts []string, fill func(context.Context, *sql.Tx) error, stamp string) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -446,6 +456,16 @@ func (ix *Index) schemaTx(ctx context.Context, from int, stmts []string) error {
 	}
 	for _, stmt := range stmts {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("schema %d: %w", schemaVersion, err)
+		}
+	}
+	if fill != nil {
+		if err := fill(ctx, tx); err != nil {
+			return fmt.Errorf("schema %d: %w", schemaVersion, err)
+		}
+	}
+	if stamp != "" {
+		if _, err := tx.ExecContext(ctx, stamp); err != nil {
 			return fmt.Errorf("schema %d: %w", schemaVersion, err)
 		}
 	}

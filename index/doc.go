@@ -16,7 +16,7 @@
 //     a stat and a hash), and the metadata a result shows and ranking
 //     weighs (title, key insight, confidence, scope, project, tags,
 //     updated, cites), so a search never opens a markdown file for them;
-//     hold, helpful and feedback (schema 15) are the user's marks and
+//     hold, helpful and feedback (schema 16) are the user's marks and
 //     supersession as recall needs them: a held learning is never
 //     injected, and the prompt hook reads no document to know it.
 //     docs_tail indexes each id's part after its last '-' (1.5 MB at
@@ -40,6 +40,11 @@
 //     by row for the trigram rerank.
 //   - the entity graph (package graph) and vectors (vectors.go): the graph
 //     and vector signals of fusion.
+//   - commands: the keys of the shell commands each learning records as
+//     failing ("go test", "npm ci"), keyed by command, so the pre-tool hook
+//     finds the learnings about a command with one lookup (commands.go).
+//   - docs_project: an index of docs by project and update time, for the
+//     session-start briefing of a project's learnings.
 //
 // User text reaches FTS5 only after QuoteQuery has turned it into quoted
 // terms: raw query syntax from a user or an agent never reaches SQLite.

@@ -146,6 +146,9 @@ type derivedRows struct {
 	stats  fieldStats     // BM25F field lengths and term frequencies
 	sc     *store.Sidecar // its sidecar, or the entities extracted from it
 	idents []string       // identifiers for the trigram table
+	// commands are the keys of the shell commands it records as failing
+	// (recordedCommands), for the commands table.
+	commands []string
 }
 
 // prepareStep does the read-only part of a plan's step: a file to examine
@@ -219,5 +222,6 @@ func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *de
 	}
 	r.sc = sc
 	r.idents = Identifiers(strings.Join(fields[:], "\n"))
+	r.commands = recordedCommands(l)
 	return r
 }

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,38 +127,77 @@ func TestJudgeContent(t *testing.T) {
 }
 
 // TestFuse checks the search's fusion stage on its own: each signal adds
-// weight/(rrfK+rank), a missing rank adds nothing, the best fused come
-// first (ties by row number) and only keep of them are returned.
+// its weight times its score normalised into [0, 1] (BM25F and the graph's
+// score over the best of the search, the cosine between minCosine and the
+// best, the trigram's share of identifiers as it is), a signal that did
+// not find a learning adds nothing, the best fused come first (ties by row
+// number) and only keep of them are returned.
 func TestFuse(t *testing.T) {
 	cands := map[int64]*Why{
-		1: {LexicalRank: 2},
-		2: {LexicalRank: 1, VectorRank: 1},
-		3: {TrigramRank: 1},
-		4: {LexicalRank: 2}, // ties with 1
-		5: {GraphRank: 9},
+		1: {LexicalRank: 2, BM25: 4},
+		2: {LexicalRank: 1, BM25: 8, VectorRank: 1, Cosine: 0.55},
+		3: {TrigramRank: 1, Identifiers: 0.5},
+		4: {LexicalRank: 3, BM25: 4}, // ties with 1
+		5: {GraphRank: 9, GraphScore: 2},
+		6: {VectorRank: 2, Cosine: 0.35},
 	}
-	got := fuse(cands, 0.5, 4)
-	if len(got) != 4 {
-		t.Fatalf("fuse kept %d, want 4", len(got))
+	w := fusionWeights{lexical: 1, trigram: 0.2, vector: 0.5, graph: 0.001}
+	got := fuse(cands, w, 5)
+	if len(got) != 5 {
+		t.Fatalf("fuse kept %d, want 5", len(got))
 	}
-	if got[0] != 2 {
-		t.Errorf("best = %d, want 2 (found by two signals)", got[0])
+	if want := []int64{2, 1, 4, 6, 3}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
-	for i := 1; i < len(got); i++ {
-		a, b := cands[got[i-1]].Fused, cands[got[i]].Fused
-		if a < b || (a == b && got[i-1] > got[i]) {
-			t.Errorf("order %v: %d (%.5f) before %d (%.5f)", got, got[i-1], a, got[i], b)
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	c := cands[2]
+	if !near(c.Contributions.Lexical, 1) || !near(c.Contributions.Vector, 0.5) || c.Contributions.Trigram != 0 || !near(c.Fused, 1.5) {
+		t.Errorf("row 2: contributions %+v, fused %v; want lexical 1 + vector 0.5", c.Contributions, c.Fused)
+	}
+	if !near(cands[1].Fused, 0.5) || cands[1].Fused != cands[4].Fused {
+		t.Errorf("half the best BM25F fused to %v and %v, want 0.5 both", cands[1].Fused, cands[4].Fused)
+	}
+	if !near(cands[6].Contributions.Vector, 0.5*(0.35-minCosine)/(0.55-minCosine)) {
+		t.Errorf("row 6: vector %v", cands[6].Contributions.Vector)
+	}
+	if !near(cands[3].Fused, 0.1) {
+		t.Errorf("row 3: fused %v, want 0.2 × 0.5", cands[3].Fused)
+	}
+	if !near(cands[5].Fused, 0.001) {
+		t.Errorf("row 5 (graph only): fused %v, want the graph's tie-break weight", cands[5].Fused)
+	}
+	for n, c := range cands {
+		sum := c.Contributions.Lexical + c.Contributions.Trigram + c.Contributions.Vector + c.Contributions.Graph
+		if !near(c.Fused, sum) {
+			t.Errorf("row %d: fused %v != sum of contributions %v", n, c.Fused, sum)
+		}
+		for _, p := range [][2]float64{
+			{c.Contributions.Lexical, c.Weights.Lexical * c.Normalised.Lexical},
+			{c.Contributions.Trigram, c.Weights.Trigram * c.Normalised.Trigram},
+			{c.Contributions.Vector, c.Weights.Vector * c.Normalised.Vector},
+			{c.Contributions.Graph, c.Weights.Graph * c.Normalised.Graph},
+		} {
+			if !near(p[0], p[1]) {
+				t.Errorf("row %d: contribution %v != weight × normalised %v", n, p[0], p[1])
+			}
 		}
 	}
-	w := cands[2]
-	if want := rrf(weightLexical, 1) + rrf(0.5, 1); w.Fused != want || w.Contributions.Vector != rrf(0.5, 1) || w.Contributions.Trigram != 0 {
-		t.Errorf("row 2: fused %v, contributions %+v; want fused %v", w.Fused, w.Contributions, want)
+}
+
+// TestFuseScoresNotRanks is issue 28's second failure class: under
+// reciprocal-rank fusion a learning with BM25F 0.31 (lexical #8) and a
+// graph hit outranked one with BM25F 8.68 (lexical #1), as ranks 1 and 8
+// differ by a tenth. Fused by score, the graph breaks ties only.
+func TestFuseScoresNotRanks(t *testing.T) {
+	cands := map[int64]*Why{
+		1: {LexicalRank: 1, BM25: 8.68, MatchedTerms: 4},
+		2: {LexicalRank: 8, BM25: 0.31, MatchedTerms: 1, GraphRank: 1, GraphScore: 3},
+		3: {LexicalRank: 2, BM25: 4.2, VectorRank: 1, Cosine: 0.4},
+		4: {LexicalRank: 3, BM25: 4.2, GraphRank: 2, GraphScore: 1},
 	}
-	if cands[1].Fused != cands[4].Fused {
-		t.Errorf("equal ranks fused differently: %v vs %v", cands[1].Fused, cands[4].Fused)
-	}
-	if rrf(1, 0) != 0 {
-		t.Errorf("a signal that did not find a learning contributed %v", rrf(1, 0))
+	got := fuse(cands, fusionWeights{lexical: weightLexical, trigram: weightTrigram, vector: HashVectorWeight, graph: weightGraph}, 10)
+	if want := []int64{1, 3, 4, 2}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v: the strong lexical match first, the graph and the hash vectors only breaking the tie at 4.2", got, want)
 	}
 }
 

@@ -57,8 +57,8 @@ func lexicalHits(t *testing.T, ix *Index) []string {
 	return out
 }
 
-// dropHoldColumns take schema 15's columns out of a docs table, as a
-// catalog before 15 has it.
+// dropHoldColumns take schema 16's columns out of a docs table, as a
+// catalog before 16 has it.
 var dropHoldColumns = []string{`ALTER TABLE docs DROP COLUMN hold`, `ALTER TABLE docs DROP COLUMN helpful`, `ALTER TABLE docs DROP COLUMN feedback`}
 
 // toSchema13 rewrites k's catalog as the previous build left it: no

@@ -106,11 +106,21 @@ type Why struct {
 	// does not drift with the KB's size as raw BM25F does.
 	QueryBM25   float64 `json:"query_bm25,omitempty"`
 	TrigramRank int     `json:"trigram_rank"`
+	// Identifiers is the share of the query's identifiers (paths, flags,
+	// error codes: Identifiers) the learning contains as substrings.
+	Identifiers float64 `json:"identifiers,omitempty"`
 	VectorRank  int     `json:"vector_rank"`
 	Cosine      float64 `json:"cosine"`
 	GraphRank   int     `json:"graph_rank"`
 	GraphVia    string  `json:"graph_via,omitempty"`
-	// Contributions are the terms of Fused, signal by signal.
+	// GraphScore is the graph signal's raw score (summed entity weights,
+	// comparable within one search only).
+	GraphScore float64 `json:"graph_score,omitempty"`
+	// Normalised are the signals' scores mapped into [0, 1] (see fuse),
+	// Weights the weights they were fused with, and Contributions their
+	// products, the terms of Fused.
+	Normalised    Contributions `json:"normalised"`
+	Weights       Contributions `json:"weights"`
 	Contributions Contributions `json:"contributions"`
 	Fused         float64       `json:"fused"`
 	Confidence    float64       `json:"confidence_factor"`
@@ -125,8 +135,9 @@ type Why struct {
 	MatchedTerms int `json:"matched_terms"`
 }
 
-// Contributions are each signal's share of the fused score:
-// weight / (rrfK + rank), 0 for a signal that did not find the learning.
+// Contributions are each signal's term of the fused score: its weight
+// times its normalised score (see fuse), 0 for a signal that did not find
+// the learning.
 type Contributions struct {
 	Lexical float64 `json:"lexical"`
 	Trigram float64 `json:"trigram"`
@@ -134,30 +145,31 @@ type Contributions struct {
 	Graph   float64 `json:"graph"`
 }
 
-func rrf(weight float64, rank int) float64 {
-	if rank <= 0 {
-		return 0
-	}
-	return weight / (rrfK + float64(rank))
-}
-
-// Fusion settings. Reciprocal-rank fusion needs no score calibration between
-// signals: each list contributes weight/(rrfK+rank).
-const rrfK = 60.0
-
-// Fusion weights. The vector weight depends on the embedder (see
-// WithVectorWeight): the hash embedder only breaks near-ties.
+// Fusion weights: the fused score is a convex combination of the signals'
+// normalised scores (Bruch, Gai & Ingber, "An Analysis of Fusion Functions
+// for Hybrid Retrieval", TOIS 2023), each signal weighted by what it earns
+// on the benchmarks (docs/ranking.md). Scores, not ranks: under
+// reciprocal-rank fusion lexical ranks 1 and 8 differed by 10% whatever
+// their BM25F, so a learning that shared one word with the query passed
+// one that matched it on four through a graph hit alone.
 const (
 	weightLexical = 1.0
+	// weightTrigram weighs the share of the query's identifiers a learning
+	// contains: a learning that holds the pasted error code or path the
+	// query names gains on one that shares its words only.
 	weightTrigram = 0.5
-	weightGraph   = 0.3
+	// weightGraph only breaks ties: the graph adds nothing measurable to
+	// retrieval (docs/ranking.md), so it orders learnings of equal lexical
+	// evidence and lists those no other signal found last, but never
+	// outweighs a difference in BM25F that matters.
+	weightGraph = 0.001
 	// HashVectorWeight is the vector weight with the hash embedder. Its
 	// features are the words BM25F already scores, so its errors overlap
-	// BM25F's: on locomo-dev any weight from 0.1 up lowered nDCG@10 (0.5
-	// cost 0.065), while 0.02 changed it by under 0.001. At 0.02/(60+r) it
-	// reorders lexical near-ties and adds learnings that share no word with
-	// the query at the end of the list, where a typo's match belongs.
-	HashVectorWeight = 0.02
+	// BM25F's and any weight that lets it vote lowered nDCG@10 on
+	// locomo-dev; at a tie-break weight it orders lexical near-ties and
+	// adds learnings that share no word with the query at the end of the
+	// list, where a typo's match belongs.
+	HashVectorWeight = 0.001
 	// ModelVectorWeight is the vector weight with a model embedder (ollama,
 	// openai), whose similarity of meaning BM25F cannot see.
 	ModelVectorWeight = 0.5
@@ -169,10 +181,31 @@ const (
 // untuned choice (no labelled set has marks to tune it on).
 const HelpfulFactor = 1.2
 
+// fusionWeights are the weights one search fuses with.
+type fusionWeights struct {
+	lexical, trigram, vector, graph float64
+}
+
+func (ix *Index) fusionWeights() fusionWeights {
+	w := fusionWeights{lexical: weightLexical, trigram: weightTrigram, vector: ix.vectorWeight(), graph: weightGraph}
+	return w
+}
+
+// normalise maps a score into [0, 1] between a theoretical minimum lo (the
+// least score the signal can report) and the best score of this search
+// (Bruch et al.'s "TMM" normalisation: the observed minimum of a top-k
+// list moves with k and with the query, the theoretical one does not).
+func normalise(score, lo, hi float64) float64 {
+	if hi <= lo || score <= lo {
+		return 0
+	}
+	return min(1, (score-lo)/(hi-lo))
+}
+
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
 
-// Search ranks learnings for free text. Up to four ranked lists are fused
-// by weighted reciprocal rank: BM25F over the learning's fields, trigram
+// Search ranks learnings for free text. Up to four signals are fused by a
+// weighted sum of their normalised scores: BM25F over the learning's fields, trigram
 // substring matches of the identifiers in the text, the embedder's cosine
 // similarity, and the entity graph. The fused score is then scaled by
 // confidence, project scope, recency and freshness (a learning citing a
@@ -205,7 +238,7 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
-	ns := fuse(cands, ix.vectorWeight(), factorCandidates(q.Limit))
+	ns := fuse(cands, ix.fusionWeights(), factorCandidates(q.Limit))
 	results, nOf, err := ix.applyFactors(ctx, q, cands, ns)
 	if err != nil {
 		return nil, err
@@ -260,12 +293,14 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 		}
 	}
 	if len(idents) > 0 && q.Signals&Trigram != 0 && !q.Rerank {
-		ns, err := ix.trigram(ctx, idents, depth)
+		hits, err := ix.trigram(ctx, idents, depth)
 		if err != nil {
 			return nil, err
 		}
-		for i, n := range ns {
-			get(n).TrigramRank = i + 1
+		for i, h := range hits {
+			c := get(h.n)
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
 		}
 	}
 	if q.Signals&Graph != 0 && !q.Rerank {
@@ -277,6 +312,7 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 			c := get(h.Doc)
 			c.GraphRank = i + 1
 			c.GraphVia = h.Via
+			c.GraphScore = h.Score
 		}
 	}
 	// A Rerank search orders only its best lexical candidates, as many as
@@ -299,18 +335,21 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 			c := cands[h.Doc]
 			c.GraphRank = i + 1
 			c.GraphVia = h.Via
+			c.GraphScore = h.Score
 		}
 	}
 	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
 		// Ranking every learning that contains a common identifier costs
 		// FTS5 more than the search itself (docs/benchmarks.md); which of
 		// the candidates contain it is a row lookup each.
-		ns, err := ix.trigramRerank(ctx, idents, reranked)
+		hits, err := ix.trigramRerank(ctx, idents, reranked)
 		if err != nil {
 			return nil, err
 		}
-		for i, n := range ns {
-			cands[n].TrigramRank = i + 1
+		for i, h := range hits {
+			c := cands[h.n]
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
 		}
 	}
 	vecWG.Wait()
@@ -328,17 +367,40 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 	return cands, nil
 }
 
-// fuse is the second stage: it scores every candidate by weighted
-// reciprocal rank over the signals' lists (Why.Contributions, Why.Fused)
-// and returns the keep best row numbers, best first, ties by row.
-func fuse(cands map[int64]*Why, vectorWeight float64, keep int) []int64 {
+// fuse is the second stage: it scores every candidate by the weighted sum
+// of its signals' normalised scores (Why.Contributions, Why.Fused) and
+// returns the keep best row numbers, best first, ties by row. BM25F and
+// the graph's score are normalised by the best of the search (their least
+// is 0), the cosine between minCosine and the best; the trigram signal's
+// score, the share of the query's identifiers a learning holds, is in
+// [0, 1] already.
+func fuse(cands map[int64]*Why, w fusionWeights, keep int) []int64 {
+	var bestBM25, bestCos, bestGraph float64
+	for _, c := range cands {
+		bestBM25 = max(bestBM25, c.BM25)
+		if c.VectorRank > 0 {
+			bestCos = max(bestCos, c.Cosine)
+		}
+		bestGraph = max(bestGraph, c.GraphScore)
+	}
 	ns := make([]int64, 0, len(cands))
 	for n, c := range cands {
+		norm := Contributions{Lexical: normalise(c.BM25, 0, bestBM25), Trigram: c.Identifiers}
+		// The weakest hit a list keeps still says more than none: it sits
+		// just above the learnings the signal did not find.
+		if c.VectorRank > 0 {
+			norm.Vector = max(normalise(c.Cosine, minCosine, bestCos), 1e-3)
+		}
+		if c.GraphRank > 0 {
+			norm.Graph = max(normalise(c.GraphScore, 0, bestGraph), 1e-3)
+		}
+		c.Normalised = norm
+		c.Weights = Contributions{Lexical: w.lexical, Trigram: w.trigram, Vector: w.vector, Graph: w.graph}
 		c.Contributions = Contributions{
-			Lexical: rrf(weightLexical, c.LexicalRank),
-			Trigram: rrf(weightTrigram, c.TrigramRank),
-			Vector:  rrf(vectorWeight, c.VectorRank),
-			Graph:   rrf(weightGraph, c.GraphRank),
+			Lexical: w.lexical * norm.Lexical,
+			Trigram: w.trigram * norm.Trigram,
+			Vector:  w.vector * norm.Vector,
+			Graph:   w.graph * norm.Graph,
 		}
 		c.Fused = c.Contributions.Lexical + c.Contributions.Trigram + c.Contributions.Vector + c.Contributions.Graph
 		ns = append(ns, n)
@@ -447,12 +509,12 @@ func (ix *Index) hydrate(ctx context.Context, results []Result, nOf map[string]i
 // lexicalLead is how many times the BM25F of another result a result
 // needs to keep its place above it whatever the factors say.
 //
-// Fusion is by rank, so lexical rank 1 and rank 3 differ by 3% of the
-// fused score however far apart their BM25F is, while medium confidence
-// alone costs 20%: "lost my commits after checking out a tag" ranked the
-// learning that matched it (BM25F 9.8) third behind one that shared a
-// word (2.6) because of confidence. Confidence, scope, recency and
-// freshness are meant to settle near-ties, not to overturn such a lead.
+// The factors multiply: low confidence (× 0.55) and another project's
+// scope (× 0.8) together cost more than half of a fused score, so they
+// could put a learning that shares one word with the query above one that
+// matches it ("lost my commits after checking out a tag": BM25F 9.8 against
+// 2.6). Confidence, scope, recency and freshness are meant to settle
+// near-ties, not to overturn such a lead.
 const lexicalLead = 2.0
 
 // keepLexicalLeads reorders results sorted by score so that none ranks
@@ -527,12 +589,13 @@ func bestLexical(cands map[int64]*Why, k int) map[int64]*Why {
 }
 
 // trigramRerank lists the candidates whose identifiers contain one of
-// idents (case-insensitively, as the trigram table matches), best lexical
-// score first: the trigram list of a Rerank search. The identifiers are
-// read from the table's content store (FTS5's documented %_content shadow
-// table) by row number: through the virtual table, a lookup of a few
-// hundred rows took most of a millisecond.
-func (ix *Index) trigramRerank(ctx context.Context, idents []string, cands map[int64]*Why) ([]int64, error) {
+// idents (case-insensitively, as the trigram table matches), with the
+// share of idents each contains, most first, then best lexical score: the
+// trigram list of a Rerank search. The identifiers are read from the
+// table's content store (FTS5's documented %_content shadow table) by row
+// number: through the virtual table, a lookup of a few hundred rows took
+// most of a millisecond.
+func (ix *Index) trigramRerank(ctx context.Context, idents []string, cands map[int64]*Why) ([]hit, error) {
 	args := make([]any, 0, len(cands))
 	for n := range cands {
 		args = append(args, n)
@@ -542,12 +605,53 @@ func (ix *Index) trigramRerank(ctx context.Context, idents []string, cands map[i
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
+	hits, err := identifierHits(rows, idents)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if ca, cb := cands[a.n].BM25, cands[b.n].BM25; ca != cb {
+			return ca > cb
+		}
+		return a.n < b.n
+	})
+	return hits, nil
+}
+
+// trigram matches identifiers, paths and error codes as substrings: the
+// learnings that contain the most of idents, in FTS5's order among equals.
+func (ix *Index) trigram(ctx context.Context, idents []string, limit int) ([]hit, error) {
+	var quoted []string
+	for _, id := range idents {
+		quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
+	}
+	rows, err := ix.db.QueryContext(ctx,
+		`SELECT rowid, ident FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), limit)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits, err := identifierHits(rows, idents)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	return hits, nil
+}
+
+// identifierHits reads rows of (row number, identifiers text) and scores
+// each by the share of idents its text contains, case-insensitively;
+// rows containing none are left out. It closes rows.
+func identifierHits(rows *sql.Rows, idents []string) ([]hit, error) {
 	defer rows.Close()
 	lower := make([]string, len(idents))
 	for i, id := range idents {
 		lower[i] = strings.ToLower(id)
 	}
-	var ns []int64
+	var hits []hit
 	for rows.Next() {
 		var n int64
 		var text string
@@ -555,50 +659,20 @@ func (ix *Index) trigramRerank(ctx context.Context, idents []string, cands map[i
 			return nil, err
 		}
 		text = strings.ToLower(text)
+		found := 0
 		for _, id := range lower {
 			if strings.Contains(text, id) {
-				ns = append(ns, n)
-				break
+				found++
 			}
 		}
+		if found > 0 {
+			hits = append(hits, hit{n: n, score: float64(found) / float64(len(lower)), matched: found})
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	sort.Slice(ns, func(i, j int) bool {
-		a, b := cands[ns[i]], cands[ns[j]]
-		if a.BM25 != b.BM25 {
-			return a.BM25 > b.BM25
-		}
-		return ns[i] < ns[j]
-	})
-	return ns, nil
-}
-
-// trigram matches identifiers, paths and error codes as substrings.
-func (ix *Index) trigram(ctx context.Context, idents []string, limit int) ([]int64, error) {
-	var quoted []string
-	for _, id := range idents {
-		quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
-	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT rowid FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), limit)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var ns []int64
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		ns = append(ns, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return ns, nil
+	return hits, nil
 }
 
 // scopeFactor prefers the current project's learnings and pushes down
@@ -791,6 +865,17 @@ func (ix *Index) Count(ctx context.Context) (Counts, error) {
 	}
 	err = ix.db.QueryRowContext(ctx, `SELECT count(*) FROM problems`).Scan(&c.Problems)
 	return c, err
+}
+
+// Holds reports whether the catalog has a learning with this id. The
+// surfaces that hand a learning to a model or a browser (the MCP server,
+// the web view) serve only what the index accepted: a file the indexer
+// refused (a symbolic link, a FIFO, an oversize file) is not served even
+// when its name looks like a learning's.
+func (ix *Index) Holds(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
 }
 
 // DocCount is the number of indexed learnings as of the last reindex, read

@@ -12,15 +12,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/index/vector"
-	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -204,24 +201,8 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	st.Documents = len(ids)
 	if bulk {
-		if !opts.Full {
-			if err := graph.Reset(ctx, tx); err != nil {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
-			// No learning has postings, so none may be left: the
-			// writer below then starts fresh, as after clearAll.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
-		}
-		if err := graph.BeginBulk(ctx, tx); err != nil {
+		if err := beginBulk(ctx, tx, opts.Full); err != nil {
 			return st, err
-		}
-		// Built once at the end (applyPlan), sorted: the chunks are
-		// written one after another, each into every term's range of
-		// postings_term, which would otherwise take its inserts at random.
-		if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS postings_term`); err != nil {
-			return st, fmt.Errorf("reindex: %w", err)
 		}
 	}
 	bad, err := loadProblems(ctx, tx)
@@ -257,39 +238,84 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	}
 	w.close()
 	if opts.Full {
-		// A rebuild numbers rows from 1 again, so the old file's row numbers
-		// would name other learnings; should the export below never happen,
-		// no file is better than that one (the next update writes it).
-		for _, p := range []string{ix.vectorsPath(), vector.CodesPath(ix.vectorsPath())} {
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return st, fmt.Errorf("reindex: %w", err)
-			}
+		if err := ix.removeVectorFiles(); err != nil {
+			return st, err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return st, fmt.Errorf("reindex: commit: %w", err)
 	}
+	if err := ix.afterCommit(ctx, vc, opts, &st); err != nil {
+		return st, err
+	}
+	st.Duration = time.Since(start)
+	return st, nil
+}
+
+// removeVectorFiles removes vectors.f32 and its codes before a full
+// reindex commits. A rebuild numbers rows from 1 again, so the old file's
+// row numbers would name other learnings; should the export never happen,
+// no file is better than that one (the next update writes it).
+func (ix *Index) removeVectorFiles() error {
+	for _, p := range []string{ix.vectorsPath(), vector.CodesPath(ix.vectorsPath())} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("reindex: %w", err)
+		}
+	}
+	return nil
+}
+
+// beginBulk readies the update's transaction for loading every learning
+// anew: after a full reindex's clearAll, or into a catalog that has no
+// learnings (Open's rebuild, the first update), whose graph and postings
+// are emptied here instead.
+func beginBulk(ctx context.Context, tx *sql.Tx, full bool) error {
+	if !full {
+		if err := graph.Reset(ctx, tx); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+		// No learning has postings, so none may be left: the
+		// writer below then starts fresh, as after clearAll.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM postings`); err != nil {
+			return fmt.Errorf("reindex: %w", err)
+		}
+	}
+	if err := graph.BeginBulk(ctx, tx); err != nil {
+		return err
+	}
+	// Built once at the end (applyPlan), sorted: the chunks are
+	// written one after another, each into every term's range of
+	// postings_term, which would otherwise take its inserts at random.
+	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS postings_term`); err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
+}
+
+// afterCommit is what an update does once its transaction is committed:
+// the vector export, the retired tables' drop when asked, the WAL
+// checkpoint and the last progress call.
+func (ix *Index) afterCommit(ctx context.Context, vc vectorChanges, opts UpdateOptions, st *Stats) error {
 	// A full export streams the table into the file (a few MB of heap at
 	// 100,000 learnings); a patch holds the added vectors and a row header
 	// per old row. Either way little is live, so the lower GOGC costs few
 	// cycles here; it is kept for a patch of many rows.
 	restore := tightenGC()
-	err = ix.exportVectors(ctx, vc)
+	err := ix.exportVectors(ctx, vc)
 	restore()
 	if err != nil {
-		return st, err
+		return err
 	}
 	if opts.DropRetired {
 		if err := ix.dropRetired(ctx); err != nil {
-			return st, err
+			return err
 		}
 	}
 	ix.checkpoint(ctx)
 	if opts.Progress != nil {
 		opts.Progress(st.Documents, st.Documents)
 	}
-	st.Duration = time.Since(start)
-	return st, nil
+	return nil
 }
 
 // applyPlan writes each step of plan in the update's transaction: the
@@ -388,7 +414,7 @@ func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirS
 // clearAll empties every table a full reindex rebuilds, in its
 // transaction.
 func clearAll(ctx context.Context, tx *sql.Tx) error {
-	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems"} {
+	for _, t := range []string{"docs", "tri", "stats", "postings", "norms", "vectors", "problems", "commands"} {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
 			return fmt.Errorf("reindex: clear %s: %w", t, err)
 		}
@@ -402,229 +428,6 @@ func clearAll(ctx context.Context, tx *sql.Tx) error {
 		return fmt.Errorf("reindex: %w", err)
 	}
 	return nil
-}
-
-// stepKind is what an update does with one document file.
-type stepKind int
-
-const (
-	// stepUnchanged: same size and mtime as indexed; costs a stat.
-	stepUnchanged stepKind = iota
-	// stepStillMalformed: same size and mtime as when it was found
-	// malformed; reported again, never read, and any stale indexed copy
-	// is removed.
-	stepStillMalformed
-	// stepExamine: new or changed by its stat; its content decides
-	// (judgeContent), so planUpdate never returns it as a final step.
-	stepExamine
-	// stepGone: deleted between the listing and the read.
-	stepGone
-	// stepMalformed: not a valid learning (unreadable, too large, not a
-	// regular file, or failing to parse); recorded in problems.
-	stepMalformed
-	// stepTouch: same content under a new mtime; only the mtime is
-	// recorded.
-	stepTouch
-	// stepParse: content differs from the indexed copy (or there is none);
-	// a parse error makes it stepMalformed, success stepUpdate or stepAdd.
-	stepParse
-	// stepUpdate: changed content of an indexed learning.
-	stepUpdate
-	// stepAdd: a learning the index has not seen.
-	stepAdd
-)
-
-// fileStep is one file of an update's plan, with what the index recorded
-// about it.
-type fileStep struct {
-	file    store.FileInfo
-	kind    stepKind
-	indexed bool    // the index holds a row for this learning
-	row     known   // that row, when indexed
-	wasBad  bool    // the problems table holds this path
-	prior   problem // that problem, when wasBad
-	// unstated: file has its path and id but no stat yet (planFresh);
-	// prepareStep takes it and classifies the step then.
-	unstated bool
-}
-
-// updatePlan is what an update does, decided from the listing and what
-// the index recorded, before any document is read.
-type updatePlan struct {
-	files []fileStep // in listing order
-	gone  []known    // indexed rows whose file is no longer listed, by row
-	// ids replaces files in Update: the documents listed, sorted, whose
-	// steps step makes one at a time, with rows[i] what the index holds
-	// for ids[i] (matchRows; nil for an index with no rows). An id and its
-	// row cost about 130 bytes where a stat'ed step with its map entry
-	// cost about 500, most of a reindex's memory at 1,000,000 learnings
-	// (docs/benchmarks.md).
-	ids   []string
-	rows  []planRow
-	bad   map[string]problem // for ids' steps
-	store *store.Store       // for ids' paths
-}
-
-// planRow is what a plan keeps of an indexed row: no id (its position
-// names it), the content hash as bytes.
-type planRow struct {
-	n, size, mtime int64
-	hash           [sha256.Size]byte
-	indexed        bool
-	hashOK         bool // hash held a hex SHA-256 (else it matches nothing)
-}
-
-// len is the number of steps.
-func (p updatePlan) len() int {
-	if p.ids != nil {
-		return len(p.ids)
-	}
-	return len(p.files)
-}
-
-// step is step i. One made from ids is unstated: prepareStep stats its
-// file and classifies it as planUpdate would (byStat).
-func (p updatePlan) step(i int) fileStep {
-	if p.ids == nil {
-		return p.files[i]
-	}
-	path := p.store.Path(p.ids[i])
-	prior, wasBad := p.bad[path]
-	s := fileStep{file: store.FileInfo{ID: p.ids[i], Path: path}, kind: stepExamine, wasBad: wasBad, prior: prior, unstated: true}
-	if p.rows != nil && p.rows[i].indexed {
-		r := p.rows[i]
-		s.indexed = true
-		s.row = known{n: r.n, size: r.size, mtime: r.mtime}
-		if r.hashOK {
-			s.row.hash = hex.EncodeToString(r.hash[:])
-		}
-	}
-	return s
-}
-
-// done lets step i's strings go once it is written.
-func (p updatePlan) done(i int) {
-	if p.ids != nil {
-		p.ids[i] = ""
-	} else {
-		p.files[i] = fileStep{}
-	}
-}
-
-// planListed is the plan of an update over the sorted ids listed in
-// documents/: for an index with no rows, every file is to examine (or
-// still malformed, as its stat will show); otherwise matchRows adds the
-// rows.
-func planListed(ids []string, bad map[string]problem, st *store.Store) updatePlan {
-	if ids == nil {
-		ids = []string{}
-	}
-	return updatePlan{ids: ids, bad: bad, store: st}
-}
-
-// matchRows reads the docs rows in id order beside the sorted ids: each
-// listed id gets its row, and a row whose id is not listed is gone. The
-// rows are read once and never held by id.
-func (p *updatePlan) matchRows(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT n, id, size, mtime, hash FROM docs ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("reindex: %w", err)
-	}
-	defer rows.Close()
-	p.rows = make([]planRow, len(p.ids))
-	i := 0
-	var id, hash sql.RawBytes // no string per row
-	for rows.Next() {
-		var r planRow
-		if err := rows.Scan(&r.n, &id, &r.size, &r.mtime, &hash); err != nil {
-			return fmt.Errorf("reindex: %w", err)
-		}
-		for i < len(p.ids) && p.ids[i] < string(id) {
-			i++
-		}
-		if i == len(p.ids) || p.ids[i] != string(id) {
-			p.gone = append(p.gone, known{n: r.n})
-			continue
-		}
-		r.indexed = true
-		if len(hash) == 2*sha256.Size {
-			_, err := hex.Decode(r.hash[:], hash)
-			r.hashOK = err == nil
-		}
-		p.rows[i] = r
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reindex: %w", err)
-	}
-	sort.Slice(p.gone, func(i, j int) bool { return p.gone[i].n < p.gone[j].n })
-	return nil
-}
-
-// planUpdate classifies each listed file by its stat against the index's
-// rows (have) and recorded problems (bad): unchanged, still malformed, or
-// to examine; and finds the rows whose file is gone. It is pure: no
-// reads, no writes.
-func planUpdate(files []store.FileInfo, have map[string]known, bad map[string]problem) updatePlan {
-	p := updatePlan{files: make([]fileStep, 0, len(files))}
-	listed := make(map[string]bool, len(files))
-	for _, f := range files {
-		k, indexed := have[f.ID]
-		listed[f.ID] = true
-		prior, wasBad := bad[f.Path]
-		s := fileStep{file: f, kind: stepExamine, indexed: indexed, row: k, wasBad: wasBad, prior: prior}
-		s.kind = s.byStat()
-		p.files = append(p.files, s)
-	}
-	for id, k := range have {
-		if !listed[id] {
-			p.gone = append(p.gone, k)
-		}
-	}
-	sort.Slice(p.gone, func(i, j int) bool { return p.gone[i].n < p.gone[j].n })
-	return p
-}
-
-// byStat is the step a file's stat decides: unchanged (the same size and
-// mtime as its row), still malformed (as its recorded problem), or to
-// examine.
-func (s fileStep) byStat() stepKind {
-	f := s.file
-	mtime := f.ModTime.UnixNano()
-	switch {
-	case s.indexed && s.row.size == f.Size && s.row.mtime == mtime:
-		return stepUnchanged
-	case s.wasBad && s.prior.size == f.Size && s.prior.mtime == mtime:
-		return stepStillMalformed
-	}
-	return stepExamine
-}
-
-// judgeContent decides what to do with a file that was examined, from the
-// outcome of readDocument: gone (readErr wraps os.ErrNotExist), malformed
-// (a problem), unchanged content (same hash as the indexed row), or to
-// parse. It is pure; any other read error is the caller's to return.
-func judgeContent(s fileStep, readErr error, problem, hash string) stepKind {
-	switch {
-	case errors.Is(readErr, os.ErrNotExist):
-		return stepGone
-	case problem != "":
-		return stepMalformed
-	case s.indexed && s.row.hash == hash:
-		return stepTouch
-	}
-	return stepParse
-}
-
-// judgeParsed is the step of a file whose content was parsed: malformed
-// when parsing failed, otherwise an update of its indexed row or an add.
-func judgeParsed(s fileStep, parseErr error) stepKind {
-	switch {
-	case parseErr != nil:
-		return stepMalformed
-	case s.indexed:
-		return stepUpdate
-	}
-	return stepAdd
 }
 
 // apply carries out one file's step of the plan in the update's
@@ -697,113 +500,6 @@ func (w *writer) apply(p prepared, start time.Time, st *Stats) error {
 	return nil
 }
 
-// ErrBusy means another process held the index's update lock for longer
-// than this update was willing to wait. The index can still be searched as
-// it stands: that process's commit is all or nothing.
-var ErrBusy = errors.New("another process is updating the index")
-
-const (
-	// updateLockWait bounds the wait of reindex, add and forget for another
-	// process's update, which a full reindex holds for as long as it runs
-	// (tens of seconds at 10,000 learnings: docs/benchmarks.md).
-	updateLockWait = time.Minute
-	// refreshLockWait bounds Refresh's wait: long enough for another
-	// process's incremental update (docs/benchmarks.md), short
-	// enough that a hook still answers within its deadline, from the index
-	// as it stands, while a full reindex runs.
-	refreshLockWait = 500 * time.Millisecond
-	lockPoll        = 5 * time.Millisecond
-)
-
-// lockUpdates serialises updates across processes, from before their
-// transaction until their vector export is written. SQLite already orders
-// the transactions; this also orders the exports that follow the commits,
-// which otherwise race: an export that read the table before another
-// process's commit could rename its file after that process's newer one,
-// and leave vectors.f32 behind the table until the next change. The lock
-// is taken before the transaction, never while holding SQLite's write
-// lock, so the two locks cannot deadlock. It returns the unlock function,
-// or ErrBusy when wait (zero: updateLockWait) runs out. On a filesystem
-// without flock the update goes ahead unlocked: only the order of two
-// exports is at stake.
-func (ix *Index) lockUpdates(ctx context.Context, wait time.Duration) (unlock func(), err error) {
-	if wait <= 0 {
-		wait = updateLockWait
-	}
-	fl := flock.New(filepath.Join(filepath.Dir(ix.path), "update.lock"), flock.SetPermissions(fsutil.FilePerm))
-	ok, err := fl.TryLock()
-	if err == nil && !ok {
-		if ix.opts.onBusy != nil {
-			ix.opts.onBusy(wait)
-		}
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		ok, err = fl.TryLockContext(wctx, lockPoll)
-		cancel()
-	}
-	switch {
-	case ok:
-		return func() { _ = fl.Unlock() }, nil
-	case ctx.Err() != nil:
-		_ = fl.Close()
-		return nil, ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded):
-		_ = fl.Close()
-		return nil, fmt.Errorf("%w (index/update.lock held for over %s)", ErrBusy, wait)
-	default:
-		_ = fl.Close()
-		return func() {}, nil
-	}
-}
-
-// Refresh runs an incremental Update only when documents/ changed since the
-// last one (its directory stamp moved: a file was added, removed or replaced
-// by an atomic write). It is cheap enough for every search: one stat and
-// one query when nothing changed. While another process updates the index
-// it gives up after refreshLockWait with ErrBusy, and the caller searches
-// the index as it stands.
-func (ix *Index) Refresh(ctx context.Context) (Stats, bool, error) {
-	var stored string
-	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return Stats{}, false, err
-	}
-	if stored == ix.docsStamp() {
-		return Stats{}, false, nil
-	}
-	if stored == "" && ix.opts.noRebuild {
-		// Never indexed: a first full index is a rebuild, not a refresh.
-		if files, _ := ix.store.Scan(); len(files) > 0 {
-			return Stats{}, false, fmt.Errorf("the index was never built: %w", ErrNeedsRebuild)
-		}
-	}
-	st, err := ix.Update(ctx, UpdateOptions{lockWait: refreshLockWait})
-	if errors.Is(err, ErrBusy) {
-		return st, false, err
-	}
-	return st, true, err
-}
-
-// Behind reports whether documents/ changed since the index was last
-// brought up to date with it (what makes Refresh run an Update).
-func (ix *Index) Behind(ctx context.Context) (bool, error) {
-	var stored string
-	err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='docs_stamp'`).Scan(&stored)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, err
-	}
-	return stored != ix.docsStamp(), nil
-}
-
-// docsStamp identifies the state of documents/ cheaply: the directory's
-// mtime changes whenever an entry is created, removed or renamed onto.
-func (ix *Index) docsStamp() string {
-	fi, err := os.Stat(ix.store.Dir)
-	if err != nil {
-		return "none"
-	}
-	return fmt.Sprint(fi.ModTime().UnixNano())
-}
-
 // racyWindow is how close to the reindex a file's mtime may be before the
 // mtime is not trusted: a file written in the same tick as the last reindex
 // could change again without changing size or mtime (git's "racily clean"
@@ -820,35 +516,24 @@ func stableMtime(mtime int64, now time.Time) int64 {
 	return mtime
 }
 
-// readDocument reads a document file for indexing. Anything that is not a
-// regular file of at most store.MaxDocumentSize (a FIFO, a directory behind
-// a symlink, a 50 MB log) is a problem to report, not a reason to block,
-// allocate, or stop the reindex; it is never read.
+// readDocument reads a document file for indexing, with the reader every
+// surface shares (store.ReadDocument). Anything that is not a regular file
+// of at most store.MaxDocumentSize (a symbolic link, a FIFO, /dev/zero
+// behind a link, a 50 MB log) is a problem to report (doctor lists it),
+// not a reason to block, allocate, stop the reindex or index what a link
+// points to; it is never read.
 func readDocument(f store.FileInfo) (data []byte, problem string, err error) {
-	fi, err := os.Stat(f.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", err
-		}
-		return nil, err.Error(), nil
+	data, err = store.ReadDocument(f.Path)
+	var de *store.DocError
+	switch {
+	case err == nil:
+		return data, "", nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, "", err
+	case errors.As(err, &de):
+		return nil, de.Reason, nil
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, "not a regular file", nil
-	}
-	if fi.Size() > store.MaxDocumentSize {
-		return nil, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), store.MaxDocumentSize), nil
-	}
-	data, err = os.ReadFile(f.Path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", err
-		}
-		return nil, err.Error(), nil
-	}
-	if len(data) > store.MaxDocumentSize {
-		return nil, "file grew past the size limit while being read", nil
-	}
-	return data, "", nil
+	return nil, err.Error(), nil
 }
 
 func hashOf(data []byte) string {
@@ -884,6 +569,7 @@ type writer struct {
 	ctx                            context.Context
 	insDoc, insTri, delDoc, delTri *sql.Stmt
 	insStats, delStats, delVec     *sql.Stmt
+	insCmd, delCmd                 *sql.Stmt
 	stems                          map[string]string
 	post                           *postingsWriter
 	tx                             *sql.Tx
@@ -907,6 +593,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		{&w.insStats, `INSERT INTO stats(n,l0,l1,l2,l3) VALUES(?,?,?,?,?)`},
 		{&w.delStats, `DELETE FROM stats WHERE n=?`},
 		{&w.delVec, `DELETE FROM vectors WHERE n=?`},
+		{&w.insCmd, `INSERT OR IGNORE INTO commands(key,n) VALUES(?,?)`},
+		{&w.delCmd, `DELETE FROM commands WHERE n=?`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -919,7 +607,7 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 }
 
 func (w *writer) close() {
-	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.insDoc, w.insTri, w.delDoc, w.delTri, w.insStats, w.delStats, w.delVec, w.insCmd, w.delCmd} {
 		if s != nil {
 			s.Close()
 		}
@@ -928,7 +616,7 @@ func (w *writer) close() {
 
 func (w *writer) remove(n int64) error {
 	w.post.remove(n)
-	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec} {
+	for _, s := range []*sql.Stmt{w.delDoc, w.delTri, w.delStats, w.delVec, w.delCmd} {
 		if _, err := s.ExecContext(w.ctx, n); err != nil {
 			return fmt.Errorf("reindex: remove: %w", err)
 		}
@@ -976,6 +664,11 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 	}
 	if len(r.idents) > 0 {
 		if _, err := w.insTri.ExecContext(w.ctx, n, strings.Join(r.idents, "\n")); err != nil {
+			return fmt.Errorf("index %s: %w", l.ID, err)
+		}
+	}
+	for _, k := range r.commands {
+		if _, err := w.insCmd.ExecContext(w.ctx, k, n); err != nil {
 			return fmt.Errorf("index %s: %w", l.ID, err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -203,6 +204,20 @@ func malformedCases() []malformedCase {
 				t.Fatal(err)
 			}
 		}, "more than"},
+		// A teammate's push of documents/<id>.md -> ~/.ssh/id_rsa: the
+		// target parses as a learning, and must still not be indexed.
+		{"symlink to a learning-shaped file outside documents/", "lrn-keylink", func(t *testing.T, path string) {
+			target := filepath.Join(filepath.Dir(filepath.Dir(path)), "id_rsa")
+			writeRaw(t, target, simple("lrn-keylink", "private key").render())
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+		{"symlink to /dev/zero", "lrn-zerolink", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
 		{"symlink to a directory", "lrn-dirlink", func(t *testing.T, path string) {
 			dir := filepath.Join(filepath.Dir(filepath.Dir(path)), "somedir")
 			if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -457,7 +472,7 @@ func TestUpdateDoesNotBlockOnFIFO(t *testing.T) {
 	ix := k.open(t) // empty: nothing to rebuild
 	k.write(t, simple("lrn-normal", "normal haproxy"))
 	fifo := k.docPath("lrn-pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan struct{})

@@ -176,15 +176,17 @@ func readMergeLog(log string) (renamed, review []string) {
 }
 
 func mergeFile(ctx context.Context, base, ours, theirs, pathname string, env DriverEnv) (DriverResult, error) {
-	rb, err := os.ReadFile(base)
+	// The store's bounded reader: regular files only, no links, at most
+	// store.MaxDocumentSize bytes, whatever the remote pushed.
+	rb, err := store.ReadDocument(base)
 	if err != nil {
 		return DriverResult{}, err
 	}
-	ra, err := os.ReadFile(ours)
+	ra, err := store.ReadDocument(ours)
 	if err != nil {
 		return DriverResult{}, err
 	}
-	rt, err := os.ReadFile(theirs)
+	rt, err := store.ReadDocument(theirs)
 	if err != nil {
 		return DriverResult{}, err
 	}

@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/proc"
 )
 
 // Sentinel errors of a sync; cmd/reflect maps them to hints and exit codes.
@@ -89,8 +90,7 @@ func (g *gitCmd) runInput(ctx context.Context, timeout time.Duration, stdin stri
 	// No prompt can be answered in a background sync; C messages are the
 	// ones classify understands.
 	cmd.Env = append(append(gitEnv(os.Environ()), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C", "GIT_MERGE_AUTOEDIT=no"), g.env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.InOwnGroup(cmd)
 	cmd.WaitDelay = 2 * time.Second
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

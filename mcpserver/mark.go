@@ -43,12 +43,12 @@ func (s *Server) mark(ctx context.Context, _ *mcp.CallToolRequest, in MarkInput)
 	if !(&store.Feedback{}).Add(strings.TrimSpace(in.Mark)) {
 		return nil, MarkOutput{}, fmt.Errorf("mark %q: use helpful, wrong, outdated or never", in.Mark)
 	}
-	l, err := readLearning(store.Open(s.opts.Config.DocumentsDir()), in.ID)
-	if err != nil {
-		return nil, MarkOutput{}, err
-	}
 	var out MarkOutput
-	err = s.withIndex(ctx, func(ix *index.Index) error {
+	err := s.withIndex(ctx, func(ix *index.Index) error {
+		l, err := readLearning(ctx, ix, in.ID)
+		if err != nil {
+			return err
+		}
 		m, err := knowledge.New(ix).Mark(ctx, l.ID, strings.TrimSpace(in.Mark))
 		if m != nil {
 			out = MarkOutput{ID: m.ID, Feedback: *m.Feedback, Held: m.Held()}

@@ -8,8 +8,8 @@ import (
 
 // reflectPrompt asks the agent to record what it learned, through the
 // remember tool, at the end of a piece of work: what the drainer does for
-// Claude Code and Codex from their transcripts, for agents reflect has no
-// hooks in.
+// the agents it has hooks in (Claude Code, Codex, Gemini CLI, OpenCode,
+// Copilot CLI) from their transcripts, for agents reflect has no hooks in.
 const reflectPrompt = `Look back over this session and record what is worth knowing next time, using the reflect "remember" tool once per learning.
 
 Worth recording: a failure and what fixed it (the error message, the command, the file); a cause that took effort to find; a gotcha of this codebase, tool or library; a correction or preference the user stated.

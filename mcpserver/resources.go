@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -110,8 +109,8 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 				desc = r.Snippet
 			}
 			out.Resources = append(out.Resources, &mcp.Resource{
-				URI: resourceURI(r.ID), Name: r.ID, Title: r.Title,
-				Description: desc, MIMEType: "text/markdown",
+				URI: resourceURI(r.ID), Name: r.ID, Title: line(r.Title),
+				Description: line(desc), MIMEType: "text/markdown",
 			})
 		}
 		return nil
@@ -119,18 +118,29 @@ func (s *Server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	return out, err
 }
 
-func (s *Server) readResource(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+// readResource serves a learning's file as written, if the index holds
+// the id (see servable), read by the store's bounded reader, redacted and
+// neutralised for the model (see block).
+func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	id, ok := strings.CutPrefix(uri, resourcePrefix)
 	if !ok || !store.ValidID(id) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	st := store.Open(s.opts.Config.DocumentsDir())
-	data, err := os.ReadFile(st.Path(id))
+	var data []byte
+	err := s.withIndex(ctx, func(ix *index.Index) error {
+		if err := servable(ctx, ix, id); err != nil {
+			return err
+		}
+		var err error
+		data, err = ix.Store().ReadRaw(id)
+		return err
+	})
 	if err != nil {
+		s.log.Warn("resource not served", "uri", uri, "err", err)
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
-		URI: uri, MIMEType: "text/markdown", Text: string(data),
+		URI: uri, MIMEType: "text/markdown", Text: block(string(data)),
 	}}}, nil
 }

@@ -53,7 +53,7 @@ func openLog(stateDir string) io.WriteCloser {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > maxLog {
 		_ = os.Rename(path, path+".1")
 	}
-	lf, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY|syscall.O_NOFOLLOW, fsutil.FilePerm)
+	lf, err := fsutil.OpenNoFollow(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, fsutil.FilePerm)
 	if err != nil {
 		return discard{}
 	}

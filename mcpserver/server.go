@@ -10,12 +10,9 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -72,9 +69,6 @@ type Server struct {
 	// inflight counts requests being handled, so that end of input can
 	// wait for their answers (see Transport).
 	inflight atomic.Int64
-	// requests counts the JSON-RPC requests read from the input, so that
-	// end of input waits until each has its answer (see Transport).
-	requests atomic.Int64
 
 	mu    sync.Mutex // serialises index use: tool calls may run concurrently
 	ix    *index.Index
@@ -188,131 +182,4 @@ func (s *Server) diskStamp() string {
 		}
 	}
 	return stamp
-}
-
-// Transport is the stdio transport over in and out. End of input does not
-// cut off the answers still being computed: `reflect mcp <requests.jsonl`
-// or a client that closes its end after its last request gets them all.
-// out must carry nothing but the protocol.
-func (s *Server) Transport(in io.Reader, out io.Writer) mcp.Transport {
-	w := &answerCounter{w: out}
-	return &mcp.IOTransport{
-		Reader:        io.NopCloser(&drainingReader{r: in, s: s, answers: w}),
-		Writer:        nopWriteCloser{w},
-		MaxLineLength: MaxFrame,
-	}
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// stallLimit bounds the wait at end of input: when no answer has been
-// written for this long while requests are still unanswered (a request
-// the SDK chose not to answer), the session closes anyway. It is not a
-// deadline for slow answers: every answer written restarts it.
-const stallLimit = 30 * time.Second
-
-// drainingReader passes the input through, counting the JSON-RPC requests
-// in it, and holds back end of input until every one of them has been
-// answered. Waiting for "no handler running" instead was not enough: on a
-// loaded machine a request read just before EOF had not reached a handler
-// yet, and the session closed without answering it.
-type drainingReader struct {
-	r       io.Reader
-	s       *Server
-	answers *answerCounter
-	lines   lineSplitter
-}
-
-func (d *drainingReader) Read(p []byte) (int, error) {
-	n, err := d.r.Read(p)
-	d.lines.feed(p[:n], func(line []byte) {
-		if m, ok := parseFrame(line); ok && m.isRequest() {
-			d.s.requests.Add(1)
-		}
-	})
-	if err == io.EOF {
-		d.lines.flush(func(line []byte) {
-			if m, ok := parseFrame(line); ok && m.isRequest() {
-				d.s.requests.Add(1)
-			}
-		})
-		last, lastAnswered := time.Now(), d.answers.count.Load()
-		for d.answers.count.Load() < d.s.requests.Load() || d.s.inflight.Load() > 0 {
-			if a := d.answers.count.Load(); a != lastAnswered {
-				last, lastAnswered = time.Now(), a
-			} else if time.Since(last) > stallLimit {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
-	return n, err
-}
-
-// answerCounter passes the output through, counting the answers (frames
-// with an id and no method) written to it.
-type answerCounter struct {
-	w     io.Writer
-	lines lineSplitter
-	count atomic.Int64
-}
-
-func (a *answerCounter) Write(p []byte) (int, error) {
-	n, err := a.w.Write(p)
-	a.lines.feed(p[:n], func(line []byte) {
-		if m, ok := parseFrame(line); ok && !m.isRequest() && m.hasID() {
-			a.count.Add(1)
-		}
-	})
-	return n, err
-}
-
-// lineSplitter cuts a byte stream into newline-terminated lines.
-type lineSplitter struct{ partial []byte }
-
-func (l *lineSplitter) feed(p []byte, each func([]byte)) {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			l.partial = append(l.partial, p...)
-			return
-		}
-		if len(l.partial) > 0 {
-			l.partial = append(l.partial, p[:i]...)
-			each(l.partial)
-			l.partial = l.partial[:0]
-		} else {
-			each(p[:i])
-		}
-		p = p[i+1:]
-	}
-}
-
-// flush hands over a last line that had no newline.
-func (l *lineSplitter) flush(each func([]byte)) {
-	if len(bytes.TrimSpace(l.partial)) > 0 {
-		each(l.partial)
-	}
-	l.partial = nil
-}
-
-// frame is what the counters need of a JSON-RPC message.
-type frame struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-}
-
-func (f frame) hasID() bool     { return len(f.ID) > 0 && string(f.ID) != "null" }
-func (f frame) isRequest() bool { return f.hasID() && f.Method != "" }
-
-// parseFrame reads one line as a JSON-RPC message; a line that is not one
-// (the SDK answers it with an error that has no id) is not counted.
-func parseFrame(line []byte) (frame, bool) {
-	var f frame
-	if err := json.Unmarshal(line, &f); err != nil {
-		return frame{}, false
-	}
-	return f, true
 }

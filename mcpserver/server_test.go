@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/reflectkb/reflect/index"
@@ -20,7 +21,7 @@ import (
 )
 
 // kb points reflect at empty temp directories and returns the configuration.
-func kb(t *testing.T) *config.Config {
+func kb(t testing.TB) *config.Config {
 	t.Helper()
 	home := t.TempDir()
 	c, err := config.Load(config.MapLookup(map[string]string{"HOME": home,
@@ -532,35 +533,47 @@ func TestRememberRefusesNearDuplicates(t *testing.T) {
 // machine had not dispatched tools/list 50 ms after reading it, and the
 // session closed unanswered).
 func TestEndOfInputWaitsForEveryAnswer(t *testing.T) {
-	s := &Server{}
+	s := &Server{log: slog.New(slog.DiscardHandler)}
 	var out bytes.Buffer
-	w := &answerCounter{w: &out}
 	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize"}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
 		`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`) // no final newline
-	r := &drainingReader{r: in, s: s, answers: w}
-	buf := make([]byte, 4096)
+	c := newLineConn(s, in, &out)
+	defer c.Close()
+	ctx := context.Background()
 	eof := make(chan struct{})
 	go func() {
 		defer close(eof)
 		for {
-			if _, err := r.Read(buf); err != nil {
+			if _, err := c.Read(ctx); err != nil {
 				return
 			}
 		}
 	}()
-	// A notification from the server and one answer in two writes: EOF is
-	// still held back.
-	fmt.Fprint(w, `{"jsonrpc":"2.0","method":"notifications/message"}`+"\n"+`{"jsonrpc":"2.0","id":1,`)
-	fmt.Fprint(w, `"result":{}}`+"\n")
+	answer := func(id any) {
+		t.Helper()
+		jid, err := jsonrpc.MakeID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ctx, &jsonrpc.Response{ID: jid, Result: json.RawMessage("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A notification from the server and one answer: EOF is still held
+	// back.
+	if err := c.Write(ctx, &jsonrpc.Request{Method: "notifications/message"}); err != nil {
+		t.Fatal(err)
+	}
+	answer(float64(1))
 	select {
 	case <-eof:
-		t.Fatalf("end of input passed with 1 of 2 requests answered (requests=%d answers=%d)", s.requests.Load(), w.count.Load())
+		t.Fatalf("end of input passed with 1 of 2 requests answered (requests=%d answers=%d)", c.requests.Load(), c.answers.Load())
 	case <-time.After(200 * time.Millisecond):
 	}
-	fmt.Fprint(w, `{"jsonrpc":"2.0","id":"two","result":{}}`+"\n")
+	answer("two")
 	<-eof
-	if got := s.requests.Load(); got != 2 {
+	if got := c.requests.Load(); got != 2 {
 		t.Errorf("counted %d requests, want 2", got)
 	}
 }

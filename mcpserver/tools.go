@@ -13,6 +13,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/store"
@@ -237,8 +238,8 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 		results, err := ix.Search(ctx, q)
 		for _, r := range results {
 			out.Results = append(out.Results, SearchHit{
-				ID: r.ID, Title: r.Title, KeyInsight: r.KeyInsight, Confidence: r.Confidence,
-				Stale: r.Stale, StaleFiles: r.StaleFiles, Score: r.Score, Project: r.Project, Tags: r.Tags, Held: r.Held,
+				ID: r.ID, Title: line(r.Title), KeyInsight: line(r.KeyInsight), Confidence: line(r.Confidence),
+				Stale: r.Stale, StaleFiles: lines(r.StaleFiles), Score: r.Score, Project: line(r.Project), Tags: lines(r.Tags), Held: r.Held,
 			})
 		}
 		return err
@@ -268,9 +269,12 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		if res.Warning != "" {
 			s.log.Warn("recall", "warning", res.Warning)
 		}
-		out.Context, out.StillRelevant, out.Skipped = res.Context, res.StillRelevant, res.Skipped
-		if res.Injected != nil {
-			out.Injected = res.Injected
+		// The block is neutralised by recall; the catalog text in it is
+		// redacted here, as every other learning text the server hands out.
+		out.Context, out.StillRelevant, out.Skipped = redact.String(res.Context), res.StillRelevant, res.Skipped
+		for _, h := range res.Injected {
+			h.Title, h.Insight, h.Confidence = line(h.Title), line(h.Insight), line(h.Confidence)
+			out.Injected = append(out.Injected, h)
 		}
 		return nil
 	})
@@ -281,8 +285,12 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) (*
 	if err := checkSize(map[string]string{"id": in.ID}); err != nil {
 		return nil, Learning{}, err
 	}
-	st := store.Open(s.opts.Config.DocumentsDir())
-	l, err := readLearning(st, in.ID)
+	var l *store.Learning
+	err := s.withIndex(ctx, func(ix *index.Index) error {
+		var err error
+		l, err = readLearning(ctx, ix, in.ID)
+		return err
+	})
 	if err != nil {
 		return nil, Learning{}, err
 	}
@@ -291,13 +299,19 @@ func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) (*
 
 // readLearning reads the learning id names: a whole id, else the one
 // learning whose id starts with it or ends with -<it> (the 6-hex suffix).
-func readLearning(st *store.Store, id string) (*store.Learning, error) {
+// Only a learning the index holds is served (see servable); it is read by
+// the store's bounded reader and redacted.
+func readLearning(ctx context.Context, ix *index.Index, id string) (*store.Learning, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return nil, errors.New("id is empty: take one from search, recall or list")
 	}
+	st := ix.Store()
 	full, err := resolveID(st, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := servable(ctx, ix, full); err != nil {
 		return nil, err
 	}
 	l, err := st.Read(full)
@@ -306,10 +320,52 @@ func readLearning(st *store.Store, id string) (*store.Learning, error) {
 	case errors.Is(err, store.ErrNotFound):
 		return nil, notFound(id)
 	case errors.As(err, &de):
-		return nil, fmt.Errorf("%w (the file is malformed; the user can fix it or run 'reflect forget %s')", err, full)
+		// The reason may quote the file (a YAML error shows the line).
+		return nil, fmt.Errorf("%s (the file is malformed; the user can fix it or run 'reflect forget %s')", line(err.Error()), full)
+	case err != nil:
+		return nil, err
 	}
-	return l, err
+	l.RedactRead()
+	return l, nil
 }
+
+// servable refuses a learning the index does not hold: a file the indexer
+// refused (a symbolic link, a FIFO, an oversize or malformed file) is not
+// handed to the model whatever its name, and a learning that appeared
+// since the last refresh waits for the next one.
+func servable(ctx context.Context, ix *index.Index, id string) error {
+	ok, err := ix.Holds(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("learning %s is not in the index (the user can run 'reflect doctor' to see why); find ids with the search or list tools", id)
+	}
+	return nil
+}
+
+// line makes one field of learning text safe to hand to a model, as the
+// recall block does: secrets redacted (a synced or hand-edited file never
+// went through the redactor on write), then neutralised to one line with
+// no control characters and no '<' or '>' in any spelling
+// (safetext.Inline), so nothing in it can end the tool result.
+func line(s string) string { return safetext.Inline(redact.String(s)) }
+
+// lines is line over a list.
+func lines(vs []string) []string {
+	if vs == nil {
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = line(v)
+	}
+	return out
+}
+
+// block is line for text of several lines (a body, a whole file): the
+// line breaks are kept (safetext.Block).
+func block(s string) string { return safetext.Block(redact.String(s)) }
 
 func notFound(id string) error {
 	return fmt.Errorf("no learning %q; find ids with the search or list tools", id)
@@ -325,11 +381,15 @@ func resolveID(st *store.Store, id string) (string, error) {
 	return full, err
 }
 
+// learningOf is what get returns of l, every text field made safe for
+// the model by line or block (redacting again what RedactRead redacted
+// costs little and keeps one rule for every field).
 func learningOf(l *store.Learning) Learning {
 	out := Learning{
-		ID: l.ID, Title: l.Title, KeyInsight: l.KeyInsight, Body: l.Body, Confidence: l.Confidence,
-		Type: l.Type, Category: l.Category, Tags: l.Tags, Symptoms: l.Symptoms, Scope: l.Scope,
-		Project: l.Project, SupersededBy: l.SupersededBy, Path: l.Path,
+		ID: l.ID, Title: line(l.Title), KeyInsight: line(l.KeyInsight), Body: block(l.Body),
+		Confidence: line(l.Confidence), Type: line(l.Type), Category: line(l.Category),
+		Tags: lines(l.Tags), Symptoms: lines(l.Symptoms), Scope: line(l.Scope),
+		Project: line(l.Project), SupersededBy: line(l.SupersededBy), Path: l.Path,
 		Created: l.Created.UTC().Format(time.RFC3339),
 	}
 	if !l.Updated.IsZero() {
@@ -379,7 +439,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 			}
 			if found {
 				return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared); read it with get, remember again with its exact title and key_insight to update it, or pass force: true to add this one anyway",
-					dup.ID, dup.Title, 100*dup.Share)
+					dup.ID, line(dup.Title), 100*dup.Share)
 			}
 		}
 		res, err := k.Put(ctx, l, nil, now)
@@ -444,8 +504,8 @@ func (s *Server) list(ctx context.Context, _ *mcp.CallToolRequest, in ListInput)
 		items, err := ix.List(ctx, index.ListOptions{Limit: limit, Project: in.Project})
 		for _, r := range items {
 			out.Learnings = append(out.Learnings, ListItem{
-				ID: r.ID, Title: r.Title, KeyInsight: r.KeyInsight, Confidence: r.Confidence,
-				Project: r.Project, Tags: r.Tags, Updated: r.Updated,
+				ID: r.ID, Title: line(r.Title), KeyInsight: line(r.KeyInsight), Confidence: line(r.Confidence),
+				Project: line(r.Project), Tags: lines(r.Tags), Updated: r.Updated,
 			})
 		}
 		return err

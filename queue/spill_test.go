@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // helperHold takes queue.lock for 5 ms at a time, with 1 ms gaps, until
@@ -125,7 +126,7 @@ func TestQueueFilesRefuseFIFOs(t *testing.T) {
 			if err := os.MkdirAll(q.dir, 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if err := syscall.Mkfifo(filepath.Join(q.dir, name), 0o600); err != nil {
+			if err := testfs.Mkfifo(filepath.Join(q.dir, name)); err != nil {
 				t.Skip("mkfifo:", err)
 			}
 			tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")

@@ -2,6 +2,7 @@
 // agent, and how. It owns query building (the prompt — a pasted stack
 // trace reduced to its error lines and the user's words — or at session
 // start the project, branch and recent commits of the working directory), the
+// session-start briefing of the project's own learnings (briefing.go), the
 // relevance floor, the size budgets, the per-session dedupe set under
 // $REFLECT_STATE_DIR/session-injected/, and the rendering of the
 // <reflect-learnings> block. The agent hooks and `reflect recall` share it.

@@ -232,3 +232,21 @@ func NewRepo(t testing.TB, dir, branch, origin string, subjects ...string) {
 		Git(t, dir, "commit", "-q", "--allow-empty", "-m", s)
 	}
 }
+
+// GateCandidates searches for prompt as Recall does and returns the hits
+// with the gate's features of each: for the dump that calibrates the gate.
+func GateCandidates(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]index.Result, []Features, error) {
+	q, skip := promptQuery(prompt)
+	if skip != "" {
+		return nil, nil, nil
+	}
+	results, err := ix.Search(ctx, index.Query{Text: q, Limit: DefaultMax + searchHeadroom, Rerank: true, IDFCap: IDFCap, Now: now})
+	if err != nil {
+		return nil, nil, err
+	}
+	docs, err := ix.DocCount(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return results, gateFeatures(results, docs, q), nil
+}

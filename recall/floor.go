@@ -126,19 +126,42 @@ func clears(r index.Result, e, floor float64) bool {
 }
 
 // aboveFloor keeps the results of a query of terms words that clear the
-// floor, with their evidence, best first.
-//
-// Best by evidence × the index's confidence and scope factors, not by the
-// index's Score: that is a reciprocal-rank fusion, in which lexical rank 1
-// and rank 2 differ by 2% whatever their BM25F, so the ×1.25 same-project
-// boost or the ×0.8 for medium confidence alone decides the order — a
-// learning of this project that shares two words with the prompt would
-// otherwise be "the top hit" over the one that matches its error message.
-// Applied to the evidence, the same factors stay the modest adjustments
-// they were meant to be; recency and freshness (a cited file changed) are
-// applied the same way.
+// floor, with their evidence, best first (see rankKept).
 func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []float64) {
-	kept, ev := filterFloor(results, docs, floorFor(terms, minEvidence, minEvidencePerRootTerm), minRelative)
+	return rankKept(filterFloor(results, docs, floorFor(terms, minEvidence, minEvidencePerRootTerm), minRelative))
+}
+
+// throughGate keeps the results of a prompt's query that clear the floor,
+// and the one with the best BM25F if the gate's classifier rescues it
+// (gate.go), with their evidence, best first (see rankKept).
+func throughGate(results []index.Result, docs int, query string) ([]index.Result, []float64) {
+	floor := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm)
+	top := -1
+	for i, r := range results {
+		if r.Why.BM25 > 0 && (top < 0 || r.Why.BM25 > results[top].Why.BM25) {
+			top = i
+		}
+	}
+	rescued := ""
+	if top >= 0 && !clears(results[top], evidence(results[top], docs), floor) &&
+		hitFeatures(results, top, docs, query).Probability >= gateRescue {
+		rescued = results[top].ID
+	}
+	return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
+		return r.Why.BM25 > 0 && (clears(r, e, floor) || r.ID == rescued)
+	}, minRelative))
+}
+
+// rankKept orders the hits that passed by evidence × the index's
+// confidence, scope, recency and freshness factors.
+//
+// Not by the index's Score: that fuses the trigram, vector and graph
+// signals too, while what let a hit through is its lexical evidence; the
+// same factors applied to the evidence stay the modest adjustments they
+// were meant to be, so a learning of this project that shares two words
+// with the prompt is not "the top hit" over the one that matches its error
+// message.
+func rankKept(kept []index.Result, ev []float64) ([]index.Result, []float64) {
 	rank := make([]float64, len(kept))
 	for i, r := range kept {
 		rank[i] = ev[i] * factor(r.Why.Confidence) * factor(r.Why.Scope) * factor(r.Why.Recency) * factor(r.Why.Freshness)
@@ -168,9 +191,15 @@ func factor(f float64) float64 {
 // filterFloor keeps the results with at least floor evidence and at least
 // minRel times the best one's; the calibration test sweeps both.
 func filterFloor(results []index.Result, docs int, floor, minRel float64) ([]index.Result, []float64) {
+	return filterPassing(results, docs, func(r index.Result, e float64) bool { return clears(r, e, floor) }, minRel)
+}
+
+// filterPassing keeps the results that pass with at least minRel times the
+// best passing one's evidence.
+func filterPassing(results []index.Result, docs int, pass func(r index.Result, e float64) bool, minRel float64) ([]index.Result, []float64) {
 	best := 0.0
 	for _, r := range results {
-		if e := evidence(r, docs); clears(r, e, floor) {
+		if e := evidence(r, docs); pass(r, e) {
 			best = math.Max(best, e)
 		}
 	}
@@ -181,7 +210,7 @@ func filterFloor(results []index.Result, docs int, floor, minRel float64) ([]ind
 	var ev []float64
 	for _, r := range results {
 		e := evidence(r, docs)
-		if clears(r, e, floor) && e >= minRel*best {
+		if pass(r, e) && e >= minRel*best {
 			kept = append(kept, r)
 			ev = append(ev, e)
 		}

@@ -154,6 +154,13 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		res.Skipped = skip
 		return res, nil
 	}
+	var brief []index.Result
+	if req.Kind == SessionStart {
+		var err error
+		if brief, err = projectBriefing(ctx, ix, res.Project, req.Now); err != nil {
+			return res, err
+		}
+	}
 
 	results, err := ix.Search(ctx, index.Query{
 		Text:    res.Query,
@@ -173,15 +180,30 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	// A held learning (superseded, or marked wrong, outdated or never) is
 	// never injected; search still lists it, marked.
 	results = slices.DeleteFunc(results, func(r index.Result) bool { return r.Held != "" || slices.Contains(req.Exclude, r.ID) })
-	if !anyLexical(results) {
+	if !anyLexical(results) && len(brief) == 0 {
 		res.Skipped = "no learning clears the relevance floor"
 		return res, nil
 	}
-	docs, err := ix.DocCount(ctx)
-	if err != nil {
-		return res, err
+	var kept []index.Result
+	var ev []float64
+	if anyLexical(results) {
+		docs, err := ix.DocCount(ctx)
+		if err != nil {
+			return res, err
+		}
+		// A prompt goes through the gate; a session's start, whose query is
+		// the project's and branch's words rather than a question, through
+		// the floor alone: the gate was calibrated on prompts.
+		if req.Kind == Prompt {
+			kept, ev = throughGate(results, docs, res.Query)
+		} else {
+			kept, ev = aboveFloor(results, docs, len(index.Terms(res.Query)))
+		}
 	}
-	kept, ev := aboveFloor(results, docs, len(index.Terms(res.Query)))
+	if req.Kind == SessionStart {
+		brief = slices.DeleteFunc(brief, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+		kept, ev = withBriefing(brief, kept, ev, res.Project, req.Max)
+	}
 	if len(kept) == 0 {
 		res.Skipped = "no learning clears the relevance floor"
 		return res, nil

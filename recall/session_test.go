@@ -114,12 +114,13 @@ func TestSessionScenario(t *testing.T) {
 	}
 
 	// Session start: the project, the branch and the commits are about
-	// PKCE and the OAuth state.
+	// PKCE and the OAuth state; the project's other learning (Redis
+	// eviction) comes with the briefing, whatever its words.
 	start := run(Request{Kind: SessionStart, Source: "startup"})
-	expect(start, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
+	expect(start, sessionStartIDs, "")
 	noRepeats(start)
-	if n := InjectedCount(state, sid); n != 2 {
-		t.Errorf("InjectedCount after start = %d, want 2", n)
+	if n := InjectedCount(state, sid); n != 3 {
+		t.Errorf("InjectedCount after start = %d, want 3", n)
 	}
 
 	// Prompt 1: the state cookie learning is the top hit, but session
@@ -140,7 +141,7 @@ func TestSessionScenario(t *testing.T) {
 	noRepeats(p3)
 
 	got := readState(t, state, sid)
-	want := []string{"lrn-oauth-pkce-verifier-replicas", "lrn-oauth-state-cookie-samesite", "lrn-oauth-redirect-uri-mismatch", "lrn-oauth-token-clock-skew"}
+	want := []string{"lrn-oauth-pkce-verifier-replicas", "lrn-oauth-state-cookie-samesite", "lrn-redis-eviction-policy", "lrn-oauth-redirect-uri-mismatch", "lrn-oauth-token-clock-skew"}
 	if len(got) != len(want) {
 		t.Errorf("session file holds %v, want %v", got, want)
 	}
@@ -152,16 +153,16 @@ func TestSessionScenario(t *testing.T) {
 	if got["lrn-oauth-pkce-verifier-replicas"] != "2026-11-22T10:01:00Z" || got["lrn-oauth-token-clock-skew"] != "2026-11-22T10:04:00Z" {
 		t.Errorf("each learning keeps the time it was injected: %v", got)
 	}
-	if n := InjectedCount(state, sid); n != 4 {
-		t.Errorf("InjectedCount = %d, want 4", n)
+	if n := InjectedCount(state, sid); n != 5 {
+		t.Errorf("InjectedCount = %d, want 5", n)
 	}
 
 	// Compaction: the agent's context was summarised, so what it was told
 	// is gone. The session starts over and injects again.
 	compact := run(Request{Kind: SessionStart, Source: "compact"})
-	expect(compact, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
-	if n := InjectedCount(state, sid); n != 2 {
-		t.Errorf("InjectedCount after compaction = %d, want 2", n)
+	expect(compact, sessionStartIDs, "")
+	if n := InjectedCount(state, sid); n != 3 {
+		t.Errorf("InjectedCount after compaction = %d, want 3", n)
 	}
 
 	// The redirect learning was forgotten with the context: in full again.
@@ -178,13 +179,13 @@ func TestSessionScenario(t *testing.T) {
 	if quiet.Skipped == "" {
 		t.Error("silence should say why")
 	}
-	if n := InjectedCount(state, sid); n != 3 {
-		t.Errorf("InjectedCount = %d, want 3", n)
+	if n := InjectedCount(state, sid); n != 4 {
+		t.Errorf("InjectedCount = %d, want 4", n)
 	}
 
 	// /clear empties the set too; ClearSession does the same for a hook.
 	clear := run(Request{Kind: SessionStart, Source: "clear"})
-	expect(clear, []string{"lrn-oauth-state-cookie-samesite", "lrn-oauth-pkce-verifier-replicas"}, "")
+	expect(clear, sessionStartIDs, "")
 	if err := ClearSession(state, sid); err != nil {
 		t.Fatal(err)
 	}
@@ -443,3 +444,9 @@ func TestRecordHitsKeepsDaysAndForgetsOldOnes(t *testing.T) {
 		t.Errorf("no file: %v", got)
 	}
 }
+
+// sessionStartIDs is what TestSessionScenario's session start injects: the
+// two learnings its query finds, with the project's Redis learning from
+// the briefing in the slot left between them for a learning that is not
+// the project's (the PKCE learning names no project).
+var sessionStartIDs = []string{"lrn-oauth-state-cookie-samesite", "lrn-redis-eviction-policy", "lrn-oauth-pkce-verifier-replicas"}

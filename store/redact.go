@@ -125,3 +125,15 @@ func (sc *Sidecar) Redact() {
 		r.Source, r.Target, r.Description = redact.String(r.Source), redact.String(r.Target), redact.String(r.Description)
 	}
 }
+
+// RedactRead redacts a learning read from disk before a surface shows it
+// (the MCP server, `reflect show --json`, the web view). Store.Write
+// redacts everything reflect writes, but a file that arrived by sync or
+// was edited by hand never went through it. Unlike Redact it keeps the
+// id, which names the file the user acts on.
+func (l *Learning) RedactRead() []Redaction {
+	id := l.ID
+	out := l.Redact()
+	l.ID = id
+	return out
+}

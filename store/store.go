@@ -35,11 +35,11 @@ func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id+docExt) 
 // SidecarPath is where the entity sidecar of this id lives.
 func (s *Store) SidecarPath(id string) string { return filepath.Join(s.Dir, id+sidecarExt) }
 
-// ReadFile reads and parses one learning file. Files over MaxDocumentSize are
-// refused before being read, so a stray 50 MB file costs nothing. Errors are
-// *DocError values naming the path.
+// ReadFile reads (with ReadDocument: regular files only, no symbolic
+// links, at most MaxDocumentSize bytes) and parses one learning file.
+// Errors are *DocError values naming the path.
 func ReadFile(path string) (*Learning, error) {
-	data, err := readBounded(path)
+	data, err := ReadDocument(path)
 	if err != nil {
 		return nil, err
 	}
@@ -63,40 +63,6 @@ func ParseFile(path string, data []byte) (*Learning, error) {
 	}
 	l.Path = path
 	return l, nil
-}
-
-func readBounded(path string) ([]byte, error) {
-	// Stat before opening: opening a FIFO named like a document would block
-	// the indexer until some writer showed up.
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, docError(path, "is a directory")
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, docError(path, "is not a regular file")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if fi.Size() > MaxDocumentSize {
-		return nil, docError(path, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), MaxDocumentSize))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxDocumentSize {
-		return nil, docError(path, "file grew past the size limit while being read")
-	}
-	return data, nil
 }
 
 // Read returns the learning with this id, or ErrNotFound.
@@ -151,7 +117,7 @@ func (s *Store) ReadSidecar(id string) (*Sidecar, error) {
 		return nil, fmt.Errorf("sidecar of %q: %w", id, fs.ErrNotExist)
 	}
 	path := s.SidecarPath(id)
-	data, err := readBounded(path)
+	data, err := ReadDocument(path)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +271,7 @@ func (s *Store) Resolve(ref string) (string, error) {
 // settle). The bytes are looked at before anything is parsed, so checking
 // the learnings a listing shows costs a read each.
 func NeedsReview(path string) bool {
-	data, err := readBounded(path)
+	data, err := ReadDocument(path)
 	if err != nil || !bytes.Contains(data, []byte("needs_review:")) {
 		return false
 	}

@@ -8,11 +8,11 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/reflectkb/reflect/internal/shortid"
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 func newLearning(title string) *Learning {
@@ -148,7 +148,7 @@ func TestReadFile(t *testing.T) {
 	})
 	t.Run("fifo does not block", func(t *testing.T) {
 		path := filepath.Join(dir, "lrn-fifo.md")
-		if err := syscall.Mkfifo(path, 0o600); err != nil {
+		if err := testfs.Mkfifo(path); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 		done := make(chan error, 1)

@@ -2,14 +2,13 @@ package transcript
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/reflectkb/reflect/internal/cmdkey"
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/internal/redact"
-	"github.com/reflectkb/reflect/internal/shellwords"
 	"github.com/reflectkb/reflect/internal/text"
 )
 
@@ -20,9 +19,7 @@ const (
 	windowSlack      = 4096     // beyond a cap, so the kept part is redacted in context
 	headWindowBytes  = 16 << 10 // searched for an error line
 	tailWindowBytes  = 8 << 10  // searched when the head has none (summaries come last)
-	keyCommandBytes  = 4096     // of a command, read for its program name
-	maxKeySegments   = 32
-	maxContinuedLine = 120 // a head line this short gets its next line too
+	maxContinuedLine = 120      // a head line this short gets its next line too
 )
 
 // injectedTags wrap text that the harness or reflect put into the
@@ -256,128 +253,23 @@ func exitHeader(out string) (int, bool) {
 	return 0, false
 }
 
-// Commands that only set up the one that matters, and wrappers that run
-// another program.
-var (
-	setupCommands = map[string]bool{
-		"cd": true, "pushd": true, "popd": true, "export": true, "set": true, "unset": true,
-		"source": true, ".": true, "echo": true, "printf": true, "true": true, ":": true,
-		"sleep": true, "clear": true, "alias": true, "ulimit": true, "trap": true, "shopt": true,
-	}
-	wrappers = map[string]bool{
-		"sudo": true, "env": true, "time": true, "timeout": true, "nice": true, "nohup": true,
-		"command": true, "exec": true, "stdbuf": true, "xvfb-run": true,
-	}
-	// Programs whose first word names what they do: "go test" and
-	// "go build" fail and get fixed separately.
-	multiTools = map[string]bool{
-		"go": true, "git": true, "npm": true, "pnpm": true, "yarn": true, "bun": true, "deno": true,
-		"npx": true, "bunx": true, "cargo": true, "docker": true, "docker-compose": true, "podman": true,
-		"kubectl": true, "helm": true, "terraform": true, "make": true, "gh": true, "pip": true,
-		"pip3": true, "uv": true, "poetry": true, "pipenv": true, "bundle": true, "rails": true,
-		"rake": true, "mvn": true, "gradle": true, "gradlew": true, "dotnet": true, "swift": true,
-		"mix": true, "brew": true, "apt": true, "apt-get": true, "dnf": true, "systemctl": true,
-		"aws": true, "gcloud": true, "az": true, "flutter": true, "dart": true, "rustup": true,
-		"conda": true, "composer": true, "nx": true, "turbo": true, "just": true, "task": true,
-	}
-	reSubcommand = lazyre.New(`^[a-z][a-z0-9:_-]*$`)
-	reAssignment = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*=`)
-	reDuration   = lazyre.New(`^\d+(?:\.\d+)?[smhd]?$`)
-)
-
 // MultiTools lists the programs whose first argument names what they do
 // (go, git, npm…), for which CommandKey includes the subcommand. The
 // builtin writer tags learnings that name them.
-func MultiTools() []string {
-	out := make([]string, 0, len(multiTools))
-	for p := range multiTools {
-		out = append(out, p)
-	}
-	return out
-}
+func MultiTools() []string { return cmdkey.MultiTools() }
 
 // CommandKey names the program (and subcommand) a shell command runs:
 // "cd svc && FOO=1 go test ./..." gives "go test", "bash -lc 'make idp'"
 // gives "make idp". A later success with the same key is the fix of a
 // failure.
-func CommandKey(cmd string) string {
-	return commandKeyDepth(cmd, 0)
-}
-
-func commandKeyDepth(cmd string, depth int) string {
-	args := MainCommand(cmd)
-	if len(args) == 0 {
-		return ""
-	}
-	name := filepath.Base(args[0])
-	if isShell(name) && depth < 2 {
-		for i := 1; i+1 < len(args); i++ {
-			if strings.HasPrefix(args[i], "-") && strings.HasSuffix(args[i], "c") {
-				if k := commandKeyDepth(args[i+1], depth+1); k != "" {
-					return k
-				}
-			}
-		}
-	}
-	switch {
-	case strings.HasPrefix(name, "python") && len(args) > 2 && args[1] == "-m":
-		return name + " -m " + args[2]
-	case multiTools[name] && len(args) > 1 && reSubcommand.MatchString(args[1]):
-		if args[1] == "run" && len(args) > 2 && reSubcommand.MatchString(args[2]) {
-			return name + " run " + args[2]
-		}
-		return name + " " + args[1]
-	}
-	return name
-}
+func CommandKey(cmd string) string { return cmdkey.Key(cmd) }
 
 // MainCommand returns the words of the first command of cmd that is not a
 // setup step, without wrappers and variable assignments; or the first
 // command at all when every one is setup.
-func MainCommand(cmd string) []string {
-	var first []string
-	for _, seg := range shellwords.SplitN(window(cmd, keyCommandBytes), maxKeySegments) {
-		args := skipWrappers(seg)
-		if len(args) == 0 {
-			continue
-		}
-		if first == nil {
-			first = args
-		}
-		if !setupCommands[filepath.Base(args[0])] {
-			return args
-		}
-	}
-	return first
-}
+func MainCommand(cmd string) []string { return cmdkey.MainCommand(cmd) }
 
-func isShell(name string) bool {
-	switch name {
-	case "bash", "sh", "zsh", "dash", "fish":
-		return true
-	}
-	return false
-}
-
-func skipWrappers(args []string) []string {
-	for len(args) > 0 {
-		switch {
-		case reAssignment.MatchString(args[0]):
-			args = args[1:]
-		case wrappers[filepath.Base(args[0])]:
-			args = args[1:]
-			for len(args) > 0 && (strings.HasPrefix(args[0], "-") || reAssignment.MatchString(args[0]) || reDuration.MatchString(args[0])) {
-				if (args[0] == "-u" || args[0] == "-g" || args[0] == "-n") && len(args) > 1 {
-					args = args[1:]
-				}
-				args = args[1:]
-			}
-		default:
-			return args
-		}
-	}
-	return nil
-}
+func isShell(name string) bool { return cmdkey.IsShell(name) }
 
 // maxCorrectionBytes: a longer prompt is a new task, whatever its words.
 const maxCorrectionBytes = 1000

@@ -48,13 +48,28 @@ type learningData struct {
 
 // readLearning resolves ref as the CLI does (full id, unique prefix, or
 // the 6-hex tail) and reads it, with a status for the error page.
-func (s *Server) readLearning(ref string) (*store.Learning, int, error) {
+func (s *Server) readLearning(ctx context.Context, ref string) (*store.Learning, int, error) {
 	id, err := s.st.Resolve(ref)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, http.StatusNotFound, errors.New("no learning " + ref + "; it may have been forgotten")
 	}
 	if err != nil {
 		return nil, http.StatusBadRequest, err
+	}
+	// Only a learning the index holds is served: a file the indexer
+	// refused (a symbolic link, a FIFO, an oversize or malformed file) is
+	// not shown whatever its name.
+	var held bool
+	err = s.lockedIndex(func(ix *index.Index) error {
+		var err error
+		held, err = ix.Holds(ctx, id)
+		return err
+	})
+	if err != nil {
+		return nil, http.StatusInternalServerError, err
+	}
+	if !held {
+		return nil, http.StatusNotFound, errors.New("learning " + id + " is not in the index; run 'reflect doctor' to see why")
 	}
 	l, err := s.st.Read(id)
 	if errors.Is(err, store.ErrNotFound) {
@@ -63,11 +78,14 @@ func (s *Server) readLearning(ref string) (*store.Learning, int, error) {
 	if err != nil {
 		return nil, http.StatusInternalServerError, err
 	}
+	// A synced or hand-edited file never went through the redactor on
+	// write; the page shows it redacted (an edit writes it redacted too).
+	l.RedactRead()
 	return l, http.StatusOK, nil
 }
 
 func (s *Server) learningPage(w http.ResponseWriter, r *http.Request) {
-	l, status, err := s.readLearning(r.PathValue("id"))
+	l, status, err := s.readLearning(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, status, err.Error())
 		return
@@ -136,7 +154,7 @@ func gitHistory(ctx context.Context, path string) []Commit {
 // the learning and posts again with it. Only then are the file, its
 // sidecar and its index entries deleted, as 'reflect forget' deletes them.
 func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
-	l, status, err := s.readLearning(r.PathValue("id"))
+	l, status, err := s.readLearning(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, status, err.Error())
 		return
@@ -159,7 +177,7 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 // writes the learning through the knowledge base, as 'reflect add' does, so the
 // file and the index change together.
 func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
-	l, status, err := s.readLearning(r.PathValue("id"))
+	l, status, err := s.readLearning(r.Context(), r.PathValue("id"))
 	if err != nil {
 		s.fail(w, status, err.Error())
 		return

@@ -31,8 +31,9 @@ var templateFS embed.FS
 //go:embed static
 var staticFS embed.FS
 
-// CookieName is the cookie that carries the token after the first request.
-const CookieName = "reflect_ui_token"
+// cookiePrefix names the cookie that carries the token after the first
+// request; the server's port completes the name (see Server.CookieName).
+const cookiePrefix = "reflect_ui_token_"
 
 // csp allows nothing but the server's own scripts, styles and images: no
 // inline script, no eval, no plugin, no framing, forms posting home only.
@@ -153,7 +154,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /queue/{id}/retry", s.queueRetry)
 	mux.HandleFunc("POST /queue/{id}/drop", s.queueDrop)
 	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.Handle("GET /static/", http.StripPrefix("/static/", filesOnly(static)))
 	return s.guard(mux)
 }
 
@@ -178,7 +179,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Error(w, "401 unauthorized: wrong token; open the URL 'reflect ui' printed", http.StatusUnauthorized)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/",
+			http.SetCookie(w, &http.Cookie{Name: s.CookieName(), Value: s.opts.Token, Path: "/",
 				HttpOnly: true, SameSite: http.SameSiteStrictMode})
 			if r.Method == http.MethodGet {
 				// Drop the token from the address bar and history.
@@ -189,7 +190,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 				http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 				return
 			}
-		} else if c, err := r.Cookie(CookieName); err != nil || !s.tokenOK(c.Value) {
+		} else if c, err := r.Cookie(s.CookieName()); err != nil || !s.tokenOK(c.Value) {
 			http.Error(w, "401 unauthorized: this page needs the token; open the URL 'reflect ui' printed", http.StatusUnauthorized)
 			return
 		}
@@ -204,6 +205,34 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// CookieName is the name of the cookie that carries the token:
+// "reflect_ui_token_<port>". A browser scopes cookies by host, not by port
+// (RFC 6265 §8.5), and no cookie attribute can change that, so the port
+// goes into the name: two web views on 127.0.0.1 (two KBs, or a restart
+// on another port) no longer overwrite each other's cookie and log each
+// other out, and the server reads only the cookie of its own port. A
+// cookie of another port or an earlier run carries another random token
+// and is refused (401).
+func (s *Server) CookieName() string { return cookiePrefix + s.port }
+
+// filesOnly serves the files of fsys and nothing else: a directory (the
+// root, /static/vendor/ ...) is 404, not a listing of what is there.
+func filesOnly(fsys fs.FS) http.Handler {
+	files := http.FileServerFS(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/")
+		if name == "" || strings.HasSuffix(name, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		if fi, err := fs.Stat(fsys, name); err != nil || fi.IsDir() {
+			http.NotFound(w, r)
+			return
+		}
+		files.ServeHTTP(w, r)
 	})
 }
 

@@ -72,7 +72,7 @@ func login(t *testing.T, ts string) *http.Client {
 func TestTokenIsRequiredAndBecomesACookie(t *testing.T) {
 	c := kb(t)
 	seedKB(t, c)
-	ts, _ := testServer(t, c)
+	ts, srv := testServer(t, c)
 	for _, path := range []string{"/", "/api/search?q=cookie", "/graph", "/activity", "/static/app.css"} {
 		if res, _ := get(t, client(t), ts.URL+path); res.StatusCode != http.StatusUnauthorized {
 			t.Errorf("GET %s without token: %d, want 401", path, res.StatusCode)
@@ -88,7 +88,7 @@ func TestTokenIsRequiredAndBecomesACookie(t *testing.T) {
 	}
 	var ck *http.Cookie
 	for _, k := range res.Cookies() {
-		if k.Name == CookieName {
+		if k.Name == srv.CookieName() {
 			ck = k
 		}
 	}
@@ -109,7 +109,7 @@ func TestTokenIsRequiredAndBecomesACookie(t *testing.T) {
 
 func TestHostHeaderMustNameTheServer(t *testing.T) {
 	c := kb(t)
-	ts, _ := testServer(t, c)
+	ts, srv := testServer(t, c)
 	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
 	for host, want := range map[string]int{
 		"evil.example:" + port:   http.StatusForbidden,
@@ -119,7 +119,7 @@ func TestHostHeaderMustNameTheServer(t *testing.T) {
 		"127.0.0.1:" + port:      http.StatusOK,
 	} {
 		// The cookie is set by hand: a cookie jar keys cookies by URL.
-		if res, _ := get(t, client(t), ts.URL+"/", "Host", host, "Cookie", CookieName+"="+testToken); res.StatusCode != want {
+		if res, _ := get(t, client(t), ts.URL+"/", "Host", host, "Cookie", srv.CookieName()+"="+testToken); res.StatusCode != want {
 			t.Errorf("Host %s: %d, want %d", host, res.StatusCode, want)
 		}
 	}

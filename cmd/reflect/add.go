@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
@@ -81,76 +82,7 @@ without --scope implies --scope project.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			if opts.Update != "" && opts.Supersedes != "" {
-				return usagef("--update and --supersedes do not go together: --update rewrites a learning, --supersedes adds one that replaces it")
-			}
-			for _, ref := range []*string{&opts.Update, &opts.Supersedes} {
-				if *ref == "" {
-					continue
-				}
-				id, err := f.resolveLearning(*ref)
-				if err != nil {
-					return err
-				}
-				*ref = id
-			}
-			l, sc, err := buildLearning(opts, time.Now())
-			if err != nil {
-				return err
-			}
-			l.Supersedes = opts.Supersedes
-			if err := resolveProject(cmd.Context(), l, opts.Cwd); err != nil {
-				return err
-			}
-			ix, err := f.OpenIndex(cmd.Context(), false, f.WaitNotice())
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			k := knowledge.New(ix)
-			var res knowledge.PutResult
-			if opts.Update != "" {
-				res, err = k.Update(cmd.Context(), opts.Update, l, sc, time.Now())
-			} else {
-				if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
-					// A new learning: refuse to repeat one that exists,
-					// unless it is the one this replaces.
-					dup, found, err := k.NearDuplicate(cmd.Context(), l)
-					if err != nil {
-						return err
-					}
-					if found && dup.ID != l.Supersedes {
-						short := shortener(cmd.Context(), ix, []string{dup.ID})(dup.ID)
-						return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; update it with these fields: 'reflect add --update %s …'; replace it: 'reflect add --supersedes %s …'; add this one anyway with --force",
-							dup.ID, oneLine(dup.Title), 100*dup.Share, short, short, short)
-					}
-				}
-				res, err = k.Put(cmd.Context(), l, sc, time.Now())
-			}
-			if err != nil && res.Path != "" {
-				err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
-			}
-			if res.Path != "" {
-				reportRedacted(f.IO.Err, opts, res.Redacted)
-			}
-			if err != nil {
-				return err
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, res)
-			}
-			verb := "Added"
-			if res.Action == "updated" {
-				verb = "Updated"
-			}
-			fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
-			if res.Action == "updated" {
-				fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
-			}
-			if res.Supersedes != "" {
-				fmt.Fprintf(f.IO.Out, "  supersedes %s (no longer injected)\n", res.Supersedes)
-			}
-			return nil
+			return addRun(cmd.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -172,6 +104,85 @@ without --scope implies --scope project.`,
 	_ = cmd.RegisterFlagCompletionFunc("scope", completeValues(store.Scopes...))
 	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.Types...))
 	return cmd
+}
+
+// addRun adds (or updates) the learning opts describe: it refuses a
+// near-duplicate of an existing learning unless opts.Force, then writes it
+// through the knowledge base and reports what it did.
+func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
+	if opts.Update != "" && opts.Supersedes != "" {
+		return usagef("--update and --supersedes do not go together: --update rewrites a learning, --supersedes adds one that replaces it")
+	}
+	for _, ref := range []*string{&opts.Update, &opts.Supersedes} {
+		if *ref == "" {
+			continue
+		}
+		id, err := f.resolveLearning(*ref)
+		if err != nil {
+			return err
+		}
+		*ref = id
+	}
+	l, sc, err := buildLearning(opts, time.Now())
+	if err != nil {
+		return err
+	}
+	l.Supersedes = opts.Supersedes
+	if err := resolveProject(ctx, l, opts.Cwd); err != nil {
+		return err
+	}
+	ix, err := f.OpenIndex(ctx, false, f.WaitNotice())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	res, err := addWrite(ctx, ix, opts, l, sc)
+	if err != nil && res.Path != "" {
+		err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
+	}
+	if res.Path != "" {
+		reportRedacted(f.IO.Err, opts, res.Redacted)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, res)
+	}
+	verb := "Added"
+	if res.Action == "updated" {
+		verb = "Updated"
+	}
+	fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+	if res.Action == "updated" {
+		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
+	}
+	if res.Supersedes != "" {
+		fmt.Fprintf(f.IO.Out, "  supersedes %s (no longer injected)\n", res.Supersedes)
+	}
+	return nil
+}
+
+// addWrite updates the learning --update names, or puts l, refusing a
+// near-duplicate of an existing learning (other than the one l supersedes)
+// unless --force; the refusal names the ways on.
+func addWrite(ctx context.Context, ix *index.Index, opts *AddOptions, l *store.Learning, sc *store.Sidecar) (knowledge.PutResult, error) {
+	k := knowledge.New(ix)
+	if opts.Update != "" {
+		return k.Update(ctx, opts.Update, l, sc, time.Now())
+	}
+	if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+		dup, found, err := k.NearDuplicate(ctx, l)
+		if err != nil {
+			return knowledge.PutResult{}, err
+		}
+		if found && dup.ID != l.Supersedes {
+			short := shortener(ctx, ix, []string{dup.ID})(dup.ID)
+			return knowledge.PutResult{}, fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; update it with these fields: 'reflect add --update %s …'; replace it: 'reflect add --supersedes %s …'; add this one anyway with --force",
+				dup.ID, oneLine(dup.Title), 100*dup.Share, short, short, short)
+		}
+	}
+	return k.Put(ctx, l, sc, time.Now())
 }
 
 // resolveProject gives a project-scoped learning its project: --project

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -151,22 +153,28 @@ at LEARNINGS_DIR to benchmark commands against it.`,
 
 func newCmdBenchRecall(f *Factory) *cobra.Command {
 	var sizes []int
+	var setName string
 	var asJSON, misses bool
 	cmd := &cobra.Command{
 		Use:   "recall",
-		Short: "Measure the prompt hook's recall on the built-in labelled prompt set",
-		Long: `Recall builds temporary knowledge bases from the labelled set built into
-reflect (50 coding learnings, prompts that must recall one of them and
-prompts that must recall nothing), padded with synthetic learnings to each
---sizes value, and sends every prompt through the same recall as the
-UserPromptSubmit hook. A size below 50 splits the set into knowledge bases
-of that size. It reports, by prompt kind and for the tuning and held-out
-parts of the set: recall (the expected learning was injected), false
-injections (a silent prompt got anything, an answerable one only wrong
-learnings), characters injected per prompt, and where 'reflect search'
-ranks the expected learning. Runs offline; your knowledge base is not
-touched.`,
+		Short: "Measure the prompt hook's recall on a built-in labelled prompt set",
+		Long: `Recall builds temporary knowledge bases from a labelled set built into
+reflect (coding learnings, prompts that must recall one of them and prompts
+that must recall nothing), padded with synthetic learnings to each --sizes
+value, and sends every prompt through the same recall as the
+UserPromptSubmit hook. --set picks the set: recallset (the project's own,
+50 learnings, 194 prompts) or userset (written as users write, 175
+learnings, 625 prompts). A size below the set's learning count splits the
+set into knowledge bases of exactly that size, each holding a share of the
+set's learnings (padded if short): a prompt is asked of the one holding its
+learning, a silent prompt of every one. It reports, by prompt kind and for
+the tuning and held-out parts of the set: recall (the expected learning
+was injected), false injections (a silent prompt got anything, an
+answerable one only wrong learnings), characters injected per prompt, and
+where 'reflect search' ranks the expected learning. Runs offline; your
+knowledge base is not touched.`,
 		Example: `  reflect bench recall
+  reflect bench recall --set userset --sizes 10,100,1000,10000
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -174,6 +182,9 @@ touched.`,
 				if n < 1 {
 					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
 				}
+			}
+			if !slices.Contains(bench.SetNames, setName) {
+				return usagef("--set: no labelled set %q; use one of %s", setName, strings.Join(bench.SetNames, ", "))
 			}
 			c, err := f.Config()
 			if err != nil {
@@ -183,7 +194,7 @@ touched.`,
 			if err != nil {
 				return err
 			}
-			set, err := bench.LoadRecallSet()
+			set, err := bench.LoadSet(setName)
 			if err != nil {
 				return err
 			}
@@ -207,6 +218,7 @@ touched.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&setName, "set", bench.SetRecall, "labelled set: "+strings.Join(bench.SetNames, " or "))
 	cmd.Flags().IntSliceVar(&sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
 	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -216,7 +228,7 @@ touched.`,
 // printRecallReport prints one table per part of the set: a row per size
 // and kind.
 func printRecallReport(out io.Writer, rep *bench.RecallReport) {
-	fmt.Fprintf(out, "%d learnings, %d prompts\n", rep.Learnings, rep.Prompts)
+	fmt.Fprintf(out, "set %s\n%d learnings, %d prompts\n", rep.Set, rep.Learnings, rep.Prompts)
 	for _, part := range []string{"held-out", "tuning"} {
 		fmt.Fprintf(out, "\n%s part\n%6s %-11s %7s %7s %7s %8s %8s %9s\n", part, "size", "kind", "prompts", "recall", "false", "chars", "search@1", "mean rank")
 		for _, s := range rep.Sizes {

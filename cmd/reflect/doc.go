@@ -1,10 +1,11 @@
-// Reflect gives coding agents (Claude Code and Codex CLI) a shared, local,
-// long-term memory of learnings: what failed, what fixed it, what the user
-// corrected.
+// Reflect gives coding agents (Claude Code, Codex CLI, Gemini CLI, OpenCode
+// and Copilot CLI) a shared, local, long-term memory of learnings: what
+// failed, what fixed it, what the user corrected.
 //
-// Hooks installed into the agents ("reflect install claude|codex") capture
-// each session into a queue; "reflect drain" turns the queued transcripts
-// into markdown learnings under ~/.learnings/documents; a hybrid index under
+// Hooks installed into the agents ("reflect install
+// claude|codex|gemini|opencode|copilot") capture each session into a queue;
+// "reflect drain" turns the queued transcripts into markdown learnings
+// under ~/.learnings/documents; a hybrid index under
 // ~/.learnings/index (full text, BM25F, trigram, vectors, an entity graph),
 // derived from those files and rebuilt at any time with "reflect reindex",
 // recalls the relevant ones at session start and with every prompt.

@@ -75,8 +75,10 @@ func editRun(cmd *cobra.Command, f *Factory, opts *EditOptions) error {
 		return err
 	}
 	st := store.Open(c.DocumentsDir())
-	orig, err := fsutil.ReadRegular(st.Path(id), store.MaxDocumentSize)
-	if errors.Is(err, os.ErrNotExist) {
+	// The store's bounded reader: no symbolic link, FIFO or oversize file
+	// is copied out to the editor.
+	orig, err := st.ReadRaw(id)
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 		return learningRefError(opts.Ref, store.ErrNotFound)
 	}
 	if err != nil {

@@ -22,7 +22,7 @@ func NewCmdHook(f *Factory) *cobra.Command {
 		Use:   "hook EVENT --agent claude|codex|opencode|copilot",
 		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
 		Long: `Hook handles one Claude Code or Codex hook event. EVENT is one of
-session-start, prompt, post-tool, pre-compact, stop, session-end. It reads the
+session-start, prompt, pre-tool, post-tool, pre-compact, stop, session-end. It reads the
 agent's JSON payload on stdin and answers in that agent's format, printing
 nothing when there is nothing to add. It always exits 0; problems go to
 $REFLECT_STATE_DIR/logs/hooks.log. REFLECT_DISABLE=1 turns every hook into a

@@ -17,10 +17,22 @@ import (
 // NewCmdInstall builds `reflect install` and `reflect uninstall`.
 func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
 	opts := agents.InstallOptions{}
-	var asJSON bool
+	var asJSON, all bool
 	verb, short := "install", "Add reflect's hooks to Claude Code, Codex, Gemini CLI, OpenCode or Copilot CLI"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the hooks reflect added"
+	}
+	args := agentArg(verb)
+	if uninstall {
+		args = func(cmd *cobra.Command, a []string) error {
+			if all {
+				if len(a) > 0 || opts.SettingsPath != "" {
+					return usagef("uninstall --all takes no agent and no --settings: it removes reflect from every agent's default files")
+				}
+				return nil
+			}
+			return agentArg(verb)(cmd, a)
+		}
 	}
 	cmd := &cobra.Command{
 		Use:   verb + " " + strings.Join(agents.Names, "|"),
@@ -33,14 +45,25 @@ Other hooks and settings are kept; the original file is backed up once as
 not hooks: reflect writes (and uninstall deletes) its own plugin file,
 ~/.config/opencode/plugins/reflect.js (or under $XDG_CONFIG_HOME).`,
 		Example: "  reflect " + verb + " claude --dry-run\n  reflect " + verb + " codex",
-		Args:    agentArg(verb),
+		Args:    args,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				return runUninstallAll(f, opts, asJSON)
+			}
 			run := agents.Install
 			if uninstall {
 				run = agents.Uninstall
 			}
 			return runInstall(f, run, opts, args[0], asJSON)
 		},
+	}
+	if uninstall {
+		cmd.Long += `
+A file reflect created is removed once nothing else is in it, and the backup
+once the file is back to the original. --all removes reflect from every
+agent: hooks, status line, MCP server entries and OpenCode's plugin file.`
+		cmd.Example += "\n  reflect uninstall --all"
+		cmd.Flags().BoolVar(&all, "all", false, "remove hooks, status line and MCP entries from every agent")
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "settings file to edit instead of the default")
@@ -86,6 +109,31 @@ func runInstall(f *Factory, run func(agents.InstallOptions) (agents.Result, erro
 	return nil
 }
 
+// runUninstallAll removes reflect from every agent and reports each file;
+// an agent that fails does not stop the others.
+func runUninstallAll(f *Factory, opts agents.InstallOptions, asJSON bool) error {
+	opts.Dirs = agents.Dirs(config.ResolveAgentDirs(f.LookupEnv))
+	results, err := agents.UninstallAll(opts)
+	if asJSON {
+		if results == nil {
+			results = []agents.Result{}
+		}
+		if perr := printJSON(f.IO.Out, results); perr != nil {
+			return perr
+		}
+		return err
+	}
+	for _, r := range results {
+		if r.Changed || r.Deleted || r.BackupRemoved {
+			writeInstallReport(f.IO.Out, r)
+		}
+	}
+	if err == nil && !slices.ContainsFunc(results, func(r agents.Result) bool { return r.Changed || r.Deleted || r.BackupRemoved }) {
+		fmt.Fprintln(f.IO.Out, "nothing of reflect's in any agent's files")
+	}
+	return err
+}
+
 // writeInstallReport tells people what an install or uninstall (of hooks
 // or of the MCP server) did, or would do in a dry run: the file, each entry
 // added, updated or removed, the diff of a dry run, the backup and the
@@ -95,6 +143,8 @@ func writeInstallReport(w io.Writer, r agents.Result) {
 	switch {
 	case !r.Changed && op == "install":
 		fmt.Fprintf(w, "%s is already up to date\n", r.Path)
+	case !r.Changed && r.Deleted:
+		fmt.Fprintf(w, "removed %s, which an older uninstall left empty\n", r.Path)
 	case !r.Changed:
 		fmt.Fprintf(w, "nothing of reflect's in %s\n", r.Path)
 	case r.DryRun:
@@ -127,6 +177,9 @@ func writeInstallReport(w io.Writer, r agents.Result) {
 	}
 	if r.BackupWritten {
 		fmt.Fprintf(w, "backup of the original: %s\n", r.BackupPath)
+	}
+	if r.BackupRemoved {
+		fmt.Fprintf(w, "removed the backup %s: the file is as it was before reflect\n", r.BackupPath)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -6,11 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/internal/proc"
 )
 
 // NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall.
@@ -60,7 +61,7 @@ func runMCPServer() error {
 func execSibling(name string, args []string, missing error) error {
 	path := ""
 	if exe, err := os.Executable(); err == nil {
-		if p := filepath.Join(filepath.Dir(exe), name); isExecutable(p) {
+		if p := filepath.Join(filepath.Dir(exe), name+exeSuffix); isExecutable(p) {
 			path = p
 		}
 	}
@@ -71,16 +72,21 @@ func execSibling(name string, args []string, missing error) error {
 		}
 		path = p
 	}
-	if err := syscall.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
+	if err := proc.Exec(path, append([]string{name}, args...), os.Environ()); err != nil {
 		return fmt.Errorf("start %s: %w", path, err)
 	}
 	return nil // not reached: Exec replaced the process
 }
 
-// isExecutable reports whether path is a regular file someone may execute.
+// exeSuffix ends the name of an executable: the siblings are
+// reflect-mcp.exe and reflect-ui.exe on Windows.
+var exeSuffix = map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
+// isExecutable reports whether path is a regular file someone may execute
+// (on Windows, which has no execute bit, any regular file).
 func isExecutable(path string) bool {
 	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	return err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0)
 }
 
 func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {

@@ -48,8 +48,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "reflect",
 		Short: "Long-term memory for coding agents",
-		Long: `reflect gives Claude Code and Codex a shared, local memory of learnings:
-what failed, what fixed it, what the user corrected. Learnings are markdown
+		Long: `reflect gives Claude Code, Codex, Gemini CLI, OpenCode and Copilot CLI a
+shared, local memory of learnings: what failed, what fixed it, what the user
+corrected. Learnings are markdown
 files under ~/.learnings/documents; the index under ~/.learnings/index is
 derived from them and can be rebuilt at any time.`,
 		SilenceUsage:  true,

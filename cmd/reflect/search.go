@@ -37,15 +37,18 @@ func NewCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Find learnings by free text",
-		Long: `Search ranks learnings by four signals, fused by weighted reciprocal rank:
+		Long: `Search ranks learnings by four signals, fused by a weighted sum of their
+scores, each scaled to 0..1 (see docs/ranking.md):
   lexical  BM25 over title, key insight, tags and symptoms, and body,
-           weighted in that order
+           weighted in that order; over the best result's BM25, weight 1
   trigram  code-like tokens of QUERY (paths, flags, error codes) matched
-           as substrings
+           as substrings: the share of them a learning holds, weight 0.5
   vector   similarity of meaning, from the configured embedder
-           (index.embedder; the default hash embedder needs no network)
+           (index.embedder; the default hash embedder needs no network
+           and only breaks ties, a model embedder weighs 0.5)
   graph    learnings that mention the entities QUERY names, and their
-           neighbours in the entity graph (see 'reflect graph')
+           neighbours in the entity graph (see 'reflect graph'); it only
+           breaks ties and lists what no other signal found last
 The fused score is then multiplied by factors: confidence (high 1.0,
 medium 0.8, low 0.55), scope (the current project's learnings first, other
 projects' last), recency (newer learnings win near-ties) and freshness (a
@@ -58,7 +61,8 @@ names another. Factors reorder near-ties only: a result whose BM25 is at
 least twice another's stays above it unless other signals fused it lower.
 A result with under a fifth of the best result's BM25 (or found by trigram,
 vector or graph alone beside word matches) is listed as a "(weak match)",
-"weak": true in --json. --explain shows each result's ranks, factors and marks.
+"weak": true in --json. --explain shows each signal's rank, raw and
+normalised score, weight and share, the factors, and the marks.
 Operators and quotes in QUERY are searched as plain words.`,
 		Example: `  reflect search oauth state mismatch
   reflect search -- -fPIC relocation

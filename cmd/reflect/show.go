@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/graph"
+	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/store"
 )
@@ -37,13 +37,15 @@ func NewCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
   reflect show --json 3f9a1c`,
 		ValidArgsFunction: completeLearningIDs(f),
 		Short:             "Print one learning, its entities and related learnings",
-		Long: `Show prints the learning's file as written, then its entities as the index
-knows them (with their community, see 'reflect graph') and the learnings
-that share entities with it, rarest shared entity first. A learning in a
-supersession chain lists the learnings that supersede it and those it
-supersedes; its marks ('reflect mark') are counted, and a learning the hooks
-do not inject says why. ID may be the full id, any unique prefix of it
-(with or without "lrn-"), or its 6-hex tail.`,
+		Long: `Show prints the learning's file as written (secrets redacted, terminal
+escapes removed), then its entities as the index knows them (with their
+community, see 'reflect graph') and the learnings that share entities with
+it, rarest shared entity first. A learning in a supersession chain lists the
+learnings that supersede it and those it supersedes; its marks ('reflect
+mark') are counted, and a learning the hooks do not inject says why. ID may
+be the full id, any unique prefix of it (with or without "lrn-"), or its
+6-hex tail. A file that is not a regular file (a symbolic link, a FIFO) or
+is over 1 MiB is refused, not read.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -74,8 +76,12 @@ do not inject says why. ID may be the full id, any unique prefix of it
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
 			}
+			if sc != nil {
+				sc.Redact()
+			}
 			ents, related, indexed := showGraph(cmd.Context(), f, l.ID)
 			if opts.JSON {
+				l.RedactRead()
 				if ents == nil {
 					ents = []graph.EntityInfo{}
 				}
@@ -85,12 +91,15 @@ do not inject says why. ID may be the full id, any unique prefix of it
 				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
 					"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
 			}
-			data, err := os.ReadFile(l.Path)
+			// The file as written, read again by the same bounded reader
+			// (it may have been swapped since), redacted: a synced or
+			// hand-edited file never went through the redactor on write.
+			data, err := st.ReadRaw(l.ID)
 			if err != nil {
 				return err
 			}
 			out := f.IO.Out
-			fmt.Fprintf(out, "%s\n", safetext.Terminal(string(data)))
+			fmt.Fprintf(out, "%s\n", safetext.Terminal(redact.String(string(data))))
 			printChain(out, chainOf(st, l))
 			switch {
 			case indexed && len(ents) > 0:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -42,7 +43,8 @@ func chainOf(st *store.Store, l *store.Learning) learningChain {
 				out = append(out, chainLink{ID: id, Missing: true})
 				break
 			}
-			out = append(out, chainLink{ID: id, Title: o.Title})
+			// Hand-edited files may hold what the writers would have redacted.
+			out = append(out, chainLink{ID: id, Title: redact.String(o.Title)})
 			id = next(o)
 		}
 		return out

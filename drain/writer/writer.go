@@ -13,10 +13,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
+	"github.com/reflectkb/reflect/internal/proc"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/text"
 	"github.com/reflectkb/reflect/store"
@@ -623,15 +623,7 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	cmd.Stdin = p.stdin
 	cmd.Env = append(writerEnv(os.Environ()), p.env...)
 	cmd.SysProcAttr = writerProcAttr()
-	cmd.Cancel = func() error {
-		// The group id is the writer's pid (Setpgid): the negative pid
-		// signals every process in the group.
-		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		if errors.Is(err, syscall.ESRCH) {
-			return os.ErrProcessDone
-		}
-		return err
-	}
+	cmd.Cancel = func() error { return proc.KillGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = writerWaitDelay
 	// A writer printing past the cap is killed at once: its answer is
 	// worthless, and reading a runaway writer's output to EOF took many
@@ -651,7 +643,7 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 		// (a daemon, an MCP server) holding stdout open. Its answer counts:
 		// failing the entry would reflect it, and pay for it, again. The
 		// leftovers of its group are killed.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = proc.KillGroup(cmd.Process.Pid)
 		err = nil
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {

@@ -4,9 +4,12 @@
 //
 // It is the one package that reads the environment (ARCHITECTURE §2), and
 // only through the LookupFunc its caller passes: the program's edge passes
-// os.LookupEnv, tests pass a map (MapLookup), so no test needs the process
-// environment. Other packages get settings as their own options from the
-// command layer, never by importing this package.
+// os.LookupEnv, tests pass a map (MapLookup). Tests that run a whole
+// command or a child process as the program runs (some of the hooks',
+// the drainer's, the web view's, security's and cmd/reflect's) still set
+// the process environment with t.Setenv and load it through os.LookupEnv,
+// which keeps them from running in parallel. Other packages get settings as their own
+// options from the command layer, never by importing this package.
 package config
 
 import (

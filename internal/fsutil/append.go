@@ -14,19 +14,16 @@ import (
 var ErrNotRegular = errors.New("not a regular file")
 
 // OpenPrivate opens a state file for writing without following a symlink at
-// its last component (O_NOFOLLOW) and without blocking on a FIFO
-// (O_NONBLOCK), refuses anything but a regular file, and tightens a file
-// that is group- or world-accessible to FilePerm. flag holds the access
-// mode and extras, e.g. O_RDWR|O_APPEND; O_CREATE is added.
+// its last component (OpenNoFollow) and without blocking on a FIFO,
+// refuses anything but a regular file, and tightens a file that is group-
+// or world-accessible to FilePerm. flag holds the access mode and extras,
+// e.g. O_RDWR|O_APPEND; O_CREATE is added.
 //
 // A symlink planted at last-event.json or hooks.log would otherwise make
 // every hook truncate or append to whatever it points at.
 func OpenPrivate(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, FilePerm)
+	f, err := OpenNoFollow(path, flag|os.O_CREATE, FilePerm)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("open %s: is a symlink: %w", path, ErrNotRegular)
-		}
 		return nil, err
 	}
 	fi, err := f.Stat()

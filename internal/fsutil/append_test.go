@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // A symlink planted where a state file goes must not redirect a write: the
@@ -20,6 +22,13 @@ func TestStateWritesRefuseSymlinks(t *testing.T) {
 	for name, write := range map[string]func(string) error{
 		"AppendLine":  func(p string) error { return AppendLine(p, []byte("x\n")) },
 		"WriteLocked": func(p string) error { return WriteLocked(p, []byte("x\n"), FilePerm) },
+		"OpenNoFollow": func(p string) error {
+			f, err := OpenNoFollow(p, os.O_WRONLY|os.O_TRUNC, FilePerm)
+			if err == nil {
+				f.Close()
+			}
+			return err
+		},
 	} {
 		link := filepath.Join(dir, name+".json")
 		if err := os.Symlink(target, link); err != nil {
@@ -39,7 +48,7 @@ func TestStateWritesRefuseSymlinks(t *testing.T) {
 func TestStateFilesRefuseFIFOs(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Skip("mkfifo:", err)
 	}
 	if err := AppendLine(fifo, []byte("x\n")); err == nil {

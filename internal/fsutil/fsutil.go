@@ -195,7 +195,7 @@ func WriteLocked(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := lockOpen(f, true); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := f.Truncate(0); err != nil {
@@ -221,7 +221,7 @@ func ReadLocked(path string) ([]byte, error) {
 	} else if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("read %s: %s: %w", path, fi.Mode().Type(), ErrNotRegular)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+	if err := lockOpen(f, false); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	return io.ReadAll(f)

@@ -5,9 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // A FIFO at .git/HEAD or .git/config hung every hook started in that
@@ -20,7 +21,7 @@ func TestInspectRefusesHostileGitFiles(t *testing.T) {
 		damage func(t *testing.T, path string)
 	}{
 		{"fifo", func(t *testing.T, path string) {
-			if err := syscall.Mkfifo(path, 0o600); err != nil {
+			if err := testfs.Mkfifo(path); err != nil {
 				t.Skip("mkfifo:", err)
 			}
 		}},

@@ -24,6 +24,7 @@ import (
 // type-checked against the export data `go list -export` gives, so a call
 // is judged by the function it names, not by how it is spelled.
 func TestIndexWritesNoDocument(t *testing.T) {
+	t.Parallel()
 	root, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func TestIndexWritesNoDocument(t *testing.T) {
 // value of one, and a file change handed a path from the store; reads and
 // changes to other files pass.
 func TestDocumentWritesFindsEachKind(t *testing.T) {
+	t.Parallel()
 	const storeSrc = `package store
 type Store struct{ Dir string }
 type FileInfo struct{ Path string }

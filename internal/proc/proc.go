@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 )
 
-// SpawnDetached starts `reflect ARGS...` in a new session (setsid) with no
-// terminal and no inherited pipes, and does not wait for it: an agent must
-// not wait for background work, and the child must outlive its parent.
+// SpawnDetached starts `reflect ARGS...` detached (detached(): a session of
+// its own on Unix, no console on Windows) with no inherited pipes, and does
+// not wait for it: an agent must not wait for background work, and the
+// child must outlive its parent.
 func SpawnDetached(args ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -25,7 +25,7 @@ func SpawnDetached(args ...string) error {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = withoutGOMAXPROCS(os.Environ())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = detached()
 	if err := cmd.Start(); err != nil {
 		return err
 	}

@@ -24,17 +24,47 @@ import (
 // with '<' and '>' written as "&lt;" and "&gt;". The order matters: tag
 // filters that ran before white space was normalised, or that only knew
 // ASCII white space, were what let "</tag\u2028>" through.
-func Inline(s string) string {
+func Inline(s string) string { return neutralise(s, false) }
+
+// Block is Inline for text of several lines that a model reads (a whole
+// learning served by the MCP server): the same normalisation, the same
+// characters dropped and '<' and '>' written the same way, so no spelling
+// of a tag can end the tool result or open another, but line breaks are
+// kept. Every line break of any kind (CR LF, CR, NEL, U+2028, U+2029, VT,
+// FF) becomes "\n", tabs stay, other white space becomes one space each;
+// runs of blank lines and indentation are kept, as markdown needs them.
+func Block(s string) string { return neutralise(s, true) }
+
+func neutralise(s string, lines bool) string {
 	s = norm.NFKC.String(strings.ToValidUTF8(s, "\uFFFD"))
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
+	prev := rune(0)
 	for _, r := range s {
-		switch {
-		case unicode.IsSpace(r) || r == utf8.RuneError:
-			space = b.Len() > 0
-			continue
-		case dropped(r):
+		if lines {
+			switch {
+			case r == '\n' && prev == '\r':
+				// The CR already wrote the break.
+			case lineBreak(r):
+				b.WriteByte('\n')
+			case r == '\t':
+				b.WriteByte('\t')
+			case unicode.IsSpace(r) || r == utf8.RuneError:
+				b.WriteByte(' ')
+			}
+			prev = r
+			if unicode.IsSpace(r) || r == utf8.RuneError {
+				continue
+			}
+		} else {
+			switch {
+			case unicode.IsSpace(r) || r == utf8.RuneError:
+				space = b.Len() > 0
+				continue
+			}
+		}
+		if dropped(r) {
 			continue
 		}
 		if space {
@@ -51,6 +81,15 @@ func Inline(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// lineBreak reports the characters Block turns into "\n".
+func lineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', 0x85, 0x2028, 0x2029:
+		return true
+	}
+	return false
 }
 
 // dropped reports characters that carry no text: anything that is not a

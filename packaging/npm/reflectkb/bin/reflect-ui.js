@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+'use strict';
+require('./run.js')('reflect-ui');

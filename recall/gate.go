@@ -1,0 +1,149 @@
+package recall
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/reflectkb/reflect/index"
+)
+
+// The injection gate for prompts: the relevance floor (floor.go) and a
+// calibrated classifier beside it. When the hit with the best BM25F does
+// not clear the floor, the classifier reads its features (see Features)
+// and estimates the probability that it is what the prompt is about
+// (logistic regression, gateWeights); it is injected when that probability
+// reaches gateRescue. Only that hit: another one's lead is nil, and on the
+// tuning part rescuing the others changed nothing, while computing their
+// features cost the hook time.
+//
+// Why not the floor alone: BM25F in units of the largest idf drifts with the
+// KB's size below idfCapDocs (a word in one learning of 40 scores 3.3, of
+// 1,000 6.5), so a match that clears the floor in a new user's KB of 40
+// falls under it at 1,000 — where every signal still ranks it first. The
+// evidence over its floor stays a feature; the others say how the hit
+// stands against the rest of the KB (its lead over the runner-up and over
+// the mean of the top hits: the query-performance predictors NQC and WIG),
+// and how much of the query it holds and where (title, key insight, tags;
+// identifiers the prompt names).
+
+// Features are what the gate knows of one hit.
+type Features struct {
+	// FloorRatio is log(evidence / floor): the old relevance floor's
+	// verdict, as a margin (0 at the floor).
+	FloorRatio float64 `json:"floor_ratio"`
+	// Coverage is the share of the query's attainable BM25F the hit holds.
+	Coverage float64 `json:"coverage"`
+	// Matched is the share of the query's words the hit contains.
+	Matched float64 `json:"matched"`
+	// Lead is 1 − runner-up BM25F / this hit's: 0 when another hit is as
+	// strong, 1 when no other matches at all.
+	Lead float64 `json:"lead"`
+	// WIG is 1 − mean BM25F of the top hits / this hit's.
+	WIG float64 `json:"wig"`
+	// Fields is the share of the query's words found in the hit's title,
+	// key insight or tags.
+	Fields float64 `json:"fields"`
+	// Identifiers is the share of the query's code-like tokens (paths,
+	// flags, error codes) the hit contains; 0 when the query has none.
+	Identifiers float64 `json:"identifiers"`
+	// Size is log10 of the KB's size over 3, within [1/3, 1]: lead and
+	// WIG mean little in a KB of ten, where one match is often the only
+	// one, and they are weighed by it.
+	Size float64 `json:"size"`
+	// Probability is the gate's estimate that the hit is the one asked for.
+	Probability float64 `json:"probability"`
+}
+
+// wigDepth is how many of the best hits WIG averages over.
+const wigDepth = 5
+
+// gateFeatures computes the gate's features for every result with lexical
+// evidence (others get zero Features) in a KB of docs learnings, for query.
+func gateFeatures(results []index.Result, docs int, query string) []Features {
+	out := make([]Features, len(results))
+	for i := range results {
+		out[i] = hitFeatures(results, i, docs, query)
+	}
+	return out
+}
+
+// hitFeatures computes the gate's features of results[i] (zero Features
+// when it has no lexical evidence).
+func hitFeatures(results []index.Result, i, docs int, query string) Features {
+	r := results[i]
+	if r.Why.BM25 <= 0 {
+		return Features{}
+	}
+	terms := index.Terms(query)
+	var bm []float64
+	for _, x := range results {
+		if x.Why.BM25 > 0 {
+			bm = append(bm, x.Why.BM25)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(bm)))
+	mean := 0.0
+	k := min(wigDepth, len(bm))
+	for _, b := range bm[:k] {
+		mean += b
+	}
+	mean /= float64(k)
+	var f Features
+	f.FloorRatio = math.Log(math.Max(evidence(r, docs), 1e-3) / floorFor(len(terms), minEvidence, minEvidencePerRootTerm))
+	f.Coverage = coverage(r)
+	if len(terms) > 0 {
+		f.Matched = math.Min(1, float64(r.Why.MatchedTerms)/float64(len(terms)))
+	}
+	other := 0.0 // the best BM25F of another hit
+	if len(bm) > 1 {
+		other = bm[0]
+		if r.Why.BM25 >= bm[0] {
+			other = bm[1]
+		}
+	}
+	f.Lead = math.Max(0, 1-other/r.Why.BM25)
+	f.WIG = 1 - mean/r.Why.BM25
+	queryStems := index.Stems(strings.Join(terms, " "))
+	slices.Sort(queryStems)
+	if queryStems = slices.Compact(queryStems); len(queryStems) > 0 {
+		have := map[string]bool{}
+		for _, s := range index.Stems(r.Title + " " + r.KeyInsight + " " + strings.Join(r.Tags, " ")) {
+			have[s] = true
+		}
+		n := 0
+		for _, s := range queryStems {
+			if have[s] {
+				n++
+			}
+		}
+		f.Fields = float64(n) / float64(len(queryStems))
+	}
+	f.Identifiers = r.Why.Identifiers
+	f.Size = math.Min(1, math.Log10(math.Max(10, float64(docs)))/3)
+	f.Probability = gateProbability(f)
+	return f
+}
+
+// gateWeights are the logistic regression's intercept and coefficients:
+// FloorRatio, Coverage, Matched, Lead × Size, WIG × Size, Fields,
+// Identifiers, Size. Fitted on the tuning part of the userset (bench/userset,
+// the prompts whose FNV-1a id hash is not 0 mod 3) at KB sizes 10, 100,
+// 1,000 and 10,000, on each prompt's top hit, each size and class weighed
+// alike; L2 0.01 on standardised features.
+var gateWeights = [...]float64{-1.622, 2.604, -0.189, 1.623, 4.605, 1.921, 1.044, 1.52, -1.52}
+
+// gateRescue is the probability at which the hit with the best BM25F, when
+// it is under the floor, is injected all the same: where every signal agrees (a wide lead over the rest of
+// the KB, the query's words in the title, the identifier it names), though
+// the words it shares are not rare enough for the floor. Chosen on the
+// tuning part as the lowest that adds no false injection at any size.
+const gateRescue = 0.93
+
+func gateProbability(f Features) float64 {
+	w := gateWeights
+	z := w[0] + w[1]*f.FloorRatio + w[2]*f.Coverage + w[3]*f.Matched + w[4]*f.Lead*f.Size + w[5]*f.WIG*f.Size +
+		w[6]*f.Fields + w[7]*f.Identifiers + w[8]*f.Size
+	return 1 / (1 + math.Exp(-z))
+}

@@ -1,0 +1,58 @@
+package recall
+
+import (
+	"testing"
+
+	"github.com/reflectkb/reflect/index"
+)
+
+// TestGateRescuesAgreement checks the classifier beside the floor: in a KB
+// of 1,000, a hit under the floor that leads the rest of the KB by far,
+// holds the query's words in its title and key insight and contains the
+// identifier the prompt names is injected (issue 28's first failure
+// class); the same evidence without that agreement — a close runner-up,
+// the words only in the body — is not; and a hit the floor already takes
+// stays taken.
+func TestGateRescuesAgreement(t *testing.T) {
+	const docs = 1000
+	query := "sqlite busy_timeout four workers write database"
+	terms := len(index.Terms(query))
+	floorBM25 := floorFor(terms, minEvidence, minEvidencePerRootTerm) * IDFCap
+	under := 0.8 * floorBM25
+	strong := index.Result{ID: "lrn-sqlite-locked", Title: "SQLite database is locked with several writers",
+		KeyInsight: "Set busy_timeout on every connection and use WAL when workers write one database.",
+		Why:        index.Why{BM25: under, QueryBM25: 1.5 * under, MatchedTerms: terms - 1, Identifiers: 1}}
+	runnerUp := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.2 * under, QueryBM25: 1.5 * under, MatchedTerms: 1}}
+
+	kept, _ := throughGate([]index.Result{strong, runnerUp}, docs, query)
+	if len(kept) != 1 || kept[0].ID != strong.ID {
+		t.Errorf("agreeing hit under the floor: kept %v, want %s", resultIDs(kept), strong.ID)
+	}
+	if kept, _ := aboveFloor([]index.Result{strong, runnerUp}, docs, terms); len(kept) != 0 {
+		t.Fatalf("the floor alone took %v: the case does not test the gate", resultIDs(kept))
+	}
+
+	weak := strong
+	weak.Title, weak.KeyInsight = "Notes from the migration", ""
+	weak.Why.Identifiers = 0
+	weak.Why.MatchedTerms = 2
+	close := runnerUp
+	close.Why.BM25 = 0.95 * under
+	if kept, _ := throughGate([]index.Result{weak, close}, docs, query); len(kept) != 0 {
+		t.Errorf("hit under the floor without agreement: kept %v, want none", resultIDs(kept))
+	}
+
+	above := strong
+	above.Why.BM25 = 1.2 * floorBM25
+	if kept, _ := throughGate([]index.Result{above, close}, docs, query); len(kept) == 0 || kept[0].ID != above.ID {
+		t.Errorf("hit above the floor: kept %v, want %s", resultIDs(kept), above.ID)
+	}
+}
+
+func resultIDs(rs []index.Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.ID
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package recall_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/bench"
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/recall"
+)
+
+// TestGateDump writes the gate's features of every lexical hit of every
+// prompt of a labelled set, at the sizes asked, to the file
+// REFLECT_GATE_DUMP names: the data the gate's weights are fitted on (the
+// tuning part only; the held-out rows are marked). Skipped unless asked.
+func TestGateDump(t *testing.T) {
+	out := os.Getenv("REFLECT_GATE_DUMP")
+	if out == "" {
+		t.Skip("set REFLECT_GATE_DUMP=file (and REFLECT_GATE_SET, REFLECT_GATE_SIZES) to dump the gate's features")
+	}
+	setName := os.Getenv("REFLECT_GATE_SET")
+	if setName == "" {
+		setName = "userset"
+	}
+	set, err := bench.LoadSet(setName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byText := map[string]bench.LabelledPrompt{}
+	for _, p := range set.Prompts {
+		byText[p.Prompt] = p
+	}
+	var sizes []int
+	for _, s := range strings.Split(os.Getenv("REFLECT_GATE_SIZES"), ",") {
+		if n, err := strconv.Atoi(s); err == nil {
+			sizes = append(sizes, n)
+		}
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers")
+	for _, size := range sizes {
+		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
+			Sizes:   []int{size},
+			WorkDir: t.TempDir(),
+			Recall: func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
+				p := byText[prompt]
+				results, feats, err := recall.GateCandidates(ctx, ix, prompt, now)
+				if err != nil {
+					return nil, "", err
+				}
+				for i, r := range results {
+					if r.Why.BM25 <= 0 || i >= 10 {
+						continue
+					}
+					x := feats[i]
+					label := 0
+					if r.ID == p.Want {
+						label = 1
+					}
+					fmt.Fprintf(f, "%s\t%d\t%s\t%v\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", setName, size, p.ID, p.HeldOut(), p.Kind, i+1, label,
+						r.Why.BM25, x.FloorRatio, x.Coverage, x.Matched, x.Lead, x.WIG, x.Fields, x.Identifiers)
+				}
+				return nil, "", nil
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
