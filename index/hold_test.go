@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"testing"
 )
 
@@ -38,4 +39,27 @@ func TestOpenMigratesSchema15HoldColumns(t *testing.T) {
 		t.Errorf("the migrated docs table: %d rows with empty marks, %v", n, err)
 	}
 	searchable(t, ix)
+}
+
+// The pre-tool hook's command lookup and the session-start briefing inject
+// what they return: a held learning is not among it.
+func TestHeldLearningsLeaveCommandsAndBriefing(t *testing.T) {
+	k := newKB(t)
+	k.write(t, doc{ID: "lrn-gotest", Title: "go test: use -tags integration", Scope: "project", Project: "api",
+		KeyInsight: "`go test ./...` failed with \"undefined: Foo\"; `go test -tags integration ./...` works."})
+	k.write(t, doc{ID: "lrn-gotest-old", Title: "go test: run make first", Scope: "project", Project: "api",
+		KeyInsight: "`go test ./...` failed with \"no Go files\"; run make first.", Extra: "superseded_by: lrn-gotest\n"})
+	k.write(t, doc{ID: "lrn-gotest-wrong", Title: "go test: clear the cache", Scope: "project", Project: "api",
+		KeyInsight: "`go test ./...` failed with \"undefined: Foo\"; go clean -cache fixes it.", Extra: "feedback: {wrong: 1}\n"})
+	ix := k.open(t)
+	if got, want := failedIDs(t, ix, "go test"), []string{"go test=lrn-gotest"}; !slices.Equal(got, want) {
+		t.Errorf("FailedCommands: %q, want %q", got, want)
+	}
+	res, err := ix.ProjectLearnings(context.Background(), "api", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(res); !slices.Equal(got, []string{"lrn-gotest"}) {
+		t.Errorf("ProjectLearnings: %q, want only lrn-gotest", got)
+	}
 }
