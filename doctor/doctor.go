@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/money"
 	"github.com/reflectkb/reflect/kbsync"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
@@ -49,7 +51,10 @@ type Report struct {
 	Settings     map[string]any `json:"settings"`
 	Counts       index.Counts   `json:"counts"`
 	Writer       string         `json:"writer"`
-	Malformed    []Malformed    `json:"malformed"`
+	// Today is the drainer's writer runs and spend of the current UTC
+	// day (nil when drain-cost.jsonl cannot be read).
+	Today     *drain.Spend `json:"today,omitempty"`
+	Malformed []Malformed  `json:"malformed"`
 	// Duplicates lists learnings recent syncs brought in that nearly
 	// repeat another learning.
 	Duplicates []Duplicate `json:"pulled_duplicates,omitempty"`
@@ -332,7 +337,34 @@ func (r *Report) checkWriter(c *config.Config) {
 		return
 	}
 	r.Writer = w.Name()
-	r.add(Check{Name: "writer", Status: OK, Detail: w.Name() + " (" + why + ")"})
+	kind := "no LLM, nothing spent"
+	if writer.LLM(w.Name()) {
+		kind = "an LLM: each run spends from your account"
+	}
+	r.add(Check{Name: "writer", Status: OK, Detail: w.Name() + " (" + kind + "; " + why + ")"})
+	r.checkSpend(c)
+}
+
+// checkSpend reports today's writer runs and spend against the daily caps,
+// the spend in cents under a dollar: a run that cost a tenth of a cent is
+// not "$0.00".
+func (r *Report) checkSpend(c *config.Config) {
+	spend, err := drain.TodaySpend(c.StateDir, time.Now())
+	if err != nil {
+		r.add(Check{Name: "spend today", Status: Warn, Detail: err.Error()})
+		return
+	}
+	r.Today = &spend
+	capUSD := "no daily cap (drain.daily_usd = 0)"
+	if c.Drain.DailyUSD > 0 {
+		capUSD = "of " + money.USD(c.Drain.DailyUSD) + " a day (drain.daily_usd)"
+	}
+	ch := Check{Name: "spend today", Status: OK,
+		Detail: fmt.Sprintf("%d writer run(s) of %d a day (drain.daily_max), %s spent %s", spend.Entries, c.Drain.DailyMax, money.USD(spend.USD), capUSD)}
+	if (c.Drain.DailyUSD > 0 && spend.USD >= c.Drain.DailyUSD) || spend.Entries >= c.Drain.DailyMax {
+		ch.Status, ch.Fix = Warn, "today's budget is spent: drains wait for the next UTC day (raise drain.daily_usd or drain.daily_max with 'reflect config set')"
+	}
+	r.add(ch)
 }
 
 func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }

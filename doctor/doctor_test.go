@@ -317,3 +317,51 @@ func TestGeminiHooksCheck(t *testing.T) {
 		t.Error("a disabled hook made the report unhealthy; it is a warning")
 	}
 }
+
+// TestWriterAndSpend: with claude on PATH and no writer chosen doctor names
+// the builtin writer and the command that opts in (on the old code it
+// reported claude, which then ran unasked), and shows today's runs and
+// spend in cents: a tenth of a cent is "0.1¢", not "$0.00".
+func TestWriterAndSpend(t *testing.T) {
+	home := t.TempDir()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	c, err := config.Load(config.MapLookup(map[string]string{"HOME": home}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(c.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := fmt.Sprintf(`{"ts":%q,"entry":"q-1","writer":"claude","outcome":"written","learnings":1,"cost_usd":0.001,"duration_ms":5}`+"\n", time.Now().UTC().Format(time.RFC3339))
+	if err := os.WriteFile(filepath.Join(c.StateDir, "drain-cost.jsonl"), []byte(line), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := Run(context.Background(), c)
+	if ch := checkNamed(r, "writer"); ch == nil || r.Writer != "builtin" || !strings.Contains(ch.Detail, "no LLM") ||
+		!strings.Contains(ch.Detail, "reflect config set drain.writer claude") {
+		t.Errorf("writer check = %+v (writer %q), want builtin naming the opt-in command", ch, r.Writer)
+	}
+	ch := checkNamed(r, "spend today")
+	if ch == nil || ch.Status != OK || !strings.Contains(ch.Detail, "1 writer run(s) of 20 a day") ||
+		!strings.Contains(ch.Detail, "0.1¢ spent of $1.00 a day") {
+		t.Errorf("spend check = %+v", ch)
+	}
+	if r.Today == nil || r.Today.Entries != 1 || r.Today.USD != 0.001 {
+		t.Errorf("report today = %+v", r.Today)
+	}
+
+	c.Drain.Writer, c.Origin["drain.writer"] = "claude", "config.toml"
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "writer"); ch == nil || r.Writer != "claude" || !strings.Contains(ch.Detail, "an LLM: each run spends") {
+		t.Errorf("writer check with claude chosen = %+v", ch)
+	}
+	c.Drain.DailyUSD = 0.001
+	r = Run(context.Background(), c)
+	if ch := checkNamed(r, "spend today"); ch == nil || ch.Status != Warn || !strings.Contains(ch.Fix, "drain.daily_usd") {
+		t.Errorf("spend check with the cap reached = %+v", ch)
+	}
+}

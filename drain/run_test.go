@@ -559,6 +559,7 @@ func TestRunFakeClaudeSuccess(t *testing.T) {
 	out := fakeWriterPath(t, "claude", fakeSuccess)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-ok")
 
+	t.Setenv("REFLECT_WRITER", "auto")
 	rep := e.run(t, Options{}) // auto: claude is on PATH
 	if rep.Writer != "claude" || !strings.HasPrefix(rep.WriterWhy, "claude found on PATH") {
 		t.Fatalf("writer %s (%s)", rep.Writer, rep.WriterWhy)
@@ -593,6 +594,27 @@ func TestRunFakeClaudeSuccess(t *testing.T) {
 	}
 	if callCount(t, out) != 1 {
 		t.Errorf("claude ran %d times", callCount(t, out))
+	}
+}
+
+// TestRunNoWriterChosenSpendsNothing: claude is on PATH but no writer was
+// chosen, so the builtin writer reflects the entry and claude never runs
+// (on the old code it ran unasked and spent).
+func TestRunNoWriterChosenSpendsNothing(t *testing.T) {
+	e := newDrainEnv(t)
+	setWriterFixtures(t)
+	out := fakeWriterPath(t, "claude", fakeSuccess)
+	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-none")
+
+	rep := e.run(t, Options{})
+	if rep.Writer != "builtin" || !strings.Contains(rep.WriterWhy, writer.OptIn) {
+		t.Fatalf("writer %s (%s), want builtin naming %q", rep.Writer, rep.WriterWhy, writer.OptIn)
+	}
+	if n := callCount(t, out); n != 0 {
+		t.Errorf("claude ran %d times with no writer chosen", n)
+	}
+	if rep.Today.USD != 0 {
+		t.Errorf("spent $%v with no writer chosen", rep.Today.USD)
 	}
 }
 
@@ -817,6 +839,7 @@ func TestRunFakeCodex(t *testing.T) {
 	}
 	t.Setenv("ANSWER", *env.Result)
 	t.Setenv("CODEX_FAIL", "1")
+	t.Setenv("REFLECT_WRITER", "auto")
 	out := fakeWriterPath(t, "codex", codexFake) // no claude: auto picks codex
 	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-codex")
 	now := noonToday()

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/internal/money"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/queue"
 )
@@ -80,11 +81,43 @@ func Read(stateDir string) (Event, error) {
 	return ev, nil
 }
 
+// Drain is the drainer's writer and what it did today, as the status line
+// shows them after the counts: the user should see, at a glance, whether
+// an LLM writes their learnings and what it has spent. The zero Drain
+// shows nothing.
+type Drain struct {
+	// Writer names the writer a drain would use (builtin, claude, …).
+	Writer string
+	// LLM says whether Writer runs a language model, and so may spend.
+	LLM bool
+	// Runs and USD are today's (UTC) writer runs and spend.
+	Runs int
+	USD  float64
+}
+
+// segment is d in a few words: "claude 2 runs 4.42¢", "builtin 1 run"; the
+// spend is named for an LLM writer even at 0¢, and for any writer that
+// spent.
+func (d Drain) segment() string {
+	if d.Writer == "" {
+		return ""
+	}
+	runs := "runs"
+	if d.Runs == 1 {
+		runs = "run"
+	}
+	s := fmt.Sprintf("%s %d %s", clean(d.Writer), d.Runs, runs)
+	if d.LLM || d.USD > 0 {
+		s += " " + money.USD(d.USD)
+	}
+	return s
+}
+
 // Line is the status fragment for sessionID as `reflect statusline` prints
 // it: the last event with the live queue depth instead of the depth stored
-// with the event, which is stale as soon as the drainer runs. A corrupt
-// event file renders like a missing one.
-func Line(stateDir, sessionID string, color bool) string {
+// with the event, which is stale as soon as the drainer runs, and d, the
+// writer and today's runs. A corrupt event file renders like a missing one.
+func Line(stateDir, sessionID string, color bool, d Drain) string {
 	ev, err := Read(stateDir)
 	if err != nil {
 		ev = Event{}
@@ -92,13 +125,19 @@ func Line(stateDir, sessionID string, color bool) string {
 	if q, err := queue.Open(stateDir); err == nil {
 		ev.Counts.Queued = q.Depth()
 	}
-	return Render(ev, sessionID, color)
+	return render(ev, sessionID, color, time.Now(), d)
 }
 
 // recent is how long the last event is shown after the counts. Status bars
 // refresh on agent activity, so a longer window would keep showing the
 // previous turn's event as if it were current.
 const recent = 10 * time.Second
+
+// errorShown is how long a failed hook stays on the status line when no
+// event replaces it: long enough to be seen across a few turns, short
+// enough that one mistyped command does not mark every later session as
+// failing (the failure stays in logs/hooks.log and 'reflect status').
+const errorShown = 5 * time.Minute
 
 // maxWidth is the most columns a fragment takes, so that it fits next to
 // the model name and the cwd in a status bar.
@@ -121,15 +160,16 @@ const (
 // count from another session (or from the drainer) would be wrong here. The
 // queue depth is machine-wide and always shown. The event itself (its detail,
 // else its name) follows while it is less than 10 s old and concerns this
-// session or none. A failed hook is shown until the next event replaces it,
-// whatever its age or session: the user should learn that hooks fail. color
+// session or none. A failed hook is shown, whatever its session, until the
+// next event replaces it or it is 5 minutes old: the user should learn that
+// hooks fail, but not keep seeing one old failure. color
 // selects the emoji, the middle dots and ANSI styles (dim event, red error);
 // plain output uses ASCII decorations only.
 func Render(ev Event, sessionID string, color bool) string {
-	return render(ev, sessionID, color, time.Now())
+	return render(ev, sessionID, color, time.Now(), Drain{})
 }
 
-func render(ev Event, sessionID string, color bool, now time.Time) string {
+func render(ev Event, sessionID string, color bool, now time.Time, d Drain) string {
 	prefix, sep, ellipsis := "🧠 ", " · ", "…"
 	if !color {
 		prefix, sep, ellipsis = "reflect: ", ", ", "..."
@@ -140,12 +180,15 @@ func render(ev Event, sessionID string, color bool, now time.Time) string {
 		counts = append(counts, fmt.Sprintf("recalled %d", ev.Counts.Recalled))
 	}
 	counts = append(counts, fmt.Sprintf("queued %d", ev.Counts.Queued))
+	if seg := d.segment(); seg != "" {
+		counts = append(counts, seg)
+	}
 	head := prefix + strings.Join(counts, sep)
 
 	var tail, style string
 	age := now.Sub(ev.TS)
 	switch {
-	case ev.Error:
+	case ev.Error && age < errorShown:
 		if name == "" {
 			name = "hook"
 		}

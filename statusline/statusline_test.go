@@ -108,7 +108,7 @@ func TestReadMissingAndCorrupt(t *testing.T) {
 	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), FileName) {
 		t.Errorf("Read of a corrupt file: err = %v, want one naming the file", err)
 	}
-	if got := Line(dir, "", false); got != "reflect: queued 0" {
+	if got := Line(dir, "", false, Drain{}); got != "reflect: queued 0" {
 		t.Errorf("Line with a corrupt file = %q, want the empty status", got)
 	}
 }
@@ -225,11 +225,17 @@ func TestRender(t *testing.T) {
 			"reflect: recalled 1, queued 1"},
 		{"slightly future timestamp (clock skew) counts as recent", ev("stop", "queued", "s1", -time.Second, 1, 1), "s1", false,
 			"reflect: recalled 1, queued 1, queued"},
-		{"hook error", Event{Event: "stop", Error: true, SessionID: "s1", TS: now.Add(-time.Hour)}, "s1", true,
+		{"hook error", Event{Event: "stop", Error: true, SessionID: "s1", TS: now.Add(-time.Minute)}, "s1", true,
 			"🧠 recalled 0 · queued 0 · " + red + "⚠ stop failed" + reset},
+		{"hook error just under errorShown old", Event{Event: "stop", Error: true, SessionID: "s1", TS: now.Add(-errorShown + time.Second)}, "s1", false,
+			"reflect: recalled 0, queued 0, error in stop"},
+		{"hook error errorShown old is gone", Event{Event: "stop", Error: true, SessionID: "s1", TS: now.Add(-errorShown)}, "s1", false,
+			"reflect: recalled 0, queued 0"},
+		{"hook error an hour old is gone", Event{Event: "prompt", Error: true, SessionID: "s2", TS: now.Add(-time.Hour)}, "s1", true,
+			"🧠 queued 0"},
 		{"hook error of another session, plain", Event{Event: "prompt", Error: true, SessionID: "s2", TS: now}, "s1", false,
 			"reflect: queued 0, error in prompt"},
-		{"hook error without a name", Event{Error: true}, "", false, "reflect: queued 0, error in hook"},
+		{"hook error without a name", Event{Error: true, TS: now}, "", false, "reflect: queued 0, error in hook"},
 		{"control characters and ANSI in detail are neutralised", ev("prompt", "a\nb\x1b[31mc\td", "s1", 0, 1, 0), "s1", false,
 			"reflect: recalled 1, queued 0, a b [31mc d"},
 		{"long detail is cut", ev("prompt", strings.Repeat("word ", 30), "s1", 0, 12, 345), "s1", false,
@@ -239,13 +245,44 @@ func TestRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := render(tt.ev, tt.session, tt.color, now)
+			got := render(tt.ev, tt.session, tt.color, now, Drain{})
 			if got != tt.want {
 				t.Errorf("render =\n  %q\nwant\n  %q", got, tt.want)
 			}
 			visible := strings.NewReplacer(dim, "", red, "", reset, "").Replace(got)
 			if w := width(visible); w >= 60 {
 				t.Errorf("fragment is %d columns wide, want < 60: %q", w, visible)
+			}
+		})
+	}
+}
+
+// TestRenderDrain: the writer and today's runs follow the counts, with the
+// spend in cents (never "$0.00" for a tenth of a cent) for an LLM writer.
+func TestRenderDrain(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	recent := Event{Event: "stop", Detail: "queued", SessionID: "s1", TS: now.Add(-time.Second), Counts: Counts{Recalled: 1, Queued: 2}}
+	for _, tt := range []struct {
+		name  string
+		ev    Event
+		d     Drain
+		color bool
+		want  string
+	}{
+		{"llm writer, a tenth of a cent", Event{}, Drain{Writer: "claude", LLM: true, Runs: 2, USD: 0.001}, false,
+			"reflect: queued 0, claude 2 runs 0.1¢"},
+		{"llm writer, nothing yet", Event{}, Drain{Writer: "codex", LLM: true}, true,
+			"🧠 queued 0 · codex 0 runs 0¢"},
+		{"builtin spends nothing", Event{}, Drain{Writer: "builtin", Runs: 1}, false,
+			"reflect: queued 0, builtin 1 run"},
+		{"over a dollar", Event{}, Drain{Writer: "claude", LLM: true, Runs: 20, USD: 1.5}, false,
+			"reflect: queued 0, claude 20 runs $1.50"},
+		{"the event still follows", recent, Drain{Writer: "claude", LLM: true, Runs: 1, USD: 0.0412}, false,
+			"reflect: recalled 1, queued 2, claude 1 run 4.12¢, queued"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := render(tt.ev, "s1", tt.color, now, tt.d); got != tt.want {
+				t.Errorf("render =\n  %q\nwant\n  %q", got, tt.want)
 			}
 		})
 	}
@@ -286,14 +323,14 @@ func TestLineUsesLiveQueueDepth(t *testing.T) {
 			t.Fatalf("Enqueue = %v, %q, %v", ok, reason, err)
 		}
 	}
-	if got, want := Line(dir, "s1", false), "reflect: recalled 2, queued 2"; got != want {
+	if got, want := Line(dir, "s1", false, Drain{}), "reflect: recalled 2, queued 2"; got != want {
 		t.Errorf("Line = %q, want %q (live depth, not the stored 7)", got, want)
 	}
 }
 
 func TestLineOnFreshMachineCreatesNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "absent")
-	if got := Line(dir, "s1", true); got != "🧠 queued 0" {
+	if got := Line(dir, "s1", true, Drain{}); got != "🧠 queued 0" {
 		t.Errorf("Line = %q", got)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

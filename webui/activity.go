@@ -4,9 +4,11 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/statusline"
@@ -50,6 +52,14 @@ type activityData struct {
 	ChartH     int
 	ChartW     int
 	Errors     []string
+	// Writer is drain.writer ("builtin" when none was chosen), WriterLLM
+	// whether it runs a language model and so spends, OptIn the command
+	// that chooses one.
+	Writer    string
+	WriterLLM bool
+	OptIn     string
+	// Today is the current UTC day of Days.
+	Today Day
 }
 
 func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
@@ -79,6 +89,12 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	d.Runs, err = drain.WriterRuns(s.cfg.StateDir, start)
 	note(err)
 	d.Days = days(d.Runs, recall.HitsPerDay(s.cfg.StateDir), start, d.CapUSD, &d.CapBar)
+	d.Today = d.Days[len(d.Days)-1]
+	d.Writer = strings.ToLower(strings.TrimSpace(s.cfg.Drain.Writer))
+	if d.Writer == "" {
+		d.Writer = (&writer.Builtin{}).Name()
+	}
+	d.WriterLLM, d.OptIn = writer.LLM(d.Writer), writer.OptIn
 	// Newest run first in the table.
 	sort.SliceStable(d.Runs, func(i, j int) bool { return d.Runs[i].TS.After(d.Runs[j].TS) })
 	s.renderPage(w, http.StatusOK, "activity", page{Title: "Activity", Nav: "activity", Data: d})
@@ -114,7 +130,12 @@ func days(runs []drain.WriterRun, hits map[string]int, start time.Time, capUSD f
 		if m <= 0 {
 			return 0
 		}
-		return int(v / m * chartHeight)
+		// A day that spent or wrote anything gets a visible bar, however
+		// small beside the cap.
+		if v > 0 {
+			return max(1, int(v/m*chartHeight))
+		}
+		return 0
 	}
 	for i := range out {
 		out[i].SpendBar = scale(out[i].USD, maxUSD)

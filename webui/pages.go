@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/money"
 )
 
 // pageNames are the templates under templates/, each parsed with
@@ -23,7 +25,7 @@ func parsePages(csrf string) (map[string]*template.Template, error) {
 			}
 			return t.UTC().Format("2006-01-02 15:04 UTC")
 		},
-		"usd":  func(f float64) string { return fmt.Sprintf("$%.2f", f) },
+		"usd":  money.USD,
 		"csrf": func() string { return csrf },
 	}
 	pages := map[string]*template.Template{}

@@ -347,7 +347,8 @@ func TestActivityQueueActions(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatalf("queue %+v", recs)
 	}
-	ledger := `{"ts":"` + time.Now().UTC().Format(time.RFC3339) + `","entry":"q-test-run","writer":"claude","outcome":"ok","learnings":2,"cost_usd":0.25,"duration_ms":1500}` + "\n"
+	ledger := `{"ts":"` + time.Now().UTC().Format(time.RFC3339) + `","entry":"q-test-run","writer":"claude","outcome":"ok","learnings":2,"cost_usd":0.25,"duration_ms":1500}` + "\n" +
+		`{"ts":"` + time.Now().UTC().Format(time.RFC3339) + `","entry":"q-tiny-run","writer":"claude","outcome":"ok","learnings":1,"cost_usd":0.001,"duration_ms":900}` + "\n"
 	if err := os.WriteFile(filepath.Join(c.StateDir, "drain-cost.jsonl"), []byte(ledger), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -356,10 +357,17 @@ func TestActivityQueueActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body := get(t, cl, ts.URL+"/activity")
-	for _, want := range []string{recs[0].ID, "q-test-run", "$0.25", "1500 ms", "(1 waiting)", today.Format("01-02") + ": 7 learnings recalled"} {
+	// Under a dollar, cents: a tenth of a cent is not "$0.00". No writer
+	// was chosen, so the page says the builtin one runs and how to opt in.
+	for _, want := range []string{recs[0].ID, "q-test-run", "25¢", "0.1¢", "1500 ms", "(1 waiting)", today.Format("01-02") + ": 7 learnings recalled",
+		"<strong>builtin</strong>: no LLM, nothing is spent", "reflect config set drain.writer claude",
+		"Today: 2 writer runs of 20 a day, 25.1¢ spent of $1.00 a day."} {
 		if !strings.Contains(body, want) {
 			t.Errorf("activity page lacks %q", want)
 		}
+	}
+	if strings.Contains(body, "$0.00") {
+		t.Error("activity page shows $0.00 for a run that cost $0.001")
 	}
 	if res, _ := post(t, cl, ts.URL+"/queue/"+recs[0].ID+"/drop", url.Values{}); res.StatusCode != http.StatusForbidden {
 		t.Errorf("drop without CSRF: %d", res.StatusCode)

@@ -19,6 +19,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -101,9 +103,7 @@ func serve(ctx context.Context, addr string, custom, open bool, stdout, stderr i
 	fmt.Fprintln(stdout, url)
 	fmt.Fprintln(stderr, "reflect ui: serving the knowledge base; press Ctrl-C to stop")
 	if open {
-		if err := openBrowser(url); err != nil {
-			fmt.Fprintf(stderr, "reflect ui: cannot open a browser (%v); open the URL above\n", err)
-		}
+		openOrSay(url, stderr)
 	}
 	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
@@ -136,19 +136,74 @@ func place(ctx context.Context) (project, root string) {
 	return gitrepo.Project(ctx, cwd), root
 }
 
-// openBrowser opens url with the desktop's opener.
-func openBrowser(url string) error {
-	name := "xdg-open"
+// openOrSay opens url in a browser or says on stderr that it could not,
+// with the URL to open by hand: on a machine without a browser the opener
+// starts and then fails, and --open used to end there without a word.
+func openOrSay(url string, stderr io.Writer) {
+	if err := openBrowser(url); err != nil {
+		fmt.Fprintf(stderr, "reflect ui: could not open a browser (%v); open this URL yourself:\n%s\n", err, url)
+	}
+}
+
+// opener is the desktop's command that opens a URL (a variable for tests).
+var opener = func(url string) *exec.Cmd {
 	switch runtime.GOOS {
 	case "darwin":
-		name = "open"
+		return exec.Command("open", url)
 	case "windows":
-		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url).Start()
+		return exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
 	}
-	cmd := exec.Command(name, url)
+	return exec.Command("xdg-open", url)
+}
+
+// openerWait is how long openBrowser waits for the opener's verdict: an
+// opener that finds no browser exits with an error at once, one that
+// found one either exits 0 or keeps running with the browser.
+var openerWait = 3 * time.Second
+
+// openBrowser opens url with the desktop's opener, and fails when the
+// opener cannot be started or exits with an error within openerWait.
+func openBrowser(url string) error {
+	cmd := opener(url)
+	var out limitedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			if msg := strings.TrimSpace(out.String()); msg != "" {
+				return fmt.Errorf("%s: %w: %s", filepath.Base(cmd.Path), err, msg)
+			}
+			return fmt.Errorf("%s: %w", filepath.Base(cmd.Path), err)
+		}
+		return nil
+	case <-time.After(openerWait):
+		return nil // still running: the browser it started, most likely
+	}
+}
+
+// limitedBuffer keeps the first 200 bytes written to it: enough of an
+// opener's complaint for one line.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := 200 - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(strings.Fields(string(b.buf)), " ")
 }

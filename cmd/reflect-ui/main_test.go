@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/cookiejar"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -110,5 +111,51 @@ func TestBadFlags(t *testing.T) {
 		if code := run(context.Background(), args, &out, &errb); code != 2 || out.Len() != 0 {
 			t.Errorf("%v: exit %d, stdout %q", args, code, out.String())
 		}
+	}
+}
+
+// --open on a machine with no browser says so and prints the URL to open by
+// hand, whether the opener is missing or starts and then fails (on the old
+// code a failing xdg-open was started and never heard from); an opener
+// that succeeds, or keeps running with the browser, is silent.
+func TestOpenOrSay(t *testing.T) {
+	prev, prevWait := opener, openerWait
+	defer func() { opener, openerWait = prev, prevWait }()
+	openerWait = 10 * time.Second
+	const url = "http://127.0.0.1:1/?token=t"
+	for _, tc := range []struct {
+		name, script string
+		missing      bool
+		want         string
+	}{
+		{"no browser", "echo 'xdg-open: no method available for opening' >&2; exit 3", false, "exit status 3: xdg-open: no method available for opening"},
+		{"opener missing", "", true, "executable file not found"},
+		{"opened", "exit 0", false, ""},
+	} {
+		opener = func(u string) *exec.Cmd {
+			if tc.missing {
+				return exec.Command("reflect-test-no-such-opener", u)
+			}
+			return exec.Command("/bin/sh", "-c", tc.script, "xdg-open", u)
+		}
+		var stderr bytes.Buffer
+		openOrSay(url, &stderr)
+		got := stderr.String()
+		if tc.want == "" {
+			if got != "" {
+				t.Errorf("%s: stderr %q, want nothing", tc.name, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, "could not open a browser") || !strings.Contains(got, tc.want) || !strings.HasSuffix(got, "\n"+url+"\n") {
+			t.Errorf("%s: stderr %q, want the reason (%q) and the URL on its own line", tc.name, got, tc.want)
+		}
+	}
+	openerWait = 50 * time.Millisecond
+	opener = func(u string) *exec.Cmd { return exec.Command("/bin/sh", "-c", "sleep 2", "xdg-open", u) }
+	var stderr bytes.Buffer
+	openOrSay(url, &stderr)
+	if stderr.Len() != 0 {
+		t.Errorf("an opener still running: stderr %q, want nothing", stderr.String())
 	}
 }

@@ -43,8 +43,9 @@ func NewCmdAdd(f *Factory, runF func(*AddOptions) error) *cobra.Command {
 		Short: "Add a learning from a file, stdin or flags",
 		Long: `Add validates a learning, writes it to documents/<id>.md with its entity
 sidecar, and indexes it at once. FILE (or - for stdin) is a markdown document
-with YAML frontmatter; flags override its fields. Without FILE, --title is
-required. id, created and confidence (medium) are filled in when missing.
+with YAML frontmatter; flags override its fields. Without FILE, --title and
+--insight are required. id, created and confidence (medium) are filled in
+when missing.
 
 Adding a learning whose id exists updates it: its created time and unknown
 fields are kept, its tags are merged with the new ones, and add lists the
@@ -63,7 +64,9 @@ still finds it; 'reflect show' prints the chain both ways).
 --scope project records the project of the git repository around the
 current directory (its origin remote's name, else the directory's), as
 search ranks it; outside a repository it needs --project NAME. --project
-without --scope implies --scope project.`,
+without --scope implies --scope project. --scope personal keeps the learning
+off 'reflect sync'. Without a scope (no --scope, none in FILE) the learning
+is global: recalled in every project and synced, as add says.`,
 		Example: `  reflect add --title "Use SameSite=Lax for OAuth state" --insight "Strict drops the cookie on the IdP redirect" --tags oauth,cookies
   reflect add learning.md
   cat learning.md | reflect add - --confidence high
@@ -154,6 +157,9 @@ func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
 		verb = "Updated"
 	}
 	fmt.Fprintf(f.IO.Out, "%s %s\n  %s\n", verb, res.ID, res.Path)
+	if l.Scope == "" {
+		fmt.Fprintln(f.IO.Out, "  no scope: global, recalled in every project and synced (--scope project ties it to this repository, --scope personal keeps it on this machine)")
+	}
 	if res.Action == "updated" {
 		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
 	}
@@ -245,6 +251,10 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 		}
 	} else if opts.Title == "" && opts.Update == "" {
 		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
+	} else if opts.Insight == "" {
+		// The key insight is what recall injects: a title alone is a
+		// learning no agent would be told anything by.
+		return nil, nil, usagef("add needs --insight with --title: the key insight, what to remember (or a FILE, or - for stdin)")
 	}
 	derivedID := l.ID == "" || l.ID == store.NewID(l.Title, l.KeyInsight)
 	set := func(dst *string, v string) {

@@ -5,10 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/drain/writer"
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
 )
 
@@ -125,6 +130,43 @@ func envSource(source string) string {
 	return env
 }
 
+// effective replaces the value of each setting left at its default whose
+// stored zero means "let the consumer decide" (drain.writer,
+// index.vector_weight, index.embedder_dim, the remote embedder's model,
+// URL and key variable) with what that consumer does with it, so list and
+// get show the value in force, not "" or 0. The defaults are read from the
+// packages that apply them, never restated.
+func effective(c *config.Config, settings []config.Setting) []config.Setting {
+	provider := strings.ToLower(strings.TrimSpace(c.Index.Embedder))
+	remote := provider == embed.ProviderOllama || provider == embed.ProviderOpenAI
+	defaults := map[string]string{
+		"drain.writer": (&writer.Builtin{}).Name(),
+	}
+	switch provider {
+	case "", embed.ProviderHash:
+		defaults["index.vector_weight"] = strconv.FormatFloat(index.HashVectorWeight, 'f', -1, 64)
+		defaults["index.embedder_dim"] = strconv.Itoa(embed.DefaultHashDim)
+	case "none":
+		defaults["index.vector_weight"] = "0 (no vector signal)"
+	}
+	if remote {
+		defaults["index.vector_weight"] = strconv.FormatFloat(index.ModelVectorWeight, 'f', -1, 64)
+		defaults["index.embedder_dim"] = "the model's (learned from its first answer)"
+		defaults["index.embedder_model"], defaults["index.embedder_url"] = embed.DefaultOllamaModel, embed.DefaultOllamaURL
+		if provider == embed.ProviderOpenAI {
+			defaults["index.embedder_model"], defaults["index.embedder_url"] = embed.DefaultOpenAIModel, embed.DefaultOpenAIURL
+			defaults["index.embedder_api_key_env"] = embed.DefaultAPIKeyEnv
+		}
+	}
+	out := slices.Clone(settings)
+	for i, s := range out {
+		if v, ok := defaults[s.Key]; ok && s.Source == "default" {
+			out[i].Value = v
+		}
+	}
+	return out
+}
+
 // runConfigPath prints where config.toml is.
 func runConfigPath(f *Factory, opts *ConfigOptions) error {
 	c, err := f.Config()
@@ -144,7 +186,7 @@ func runConfigList(f *Factory, opts *ConfigOptions) error {
 	if err != nil {
 		return err
 	}
-	settings := c.Settings()
+	settings := effective(c, c.Settings())
 	if opts.JSON {
 		return printJSON(f.IO.Out, map[string]any{"file": c.File, "settings": settings, "unknown": nonNil(c.Unknown)})
 	}
@@ -175,6 +217,7 @@ func runConfigGet(f *Factory, opts *ConfigOptions) error {
 	if err != nil {
 		return err
 	}
+	s = effective(c, []config.Setting{s})[0]
 	if opts.JSON {
 		return printJSON(f.IO.Out, s)
 	}

@@ -172,11 +172,11 @@ Hooks and recall
   REFLECT_RECALL_CHARS     characters injected per prompt (recall.chars, 1500)
 
 Drain (turning transcripts into learnings)
-  REFLECT_WRITER           claude, codex, builtin or command (drain.writer)
+  REFLECT_WRITER           claude, codex, builtin, command or auto (drain.writer; default builtin)
   REFLECT_WRITER_COMMAND   the command writer's command line (drain.command)
   REFLECT_DRAIN_MAX_PER_RUN   entries per drain (drain.max_per_run, 3)
   REFLECT_DRAIN_DAILY_MAX  entries per day (drain.daily_max, 20)
-  REFLECT_DRAIN_DAILY_USD  spend per day in USD (drain.daily_usd)
+  REFLECT_DRAIN_DAILY_USD  spend per day in USD (drain.daily_usd; default 1.00, none: no cap)
   REFLECT_DRAIN_TIMEOUT    time per writer run, e.g. 300s (drain.timeout)
   REFLECT_DRAIN_MAX_ATTEMPTS  failures before an entry is poisoned
                            (drain.max_attempts, 3)

@@ -22,8 +22,10 @@ func NewCmdDrain(f *Factory) *cobra.Command {
 without injected learnings), asks the writer for learnings, writes and indexes
 them, and only then removes the entry from the queue. One drain runs at a time;
 budgets (drain.max_per_run, drain.daily_max, drain.daily_usd) are never exceeded.
-The writer is claude when on PATH, else codex, else the builtin rules, unless
-drain.writer / REFLECT_WRITER says otherwise. SessionStart hooks start a
+The writer is the builtin rules (no LLM, nothing spent) until drain.writer /
+REFLECT_WRITER chooses another: claude, codex, command, or auto (claude when on
+PATH, else codex, else builtin); drain.daily_usd caps its spend ($1.00 a day
+by default). SessionStart hooks start a
 background drain when the queue is not empty.`,
 		Example: `  reflect drain --dry-run
   reflect drain --writer builtin --max 1

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"time"
 
 	"golang.org/x/term"
@@ -49,6 +50,9 @@ type Factory struct {
 	LookupEnv config.LookupFunc
 	// ColorMode is --color: auto, always or never.
 	ColorMode string
+	// LookPath finds an executable on PATH (exec.LookPath when nil; tests
+	// substitute a fake, as they do terminals through IO).
+	LookPath func(string) (string, error)
 	// QuietConfig keeps warnings about config.toml off stderr, for the
 	// commands agents run (hook, statusline), whose stderr users never see.
 	QuietConfig bool
@@ -62,6 +66,14 @@ type Factory struct {
 func (f *Factory) Getenv(key string) string {
 	v, _ := f.LookupEnv(key)
 	return v
+}
+
+// lookPath is LookPath, or exec.LookPath when none is set.
+func (f *Factory) lookPath() func(string) (string, error) {
+	if f.LookPath != nil {
+		return f.LookPath
+	}
+	return exec.LookPath
 }
 
 // Color says whether stdout gets colour (see useColor).

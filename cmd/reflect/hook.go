@@ -19,9 +19,10 @@ var processStart = time.Now()
 func NewCmdHook(f *Factory) *cobra.Command {
 	var agent string
 	cmd := &cobra.Command{
-		Use:   "hook EVENT --agent claude|codex|opencode|copilot",
+		Use:   "hook EVENT --agent claude|codex|gemini|opencode|copilot",
 		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
-		Long: `Hook handles one Claude Code or Codex hook event. EVENT is one of
+		Long: `Hook handles one hook event of Claude Code, Codex CLI, Gemini CLI, OpenCode
+(through reflect's plugin) or Copilot CLI. EVENT is one of
 session-start, prompt, pre-tool, post-tool, pre-compact, stop, session-end. It reads the
 agent's JSON payload on stdin and answers in that agent's format, printing
 nothing when there is nothing to add. It always exits 0; problems go to

@@ -54,7 +54,10 @@ not hooks: reflect writes (and uninstall deletes) its own plugin file,
 			if uninstall {
 				run = agents.Uninstall
 			}
-			return runInstall(f, run, opts, args[0], asJSON)
+			if err := runInstall(f, run, opts, args[0], asJSON); err != nil || uninstall || opts.DryRun {
+				return err
+			}
+			return askWriter(f, args[0], asJSON)
 		},
 	}
 	if uninstall {
@@ -64,6 +67,12 @@ once the file is back to the original. --all removes reflect from every
 agent: hooks, status line, MCP server entries and OpenCode's plugin file.`
 		cmd.Example += "\n  reflect uninstall --all"
 		cmd.Flags().BoolVar(&all, "all", false, "remove hooks, status line and MCP entries from every agent")
+	} else {
+		cmd.Long += `
+Learnings are written by the builtin writer (no LLM, nothing spent) until
+you choose an LLM writer: on a terminal install asks once (default no),
+naming the writer, its daily caps and the command to change it later;
+otherwise it prints that command ('reflect config set drain.writer claude').`
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "settings file to edit instead of the default")

@@ -12,10 +12,10 @@ func TestListCutsTitlesToTheTerminal(t *testing.T) {
 	kb := tempKB(t)
 	kb.env["COLUMNS"] = "50"
 	long := "A very long title that goes on and on well past the width of any reasonable terminal"
-	if code, _, stderr := kb.run(t, "", false, "add", "--title", long); code != 0 {
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", long, "--insight", "cut to the terminal"); code != 0 {
 		t.Fatalf("add: %s", stderr)
 	}
-	if code, _, stderr := kb.run(t, "", false, "add", "--title", "日本語のタイトルはとても長くなることがありますのでここで切ります"); code != 0 {
+	if code, _, stderr := kb.run(t, "", false, "add", "--title", "日本語のタイトルはとても長くなることがありますのでここで切ります", "--insight", "幅で切る"); code != 0 {
 		t.Fatalf("add: %s", stderr)
 	}
 	code, stdout, _ := kb.run(t, "", true, "list")

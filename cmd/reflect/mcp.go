@@ -20,13 +20,14 @@ func NewCmdMCP(f *Factory) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the knowledge base to MCP clients on stdio",
 		Long: `mcp runs reflect's Model Context Protocol server on stdin/stdout, for an
-agent to start: Claude Code, Codex, Cursor, Claude Desktop or any stdio MCP
-client. Tools: search, recall, get, remember, forget, list; every learning
+agent to start: Claude Code, Codex CLI, Gemini CLI, OpenCode, Copilot CLI,
+Cursor, Claude Desktop or any stdio MCP client. Tools: search, recall, get, remember, forget, list; every learning
 is a resource reflect://learning/<id>; the prompt reflect-reflect asks the
 agent to record what it learned. stdout carries the protocol only; the
 server logs to $REFLECT_STATE_DIR/logs/mcp.log.
 
-'reflect mcp install claude|codex|copilot' registers the server with an agent.
+'reflect mcp install claude|codex|gemini|opencode|copilot' registers the
+server with an agent.
 See docs/mcp.md for other clients.`,
 		Example: `  reflect mcp install claude
   reflect mcp install codex --dry-run

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/recall"
 )
@@ -37,7 +35,9 @@ learning clears the relevance floor.
 
 With --session, learnings already injected in that session are skipped and
 the new ones are recorded, as in a hook; without it no session state is read
-or written. --agent prints the block as that agent's hook output.`,
+or written. --agent prints the block as that agent's hook would answer:
+Claude Code (claude), Codex CLI (codex), Gemini CLI (gemini), OpenCode
+(opencode) or Copilot CLI (copilot).`,
 		Example: `  reflect recall --prompt "login fails with state mismatch after the OAuth callback"
   reflect recall --cwd . --json
   reflect recall --prompt "why is sqlite locked" --session 8f14e45f --agent claude`,
@@ -82,9 +82,9 @@ or written. --agent prints the block as that agent's hook output.`,
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "recall for this user prompt")
 	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "recall for a session starting in this directory")
 	cmd.Flags().StringVar(&opts.Session, "session", "", "skip and record learnings injected in this session")
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude, codex or gemini")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "print as this agent's hook output: claude, codex, gemini, opencode or copilot")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(agents.Names...))
+	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	return cmd
 }
 
@@ -100,25 +100,12 @@ func recallOutput(opts *RecallOptions, kind recall.Kind, res recall.Result) erro
 		fmt.Fprintf(opts.IO.Err, "reflect: nothing to recall: %s\n", res.Skipped)
 		return nil
 	case opts.Agent != "":
-		// Every agent reads the same shape for these two events; Gemini
-		// CLI names the prompt's BeforeAgent.
-		event := "UserPromptSubmit"
-		if opts.Agent == "gemini" {
-			event = "BeforeAgent"
-		}
+		// One line, as the hook prints it for that agent.
+		event := "prompt"
 		if kind == recall.SessionStart {
-			event = "SessionStart"
+			event = "session-start"
 		}
-		// One line, as the hook prints it.
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetEscapeHTML(false)
-		type hookContext struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		}
-		return enc.Encode(struct {
-			HookSpecificOutput hookContext `json:"hookSpecificOutput"`
-		}{hookContext{event, res.Context}})
+		return hooks.WriteAnswer(opts.IO.Out, opts.Agent, event, res.Context)
 	}
 	fmt.Fprintln(opts.IO.Out, res.Context)
 	return nil

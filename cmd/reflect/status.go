@@ -2,13 +2,17 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/money"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -60,10 +64,12 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			w := currentWriter(c)
 			st := struct {
 				Queued       int               `json:"queued"`
 				LastEvent    *statusline.Event `json:"last_event"`
 				LastDrain    *drain.Report     `json:"last_drain"`
+				Writer       writerStatus      `json:"writer"`
 				Today        drain.Spend       `json:"today"`
 				Knowledge    index.Counts      `json:"knowledge"`
 				StateDir     string            `json:"state_dir"`
@@ -71,7 +77,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 				Disabled     bool              `json:"disabled"`
 				// Agents: every supported agent, installed or not.
 				Agents []agents.AgentStatus `json:"agents"`
-			}{q.Depth(), nil, last, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context(), agents.Dirs(c.Agents))}
+			}{q.Depth(), nil, last, w, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context(), agents.Dirs(c.Agents))}
 			if !ev.TS.IsZero() {
 				st.LastEvent = &ev
 			}
@@ -99,7 +105,8 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 			} else {
 				fmt.Fprintln(out, "last drain: never")
 			}
-			fmt.Fprintf(out, "today:      %d of %s reflected, $%.2f spent\n", spend.Entries, entries(c.Drain.DailyMax), spend.USD)
+			fmt.Fprintf(out, "writer:     %s\n", w.line())
+			fmt.Fprintf(out, "today:      %s\n", todayLine(spend, c))
 			fmt.Fprintf(out, "knowledge:  %s (%d mini), %d malformed\n", countOf(counts.Learnings, "learning"), counts.Mini, counts.Problems)
 			if c.Disabled {
 				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
@@ -134,4 +141,47 @@ func agentLine(a agents.AgentStatus) string {
 		return fmt.Sprintf("%s (%s): installed, hooks run (%s)", a.Name, ver, a.Detail)
 	}
 	return fmt.Sprintf("%s (%s): installed, hooks will NOT run: %s", a.Name, ver, a.Detail)
+}
+
+// writerStatus is the writer a drain would use now, as status shows it.
+type writerStatus struct {
+	Name string `json:"name"`
+	// LLM says whether it runs a language model, and so may spend.
+	LLM bool `json:"llm"`
+	// Why says where the choice comes from, or what is wrong with it.
+	Why   string `json:"why"`
+	Error string `json:"error,omitempty"`
+}
+
+// currentWriter resolves the configured writer as a drain would.
+func currentWriter(c *config.Config) writerStatus {
+	w, why, err := writer.Select(writerChoice(c), nil)
+	if err != nil {
+		name := strings.ToLower(strings.TrimSpace(c.Drain.Writer))
+		return writerStatus{Name: name, LLM: writer.LLM(name), Error: err.Error()}
+	}
+	return writerStatus{Name: w.Name(), LLM: writer.LLM(w.Name()), Why: why}
+}
+
+// line is the writer in words: which, whether it spends, and why.
+func (w writerStatus) line() string {
+	switch {
+	case w.Error != "":
+		return w.Name + ": " + w.Error
+	case w.LLM:
+		return w.Name + " (an LLM: each run spends from your account; " + w.Why + ")"
+	}
+	return w.Name + " (no LLM, nothing spent; " + w.Why + ")"
+}
+
+// todayLine is the UTC day's drain runs and spend against their caps,
+// the spend in cents under a dollar so a fraction of a cent never reads
+// as nothing.
+func todayLine(spend drain.Spend, c *config.Config) string {
+	capUSD := "no daily cap (drain.daily_usd)"
+	if c.Drain.DailyUSD > 0 {
+		capUSD = "of " + money.USD(c.Drain.DailyUSD) + " a day (drain.daily_usd)"
+	}
+	return fmt.Sprintf("%s of %d a day reflected (drain.daily_max), %s spent %s",
+		countOf(spend.Entries, "writer run"), c.Drain.DailyMax, money.USD(spend.USD), capUSD)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -47,7 +49,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 			default:
 				return usagef("--color must be auto, always or never")
 			}
-			fmt.Fprintln(f.IO.Out, statusline.Line(c.StateDir, session, color))
+			fmt.Fprintln(f.IO.Out, statusline.Line(c.StateDir, session, color, statusDrain(c, time.Now())))
 			return nil
 		},
 	}
@@ -55,6 +57,23 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 	cmd.Flags().StringVar(&colorMode, "color", "auto", "auto, always or never")
 	_ = cmd.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	return cmd
+}
+
+// statusDrain is the writer a drain would use and today's writer runs and
+// spend, for the status line. The day's totals come from last-drain.json,
+// which every drain that ran rewrites with them, rather than from summing
+// drain-cost.jsonl, which grows for as long as reflect is used and would
+// be read on every status bar refresh.
+func statusDrain(c *config.Config, now time.Time) statusline.Drain {
+	w := currentWriter(c)
+	d := statusline.Drain{Writer: w.Name, LLM: w.LLM}
+	if last, err := drain.LastRun(c.StateDir); err == nil && last != nil {
+		y, m, dd := now.UTC().Date()
+		if ly, lm, ld := last.Finished.UTC().Date(); ly == y && lm == m && ld == dd {
+			d.Runs, d.USD = last.Today.Entries, last.Today.USD
+		}
+	}
+	return d
 }
 
 // sessionFromStdin reads the agent's status-line JSON, if any arrives

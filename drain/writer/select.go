@@ -11,8 +11,10 @@ import (
 // layer fills it from the configuration (drain.writer, drain.command and
 // their environment variables), so this package never reads either.
 type Choice struct {
-	// Name is claude, codex, builtin, command, or "" / "auto" for the
-	// first of claude and codex on PATH, else builtin.
+	// Name is claude, codex, builtin, command, "auto" for the first of
+	// claude and codex on PATH (else builtin), or "" when the user chose
+	// none: then the builtin writer runs, since an LLM writer spends from
+	// the user's account and only the user may choose that.
 	Name string
 	// Command is the command writer's command line.
 	Command string
@@ -29,9 +31,25 @@ type Choice struct {
 	ConfigFile string
 }
 
+// OptIn is the command that chooses an LLM writer, named wherever reflect
+// says that none was chosen.
+const OptIn = "reflect config set drain.writer claude"
+
+// LLM reports whether the writer named name (as Choice.Name) may run a
+// language model, and so spend: every writer but builtin, and "" (none
+// chosen) which Select resolves to builtin.
+func LLM(name string) bool {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "builtin":
+		return false
+	}
+	return true
+}
+
 // Select returns the writer the drainer should use and why, for `reflect
-// doctor` (ARCHITECTURE §6): the chosen writer when set, else claude when
-// on PATH, else codex, else builtin. A chosen writer whose executable is
+// doctor` (ARCHITECTURE §6): the chosen writer when set; builtin when none
+// is (no LLM runs, and nothing is spent, until the user chooses one);
+// with "auto", claude when on PATH, else codex, else builtin. A chosen writer whose executable is
 // missing is an error rather than a silent fallback: the user asked for
 // it. lookPath is exec.LookPath when nil.
 func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, error) {
@@ -50,14 +68,17 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	}
 	name := strings.ToLower(strings.TrimSpace(ch.Name))
 	switch name {
-	case "", "auto":
+	case "":
+		return &Builtin{}, "no writer chosen, so no LLM runs; to let one write learnings: " + OptIn, nil
+	case "auto":
+		set := " (writer auto, set by " + origin + ")"
 		if p, err := lookPath("claude"); err == nil {
-			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p, nil
+			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p + set, nil
 		}
 		if p, err := lookPath("codex"); err == nil {
-			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p, nil
+			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p + set, nil
 		}
-		return &Builtin{}, "no claude or codex on PATH", nil
+		return &Builtin{}, "no claude or codex on PATH" + set, nil
 	case "claude", "codex":
 		p, err := lookPath(name)
 		if err != nil {

@@ -33,7 +33,7 @@ func TestSelectAuto(t *testing.T) {
 		{nil, &Builtin{}, []string{"no claude or codex on PATH"}},
 	}
 	for _, tt := range tests {
-		for _, setting := range []string{"", "auto", " Auto "} {
+		for _, setting := range []string{"auto", " Auto "} {
 			cfg.Name = setting
 			w, why, err := Select(cfg, onPath(tt.path...))
 			if err != nil {
@@ -47,6 +47,34 @@ func TestSelectAuto(t *testing.T) {
 					t.Errorf("PATH %v: why %q lacks %q", tt.path, why, p)
 				}
 			}
+		}
+	}
+}
+
+// TestSelectNoneChosen: with no writer chosen the builtin writer runs
+// whatever is on PATH, and the reason names the command that opts in. On
+// the old code claude or codex on PATH was picked unasked.
+func TestSelectNoneChosen(t *testing.T) {
+	for _, path := range [][]string{{"claude", "codex"}, {"codex"}, nil} {
+		for _, name := range []string{"", "  "} {
+			w, why, err := Select(Choice{Name: name, StateDir: "/state"}, onPath(path...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := w.(*Builtin); !ok {
+				t.Errorf("PATH %v, writer %q: got %#v, want the builtin writer", path, name, w)
+			}
+			if !strings.Contains(why, OptIn) {
+				t.Errorf("why %q does not name %q", why, OptIn)
+			}
+		}
+	}
+}
+
+func TestLLM(t *testing.T) {
+	for name, want := range map[string]bool{"": false, "builtin": false, " Builtin ": false, "claude": true, "codex": true, "command": true, "auto": true} {
+		if got := LLM(name); got != want {
+			t.Errorf("LLM(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
@@ -102,7 +130,7 @@ func TestSelectDefaultLookPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin) // codex, and no claude
-	w, _, err := Select(Choice{}, nil)
+	w, _, err := Select(Choice{Name: "auto"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

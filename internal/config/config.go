@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -82,6 +83,11 @@ type Index struct {
 	// memory only: never read from nor written to config.toml.
 	EmbedderKey string `toml:"-"`
 }
+
+// DefaultDailyUSD is drain.daily_usd when nothing sets it: a chosen LLM
+// writer spends at most this much a UTC day unless the user sets another
+// cap, or 0 ("none") for none.
+const DefaultDailyUSD = 1.00
 
 // DefaultAPIKeyEnv is the variable the openai embedder's key is read from
 // when index.embedder_api_key_env is not set. It must equal
@@ -176,7 +182,7 @@ type fileConfig struct {
 // cannot be parsed is an error that names the file, so the user can fix it.
 func Load(lookup LookupFunc) (*Config, error) {
 	c := &Config{
-		Drain: Drain{MaxPerRun: 3, DailyMax: 20, Timeout: 300 * time.Second, MaxAttempts: 3},
+		Drain: Drain{MaxPerRun: 3, DailyMax: 20, DailyUSD: DefaultDailyUSD, Timeout: 300 * time.Second, MaxAttempts: 3},
 		// The index's own default (index.DefaultHalfLife), stated here
 		// so that 'config list' shows what is in force; cmd/reflect's
 		// TestConfigIndexDefaultsAgree keeps the two in step.
@@ -209,7 +215,7 @@ func Load(lookup LookupFunc) (*Config, error) {
 			return nil, fmt.Errorf("read %s: %s (fix or remove the file)", c.File, strings.TrimPrefix(err.Error(), "toml: "))
 		}
 	} else {
-		c.applyFile(&fc)
+		c.applyFile(&fc, md)
 		c.Unknown = unknownKeys(md.Undecoded())
 	}
 	if err := c.applyEnv(lookup); err != nil {
@@ -225,7 +231,7 @@ func Load(lookup LookupFunc) (*Config, error) {
 	return c, nil
 }
 
-func (c *Config) applyFile(fc *fileConfig) {
+func (c *Config) applyFile(fc *fileConfig, md toml.MetaData) {
 	const src = "config.toml"
 	setStr := func(key string, dst *string, v string) {
 		if v != "" {
@@ -245,7 +251,8 @@ func (c *Config) applyFile(fc *fileConfig) {
 	setInt("drain.max_per_run", &c.Drain.MaxPerRun, fc.Drain.MaxPerRun)
 	setInt("drain.daily_max", &c.Drain.DailyMax, fc.Drain.DailyMax)
 	setInt("drain.max_attempts", &c.Drain.MaxAttempts, fc.Drain.MaxAttempts)
-	if fc.Drain.DailyUSD != 0 {
+	// daily_usd = 0 is "no cap", so its presence counts, not its value.
+	if md.IsDefined("drain", "daily_usd") {
 		c.Drain.DailyUSD = fc.Drain.DailyUSD
 		c.Origin["drain.daily_usd"] = src
 	}
@@ -315,9 +322,9 @@ func (c *Config) applyEnv(lookup LookupFunc) error {
 		}
 	}
 	if v := lookup.getenv("REFLECT_DRAIN_DAILY_USD"); v != "" {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 {
-			return fmt.Errorf("REFLECT_DRAIN_DAILY_USD=%q: want a non-negative number such as 1.50", v)
+		f, err := ParseUSD(v)
+		if err != nil {
+			return fmt.Errorf("REFLECT_DRAIN_DAILY_USD=%q is %v", v, err)
 		}
 		c.Drain.DailyUSD = f
 		c.Origin["drain.daily_usd"] = "env REFLECT_DRAIN_DAILY_USD"
@@ -331,6 +338,20 @@ func (c *Config) applyEnv(lookup LookupFunc) error {
 		c.Origin["drain.timeout"] = "env REFLECT_DRAIN_TIMEOUT"
 	}
 	return nil
+}
+
+// ParseUSD reads a daily spend cap: a non-negative number of dollars, or
+// "none" (the same as 0) for no cap.
+func ParseUSD(v string) (float64, error) {
+	v = strings.TrimSpace(v)
+	if strings.EqualFold(v, "none") {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
+	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, errors.New(`not a non-negative number of dollars such as 1.50, or "none" (0) for no cap`)
+	}
+	return f, nil
 }
 
 // parseDuration accepts Go durations ("90s", "5m") and bare seconds ("300").

@@ -65,6 +65,45 @@ func TestFileThenEnv(t *testing.T) {
 	}
 }
 
+// TestDailyUSDCap: a chosen LLM writer is capped at DefaultDailyUSD a day
+// unless told otherwise (on the old code the default was no cap), and 0 or
+// "none" in config.toml or the environment still sets no cap.
+func TestDailyUSDCap(t *testing.T) {
+	t.Parallel()
+	_, env := setHome(t)
+	c, err := Load(MapLookup(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Drain.DailyUSD != DefaultDailyUSD || DefaultDailyUSD <= 0 {
+		t.Errorf("default daily_usd = %v, want the positive DefaultDailyUSD %v", c.Drain.DailyUSD, DefaultDailyUSD)
+	}
+	if s, _ := c.Get("drain.daily_usd"); s.Source != "default" || s.Value != "1" {
+		t.Errorf("Get(drain.daily_usd) = %+v, want 1 from the default", s)
+	}
+	for _, v := range []string{"0", "none", "NONE"} {
+		_, env := setHome(t)
+		env["REFLECT_DRAIN_DAILY_USD"] = v
+		if c, err := Load(MapLookup(env)); err != nil || c.Drain.DailyUSD != 0 {
+			t.Errorf("REFLECT_DRAIN_DAILY_USD=%s: daily_usd %v, %v; want 0 (no cap)", v, c.Drain.DailyUSD, err)
+		}
+	}
+	for _, v := range []string{"0", "none"} {
+		home, env := setHome(t)
+		path := filepath.Join(home, ".reflect", "config.toml")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := Set(path, "drain.daily_usd", v); err != nil {
+			t.Fatalf("Set daily_usd %s: %v", v, err)
+		}
+		c, err := Load(MapLookup(env))
+		if err != nil || c.Drain.DailyUSD != 0 || c.Origin["drain.daily_usd"] != "config.toml" {
+			t.Errorf("daily_usd = %s in config.toml: %v from %q, %v; want 0 (no cap) from config.toml", v, c.Drain.DailyUSD, c.Origin["drain.daily_usd"], err)
+		}
+	}
+}
+
 func TestBadValues(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ env, value, want string }{

@@ -241,6 +241,13 @@ func tomlLiteral(kind keyKind, key, value string) (string, error) {
 		}
 		return strconv.Itoa(n), nil
 	case kindFloat:
+		if key == "drain.daily_usd" {
+			f, err := ParseUSD(value)
+			if err != nil {
+				return "", fmt.Errorf("%s: %q is %v", key, value, err)
+			}
+			return strconv.FormatFloat(f, 'f', -1, 64), nil
+		}
 		f, err := strconv.ParseFloat(value, 64)
 		if err != nil || f < 0 {
 			return "", fmt.Errorf("%s: %q is not a non-negative number such as 1.50", key, value)
