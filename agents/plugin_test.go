@@ -1,12 +1,16 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/jsonobj"
 )
 
 // pluginNotice is the one line the plugin's SessionStart hook prints, as
@@ -111,5 +115,60 @@ func TestPluginHooksWithoutReflect(t *testing.T) {
 	out, err = runHook(t, cmds["SessionStart"], withReflect+string(os.PathListSeparator)+os.Getenv("PATH"))
 	if err != nil || out != "ran: hook session-start --agent claude\n" {
 		t.Errorf("SessionStart with reflect: %q, %v", out, err)
+	}
+}
+
+// TestPluginHooksMatchInstaller keeps the plugin's hooks/hooks.json and the
+// settings.json installer from drifting apart: same events, matchers,
+// commands (with reflect taken from PATH, behind pluginGuard) and timeouts,
+// in the same order.
+func TestPluginHooksMatchInstaller(t *testing.T) {
+	t.Parallel()
+	data := readFile(t, filepath.Join("..", "hooks", "hooks.json"))
+	var plugin struct {
+		Description string                    `json:"description"`
+		Hooks       map[string][]matcherGroup `json:"hooks"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&plugin); err != nil {
+		t.Fatalf("hooks.json: %v", err)
+	}
+	root, err := jsonobj.ParseDocument(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := root.Object("hooks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []Entry
+	for _, event := range hooks.Keys() {
+		for _, g := range plugin.Hooks[event] {
+			for _, h := range g.Hooks {
+				if h.Type != "command" {
+					t.Errorf("%s: type %q", event, h.Type)
+				}
+				got = append(got, Entry{Event: event, Matcher: g.Matcher, Command: h.Command, Timeout: h.Timeout, StatusMessage: h.StatusMessage})
+			}
+		}
+	}
+	m := mutator{agent: specs["claude"], binary: "reflect"}
+	for _, h := range specs["claude"].hooks {
+		want = append(want, Entry{Event: h.Event, Matcher: h.Matcher, Command: pluginGuard(h.Sub) + m.command(h.Sub), Timeout: h.Timeout})
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("plugin hooks.json:\n%+v\ninstaller:\n%+v", got, want)
+	}
+
+	var manifest struct {
+		Name, Version, Description string
+		Author                     struct{ Name string }
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join("..", ".claude-plugin", "plugin.json")), &manifest); err != nil {
+		t.Fatalf("plugin.json: %v", err)
+	}
+	if manifest.Name != "reflect" || manifest.Version == "" || manifest.Description == "" || manifest.Author.Name == "" {
+		t.Errorf("plugin.json = %+v", manifest)
 	}
 }

@@ -507,7 +507,7 @@ func TestCodexTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allWarn := len(trust) == 6
+	allWarn := len(trust) == 7 // SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd
 	for _, h := range trust {
 		c := untrusted["codex "+h.Hook]
 		allWarn = allWarn && c.Status == "warn" && strings.Contains(c.Fix, "/hooks")

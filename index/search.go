@@ -14,7 +14,6 @@ import (
 
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/internal/text"
-	"github.com/reflectkb/reflect/store"
 )
 
 // Query is a search request.
@@ -135,72 +134,11 @@ type Why struct {
 	MatchedTerms int `json:"matched_terms"`
 }
 
-// Contributions are each signal's term of the fused score: its weight
-// times its normalised score (see fuse), 0 for a signal that did not find
-// the learning.
-type Contributions struct {
-	Lexical float64 `json:"lexical"`
-	Trigram float64 `json:"trigram"`
-	Vector  float64 `json:"vector"`
-	Graph   float64 `json:"graph"`
-}
-
-// Fusion weights: the fused score is a convex combination of the signals'
-// normalised scores (Bruch, Gai & Ingber, "An Analysis of Fusion Functions
-// for Hybrid Retrieval", TOIS 2023), each signal weighted by what it earns
-// on the benchmarks (docs/ranking.md). Scores, not ranks: under
-// reciprocal-rank fusion lexical ranks 1 and 8 differed by 10% whatever
-// their BM25F, so a learning that shared one word with the query passed
-// one that matched it on four through a graph hit alone.
-const (
-	weightLexical = 1.0
-	// weightTrigram weighs the share of the query's identifiers a learning
-	// contains: a learning that holds the pasted error code or path the
-	// query names gains on one that shares its words only.
-	weightTrigram = 0.5
-	// weightGraph only breaks ties: the graph adds nothing measurable to
-	// retrieval (docs/ranking.md), so it orders learnings of equal lexical
-	// evidence and lists those no other signal found last, but never
-	// outweighs a difference in BM25F that matters.
-	weightGraph = 0.001
-	// HashVectorWeight is the vector weight with the hash embedder. Its
-	// features are the words BM25F already scores, so its errors overlap
-	// BM25F's and any weight that lets it vote lowered nDCG@10 on
-	// locomo-dev; at a tie-break weight it orders lexical near-ties and
-	// adds learnings that share no word with the query at the end of the
-	// list, where a typo's match belongs.
-	HashVectorWeight = 0.001
-	// ModelVectorWeight is the vector weight with a model embedder (ollama,
-	// openai), whose similarity of meaning BM25F cannot see.
-	ModelVectorWeight = 0.5
-)
-
 // HelpfulFactor raises a learning the user marked helpful ('reflect mark
 // ID helpful'), however many times: a modest nudge that reorders near-ties
 // and does not lift a weak match over a strong one. It is a fixed,
 // untuned choice (no labelled set has marks to tune it on).
 const HelpfulFactor = 1.2
-
-// fusionWeights are the weights one search fuses with.
-type fusionWeights struct {
-	lexical, trigram, vector, graph float64
-}
-
-func (ix *Index) fusionWeights() fusionWeights {
-	w := fusionWeights{lexical: weightLexical, trigram: weightTrigram, vector: ix.vectorWeight(), graph: weightGraph}
-	return w
-}
-
-// normalise maps a score into [0, 1] between a theoretical minimum lo (the
-// least score the signal can report) and the best score of this search
-// (Bruch et al.'s "TMM" normalisation: the observed minimum of a top-k
-// list moves with k and with the query, the theoretical one does not).
-func normalise(score, lo, hi float64) float64 {
-	if hi <= lo || score <= lo {
-		return 0
-	}
-	return min(1, (score-lo)/(hi-lo))
-}
 
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
 
@@ -279,41 +217,8 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 			vec, vecErr = ix.vectorHits(ctx, q.Text, depth)
 		}()
 	}
-	if len(terms) > 0 && q.Signals&Lexical != 0 {
-		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range lexical {
-			c := get(h.n)
-			c.LexicalRank = i + 1
-			c.BM25 = h.score
-			c.QueryBM25 = attainable
-			c.MatchedTerms = h.matched
-		}
-	}
-	if len(idents) > 0 && q.Signals&Trigram != 0 && !q.Rerank {
-		hits, err := ix.trigram(ctx, idents, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := get(h.n)
-			c.TrigramRank = i + 1
-			c.Identifiers = h.score
-		}
-	}
-	if q.Signals&Graph != 0 && !q.Rerank {
-		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := get(h.Doc)
-			c.GraphRank = i + 1
-			c.GraphVia = h.Via
-			c.GraphScore = h.Score
-		}
+	if err := ix.collectLists(ctx, q, terms, idents, depth, get); err != nil {
+		return nil, err
 	}
 	// A Rerank search orders only its best lexical candidates, as many as
 	// compete for the results once fused: each one ordered costs a row
@@ -322,34 +227,8 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 	var reranked map[int64]*Why
 	if q.Rerank {
 		reranked = bestLexical(cands, factorCandidates(q.Limit))
-	}
-	if q.Signals&Graph != 0 && len(reranked) > 0 {
-		// Only the entities the query names, as the candidates mention
-		// them: neighbours and the learnings no other signal found are
-		// what cost Expand its milliseconds.
-		hits, err := graph.Rerank(ctx, ix.db, q.Text, sortedKeys(reranked))
-		if err != nil {
+		if err := ix.rerankLists(ctx, q, idents, cands, reranked); err != nil {
 			return nil, err
-		}
-		for i, h := range hits {
-			c := cands[h.Doc]
-			c.GraphRank = i + 1
-			c.GraphVia = h.Via
-			c.GraphScore = h.Score
-		}
-	}
-	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
-		// Ranking every learning that contains a common identifier costs
-		// FTS5 more than the search itself (docs/benchmarks.md); which of
-		// the candidates contain it is a row lookup each.
-		hits, err := ix.trigramRerank(ctx, idents, reranked)
-		if err != nil {
-			return nil, err
-		}
-		for i, h := range hits {
-			c := cands[h.n]
-			c.TrigramRank = i + 1
-			c.Identifiers = h.score
 		}
 	}
 	vecWG.Wait()
@@ -367,58 +246,82 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 	return cands, nil
 }
 
-// fuse is the second stage: it scores every candidate by the weighted sum
-// of its signals' normalised scores (Why.Contributions, Why.Fused) and
-// returns the keep best row numbers, best first, ties by row. BM25F and
-// the graph's score are normalised by the best of the search (their least
-// is 0), the cosine between minCosine and the best; the trigram signal's
-// score, the share of the query's identifiers a learning holds, is in
-// [0, 1] already.
-func fuse(cands map[int64]*Why, w fusionWeights, keep int) []int64 {
-	var bestBM25, bestCos, bestGraph float64
-	for _, c := range cands {
-		bestBM25 = max(bestBM25, c.BM25)
-		if c.VectorRank > 0 {
-			bestCos = max(bestCos, c.Cosine)
+// collectLists runs the SQL signals q asks for over all learnings (BM25F,
+// and unless q.Rerank, trigram and graph), recording each candidate's rank
+// through get.
+func (ix *Index) collectLists(ctx context.Context, q Query, terms, idents []string, depth int, get func(int64) *Why) error {
+	if len(terms) > 0 && q.Signals&Lexical != 0 {
+		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
+		if err != nil {
+			return err
 		}
-		bestGraph = max(bestGraph, c.GraphScore)
+		for i, h := range lexical {
+			c := get(h.n)
+			c.LexicalRank = i + 1
+			c.BM25 = h.score
+			c.QueryBM25 = attainable
+			c.MatchedTerms = h.matched
+		}
 	}
-	ns := make([]int64, 0, len(cands))
-	for n, c := range cands {
-		norm := Contributions{Lexical: normalise(c.BM25, 0, bestBM25), Trigram: c.Identifiers}
-		// The weakest hit a list keeps still says more than none: it sits
-		// just above the learnings the signal did not find.
-		if c.VectorRank > 0 {
-			norm.Vector = max(normalise(c.Cosine, minCosine, bestCos), 1e-3)
+	if len(idents) > 0 && q.Signals&Trigram != 0 && !q.Rerank {
+		hits, err := ix.trigram(ctx, idents, depth)
+		if err != nil {
+			return err
 		}
-		if c.GraphRank > 0 {
-			norm.Graph = max(normalise(c.GraphScore, 0, bestGraph), 1e-3)
+		for i, h := range hits {
+			c := get(h.n)
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
 		}
-		c.Normalised = norm
-		c.Weights = Contributions{Lexical: w.lexical, Trigram: w.trigram, Vector: w.vector, Graph: w.graph}
-		c.Contributions = Contributions{
-			Lexical: w.lexical * norm.Lexical,
-			Trigram: w.trigram * norm.Trigram,
-			Vector:  w.vector * norm.Vector,
-			Graph:   w.graph * norm.Graph,
-		}
-		c.Fused = c.Contributions.Lexical + c.Contributions.Trigram + c.Contributions.Vector + c.Contributions.Graph
-		ns = append(ns, n)
 	}
-	// The factors (confidence, scope, recency, freshness) are read only for
-	// the best fused candidates: they are adjustments, and a learning far
-	// down every list does not climb into the top from there, while reading
-	// every candidate's row was a third of a search's time.
-	sort.Slice(ns, func(i, j int) bool {
-		if cands[ns[i]].Fused != cands[ns[j]].Fused {
-			return cands[ns[i]].Fused > cands[ns[j]].Fused
+	if q.Signals&Graph != 0 && !q.Rerank {
+		hits, err := graph.Expand(ctx, ix.db, q.Text, depth)
+		if err != nil {
+			return err
 		}
-		return ns[i] < ns[j]
-	})
-	if len(ns) > keep {
-		ns = ns[:keep]
+		for i, h := range hits {
+			c := get(h.Doc)
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
+			c.GraphScore = h.Score
+		}
 	}
-	return ns
+	return nil
+}
+
+// rerankLists ranks the reranked candidates (the best lexical ones) by the
+// graph and trigram signals q asks for, among themselves.
+func (ix *Index) rerankLists(ctx context.Context, q Query, idents []string, cands, reranked map[int64]*Why) error {
+	if q.Signals&Graph != 0 && len(reranked) > 0 {
+		// Only the entities the query names, as the candidates mention
+		// them: neighbours and the learnings no other signal found are
+		// what cost Expand its milliseconds.
+		hits, err := graph.Rerank(ctx, ix.db, q.Text, sortedKeys(reranked))
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := cands[h.Doc]
+			c.GraphRank = i + 1
+			c.GraphVia = h.Via
+			c.GraphScore = h.Score
+		}
+	}
+	if len(idents) > 0 && q.Signals&Trigram != 0 && len(reranked) > 0 {
+		// Ranking every learning that contains a common identifier costs
+		// FTS5 more than the search itself (docs/benchmarks.md); which of
+		// the candidates contain it is a row lookup each.
+		hits, err := ix.trigramRerank(ctx, idents, reranked)
+		if err != nil {
+			return err
+		}
+		for i, h := range hits {
+			c := cands[h.n]
+			c.TrigramRank = i + 1
+			c.Identifiers = h.score
+		}
+	}
+	return nil
 }
 
 // applyFactors is the third stage: it reads the ranking columns of the
@@ -588,93 +491,6 @@ func bestLexical(cands map[int64]*Why, k int) map[int64]*Why {
 	return out
 }
 
-// trigramRerank lists the candidates whose identifiers contain one of
-// idents (case-insensitively, as the trigram table matches), with the
-// share of idents each contains, most first, then best lexical score: the
-// trigram list of a Rerank search. The identifiers are read from the
-// table's content store (FTS5's documented %_content shadow table) by row
-// number: through the virtual table, a lookup of a few hundred rows took
-// most of a millisecond.
-func (ix *Index) trigramRerank(ctx context.Context, idents []string, cands map[int64]*Why) ([]hit, error) {
-	args := make([]any, 0, len(cands))
-	for n := range cands {
-		args = append(args, n)
-	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT id, c0 FROM tri_content WHERE id IN (?`+strings.Repeat(",?", len(args)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	hits, err := identifierHits(rows, idents)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		a, b := hits[i], hits[j]
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		if ca, cb := cands[a.n].BM25, cands[b.n].BM25; ca != cb {
-			return ca > cb
-		}
-		return a.n < b.n
-	})
-	return hits, nil
-}
-
-// trigram matches identifiers, paths and error codes as substrings: the
-// learnings that contain the most of idents, in FTS5's order among equals.
-func (ix *Index) trigram(ctx context.Context, idents []string, limit int) ([]hit, error) {
-	var quoted []string
-	for _, id := range idents {
-		quoted = append(quoted, `"`+strings.ReplaceAll(id, `"`, `""`)+`"`)
-	}
-	rows, err := ix.db.QueryContext(ctx,
-		`SELECT rowid, ident FROM tri WHERE tri MATCH ? ORDER BY rank LIMIT ?`, strings.Join(quoted, " OR "), limit)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	hits, err := identifierHits(rows, idents)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
-	return hits, nil
-}
-
-// identifierHits reads rows of (row number, identifiers text) and scores
-// each by the share of idents its text contains, case-insensitively;
-// rows containing none are left out. It closes rows.
-func identifierHits(rows *sql.Rows, idents []string) ([]hit, error) {
-	defer rows.Close()
-	lower := make([]string, len(idents))
-	for i, id := range idents {
-		lower[i] = strings.ToLower(id)
-	}
-	var hits []hit
-	for rows.Next() {
-		var n int64
-		var text string
-		if err := rows.Scan(&n, &text); err != nil {
-			return nil, err
-		}
-		text = strings.ToLower(text)
-		found := 0
-		for _, id := range lower {
-			if strings.Contains(text, id) {
-				found++
-			}
-		}
-		if found > 0 {
-			hits = append(hits, hit{n: n, score: float64(found) / float64(len(lower)), matched: found})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	return hits, nil
-}
-
 // scopeFactor prefers the current project's learnings and pushes down
 // learnings that are scoped to some other project; global ones are neutral.
 func scopeFactor(r Result, project string) float64 {
@@ -811,116 +627,6 @@ func stemPrefix(t string) string {
 		return t[:len(t)-2]
 	}
 	return t
-}
-
-// ListOptions filters List.
-type ListOptions struct {
-	Limit   int
-	Project string
-}
-
-// List returns indexed learnings, most recently updated first.
-func (ix *Index) List(ctx context.Context, opts ListOptions) ([]Result, error) {
-	if opts.Limit <= 0 {
-		opts.Limit = 50
-	}
-	query := `SELECT ` + metaColumns + ` FROM docs`
-	var args []any
-	if opts.Project != "" {
-		query += ` WHERE project = ? COLLATE NOCASE`
-		args = append(args, opts.Project)
-	}
-	query += ` ORDER BY updated DESC, id LIMIT ?`
-	args = append(args, opts.Limit)
-	rows, err := ix.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list: %w", err)
-	}
-	defer rows.Close()
-	var out []Result
-	for rows.Next() {
-		_, r, err := scanMeta(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// Counts summarises the catalog for doctor and status.
-type Counts struct {
-	Learnings int `json:"learnings"`
-	Mini      int `json:"mini"`
-	Problems  int `json:"problems"`
-}
-
-// Count returns how many learnings are indexed and how many documents were
-// found malformed at the last reindex.
-func (ix *Index) Count(ctx context.Context) (Counts, error) {
-	var c Counts
-	err := ix.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE type='mini') FROM docs`).Scan(&c.Learnings, &c.Mini)
-	if err != nil {
-		return c, err
-	}
-	err = ix.db.QueryRowContext(ctx, `SELECT count(*) FROM problems`).Scan(&c.Problems)
-	return c, err
-}
-
-// Holds reports whether the catalog has a learning with this id. The
-// surfaces that hand a learning to a model or a browser (the MCP server,
-// the web view) serve only what the index accepted: a file the indexer
-// refused (a symbolic link, a FIFO, an oversize file) is not served even
-// when its name looks like a learning's.
-func (ix *Index) Holds(ctx context.Context, id string) (bool, error) {
-	var n int
-	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE id = ?`, id).Scan(&n)
-	return n > 0, err
-}
-
-// DocCount is the number of indexed learnings as of the last reindex, read
-// from one stored row: cheaper than Count on every hook.
-func (ix *Index) DocCount(ctx context.Context) (int, error) {
-	cs, err := loadCorpusStats(ctx, ix.db)
-	return cs.docs, err
-}
-
-// Problems lists the malformed documents recorded by the last reindex.
-func (ix *Index) Problems(ctx context.Context) ([]*store.DocError, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT path, reason FROM problems ORDER BY path`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*store.DocError
-	for rows.Next() {
-		var e store.DocError
-		if err := rows.Scan(&e.Path, &e.Reason); err != nil {
-			return nil, err
-		}
-		out = append(out, &e)
-	}
-	return out, rows.Err()
-}
-
-// Check runs SQLite's integrity check; "ok" means healthy. The error
-// wraps ErrBusy when another process's update kept it from checking.
-func (ix *Index) Check(ctx context.Context) (string, error) {
-	var res string
-	err := ix.db.QueryRowContext(ctx, `PRAGMA quick_check`).Scan(&res)
-	if err != nil {
-		return "", err
-	}
-	var tri string
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO tri(tri, rank) VALUES('integrity-check', 1)`); isLocked(err) {
-		// The check is a write, and another process's update (a rebuild
-		// holds its transaction for as long as it runs) has the lock: the
-		// index is being made, not damaged.
-		return res, fmt.Errorf("trigram index not checked: %w", ErrBusy)
-	} else if err != nil {
-		tri = "; trigram index: " + err.Error()
-	}
-	return res + tri, nil
 }
 
 // candidatesFor is how many learnings each signal contributes to fusion

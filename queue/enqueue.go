@@ -44,80 +44,17 @@ const (
 // Invalid records (unknown trigger or harness, oversized fields, a relative
 // or non-regular transcript path) are errors.
 func (q *Queue) Enqueue(rec Record) (queued bool, reason string, err error) {
-	if rec.TranscriptPath == "" {
-		return false, ReasonNoTranscript, nil
+	size, reason, err := checkTranscript(rec)
+	if reason != "" || err != nil {
+		return false, reason, err
 	}
-	if err := rec.validate(); err != nil {
-		return false, "", err
-	}
-	// The drainer runs in another directory, later: a relative path would
-	// point somewhere else by then.
-	if !filepath.IsAbs(rec.TranscriptPath) {
-		return false, "", fmt.Errorf("enqueue: transcript path %q is not absolute", rec.TranscriptPath)
-	}
-	// Stat outside the lock to keep the critical section short.
-	fi, err := os.Stat(rec.TranscriptPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, ReasonTranscriptMissing, nil
-	}
-	if err != nil {
-		return false, "", fmt.Errorf("enqueue: %w", err)
-	}
-	// A FIFO or device would hang or flood the hash and the drainer.
-	if !fi.Mode().IsRegular() {
-		return false, "", fmt.Errorf("enqueue: transcript %s is not a regular file", rec.TranscriptPath)
-	}
-	if fi.Size() == 0 {
-		return false, ReasonEmptyTranscript, nil
-	}
-
-	now := q.now().UTC()
-	if rec.ID, err = newID(now); err != nil {
-		return false, "", err
-	}
-	if rec.QueuedAt.IsZero() {
-		rec.QueuedAt = now.Truncate(time.Second)
-	}
-	rec.QueuedAt = rec.QueuedAt.UTC()
-	line, err := marshalLine(rec)
-	if err != nil {
-		return false, "", fmt.Errorf("enqueue: %w", err)
-	}
-
-	// Everything that can be read without the lock is: the queue and the
-	// ledger go into snapshots, and the transcript is hashed if the ledger
-	// has an entry of its size. Under the lock only what was appended since
-	// is read (catchUp), so the locked section stays short however long the
-	// queue and the ledger have grown (measured on main: 6.4 % of 3,000
-	// Stop hooks under load timed out waiting while each reader in turn
-	// read both files whole).
-	pend, err := readSnapshot(q.pendingPath)
+	line, err := q.stamp(&rec)
 	if err != nil {
 		return false, "", err
 	}
-	ledger, err := readSnapshot(q.processedPath)
+	c, err := q.precheck(rec, size)
 	if err != nil {
 		return false, "", err
-	}
-	var sum string
-	hash := func() (string, error) {
-		// If the file grew since the stat, its hash cannot match an entry
-		// of the old size, and queueing it is right: there is new content.
-		if sum == "" {
-			_, s, err := HashFile(rec.TranscriptPath)
-			if err != nil {
-				return "", err
-			}
-			sum = s
-		}
-		return sum, nil
-	}
-	wasPending := isPending(pend.data, rec.SessionID, rec.TranscriptPath)
-	wasCovered := false
-	if !wasPending {
-		if wasCovered, err = covers(ledger.data, rec.TranscriptPath, fi.Size(), hash, true); err != nil {
-			return false, "", fmt.Errorf("enqueue: %w", err)
-		}
 	}
 
 	unlock, err := q.lock(true)
@@ -133,8 +70,117 @@ func (q *Queue) Enqueue(rec Record) (queued bool, reason string, err error) {
 		return false, "", err
 	}
 	defer unlock()
+	return q.appendUnlessKnown(rec, line, c)
+}
 
-	fresh, replaced, err := pend.catchUp(q.pendingPath)
+// checkTranscript validates rec and stats its transcript, returning the
+// transcript's size, or a Reason when there is nothing to queue.
+func checkTranscript(rec Record) (size int64, reason string, err error) {
+	if rec.TranscriptPath == "" {
+		return 0, ReasonNoTranscript, nil
+	}
+	if err := rec.validate(); err != nil {
+		return 0, "", err
+	}
+	// The drainer runs in another directory, later: a relative path would
+	// point somewhere else by then.
+	if !filepath.IsAbs(rec.TranscriptPath) {
+		return 0, "", fmt.Errorf("enqueue: transcript path %q is not absolute", rec.TranscriptPath)
+	}
+	// Stat outside the lock to keep the critical section short.
+	fi, err := os.Stat(rec.TranscriptPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, ReasonTranscriptMissing, nil
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("enqueue: %w", err)
+	}
+	// A FIFO or device would hang or flood the hash and the drainer.
+	if !fi.Mode().IsRegular() {
+		return 0, "", fmt.Errorf("enqueue: transcript %s is not a regular file", rec.TranscriptPath)
+	}
+	if fi.Size() == 0 {
+		return 0, ReasonEmptyTranscript, nil
+	}
+	return fi.Size(), "", nil
+}
+
+// stamp assigns rec its ID and, when zero, its QueuedAt, and returns the
+// queue line for it.
+func (q *Queue) stamp(rec *Record) ([]byte, error) {
+	now := q.now().UTC()
+	var err error
+	if rec.ID, err = newID(now); err != nil {
+		return nil, err
+	}
+	if rec.QueuedAt.IsZero() {
+		rec.QueuedAt = now.Truncate(time.Second)
+	}
+	rec.QueuedAt = rec.QueuedAt.UTC()
+	line, err := marshalLine(*rec)
+	if err != nil {
+		return nil, fmt.Errorf("enqueue: %w", err)
+	}
+	return line, nil
+}
+
+// enqueueCheck is what Enqueue learnt before taking the lock: snapshots of
+// the queue and the ledger, and whether either already knew the transcript.
+type enqueueCheck struct {
+	path       string
+	size       int64
+	sum        string
+	pend       snapshot
+	ledger     snapshot
+	wasPending bool
+	wasCovered bool
+}
+
+// hash returns the transcript's SHA-256, hashing it at most once.
+func (c *enqueueCheck) hash() (string, error) {
+	// If the file grew since the stat, its hash cannot match an entry
+	// of the old size, and queueing it is right: there is new content.
+	if c.sum == "" {
+		_, s, err := HashFile(c.path)
+		if err != nil {
+			return "", err
+		}
+		c.sum = s
+	}
+	return c.sum, nil
+}
+
+// precheck reads everything that can be read without the lock.
+func (q *Queue) precheck(rec Record, size int64) (*enqueueCheck, error) {
+	// Everything that can be read without the lock is: the queue and the
+	// ledger go into snapshots, and the transcript is hashed if the ledger
+	// has an entry of its size. Under the lock only what was appended since
+	// is read (catchUp), so the locked section stays short however long the
+	// queue and the ledger have grown (measured on main: 6.4 % of 3,000
+	// Stop hooks under load timed out waiting while each reader in turn
+	// read both files whole).
+	c := &enqueueCheck{path: rec.TranscriptPath, size: size}
+	var err error
+	if c.pend, err = readSnapshot(q.pendingPath); err != nil {
+		return nil, err
+	}
+	if c.ledger, err = readSnapshot(q.processedPath); err != nil {
+		return nil, err
+	}
+	c.wasPending = isPending(c.pend.data, rec.SessionID, rec.TranscriptPath)
+	if !c.wasPending {
+		if c.wasCovered, err = covers(c.ledger.data, rec.TranscriptPath, size, c.hash, true); err != nil {
+			return nil, fmt.Errorf("enqueue: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// appendUnlessKnown, called under the lock, reads what was appended to the
+// queue and the ledger since precheck and appends line unless the record is
+// already pending or already reflected.
+func (q *Queue) appendUnlessKnown(rec Record, line []byte, c *enqueueCheck) (bool, string, error) {
+	fresh, replaced, err := c.pend.catchUp(q.pendingPath)
 	if err != nil {
 		return false, "", err
 	}
@@ -142,19 +188,19 @@ func (q *Queue) Enqueue(rec Record) (queued bool, reason string, err error) {
 	// order those hooks ran; one of them may make this record a duplicate.
 	// A failure to fold leaves the rest spilled for the drainer; what was
 	// folded is in pend.data either way.
-	caughtUp := len(pend.data) - len(fresh)
-	_ = q.foldSpilled(&pend.data)
-	fresh = pend.data[caughtUp:]
-	if (wasPending && !replaced) || isPending(fresh, rec.SessionID, rec.TranscriptPath) {
+	caughtUp := len(c.pend.data) - len(fresh)
+	_ = q.foldSpilled(&c.pend.data)
+	fresh = c.pend.data[caughtUp:]
+	if (c.wasPending && !replaced) || isPending(fresh, rec.SessionID, rec.TranscriptPath) {
 		return false, ReasonAlreadyQueued, nil
 	}
-	fresh, replaced, err = ledger.catchUp(q.processedPath)
+	fresh, replaced, err = c.ledger.catchUp(q.processedPath)
 	if err != nil {
 		return false, "", err
 	}
-	covered := wasCovered && !replaced
+	covered := c.wasCovered && !replaced
 	if !covered {
-		if covered, err = covers(fresh, rec.TranscriptPath, fi.Size(), hash, true); err != nil {
+		if covered, err = covers(fresh, rec.TranscriptPath, c.size, c.hash, true); err != nil {
 			return false, "", fmt.Errorf("enqueue: %w", err)
 		}
 	}

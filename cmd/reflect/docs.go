@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"os"
 
+	"strconv"
+	"time"
+
 	"github.com/spf13/cobra"
-	"github.com/spf13/cobra/doc"
+
+	"github.com/reflectkb/reflect/internal/manpage"
 )
 
 // NewCmdDocs builds `reflect docs`: man pages (or markdown) for every
@@ -33,9 +37,12 @@ when missing.`,
 			}
 			var err error
 			if manDir != "" {
-				err = doc.GenManTree(root, &doc.GenManHeader{Title: "REFLECT", Section: "1", Source: "reflect " + version}, dir)
+				var date time.Time
+				if date, err = manDate(f.Getenv("SOURCE_DATE_EPOCH")); err == nil {
+					err = manpage.ManTree(root, manpage.Header{Title: "REFLECT", Section: "1", Date: date, Source: "reflect " + version}, dir)
+				}
 			} else {
-				err = doc.GenMarkdownTree(root, dir)
+				err = manpage.MarkdownTree(root, dir)
 			}
 			if err != nil {
 				return fmt.Errorf("write pages to %s: %w", dir, err)
@@ -49,4 +56,17 @@ when missing.`,
 	_ = cmd.MarkFlagDirname("man")
 	_ = cmd.MarkFlagDirname("markdown")
 	return cmd
+}
+
+// manDate is the date man pages carry: now, or SOURCE_DATE_EPOCH for a
+// reproducible build (as cobra/doc reads it).
+func manDate(epoch string) (time.Time, error) {
+	if epoch == "" {
+		return time.Now(), nil
+	}
+	sec, err := strconv.ParseInt(epoch, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("invalid SOURCE_DATE_EPOCH: %v", err)
+	}
+	return time.Unix(sec, 0), nil
 }
