@@ -96,6 +96,7 @@ func toLearning(d writer.Draft, c *transcript.Condensed, rec queue.Record, proje
 		Source:     &store.Source{Harness: string(rec.Harness), SessionID: rec.SessionID, Trigger: string(rec.Trigger)},
 		Project:    project,
 		Scope:      "global",
+		Supersedes: d.Supersedes,
 	}
 	if project != "" {
 		l.Scope = "project"

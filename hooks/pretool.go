@@ -16,6 +16,7 @@ import (
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/internal/text"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // Bounds of the pre-tool warning: one line the model reads before its
@@ -69,6 +70,11 @@ func preTool(ctx context.Context, r *invocation) (answer, error) {
 			// A repeat later is the cost, not this warning.
 			logf(r.Config.StateDir, r.now, "pre-tool: %v", err)
 		}
+	}
+	// The ledger says why: the command key the learning records as failing.
+	rec := recall.Result{Query: "failing command: " + best.Key, Injected: []recall.Hit{{ID: best.ID}}}
+	if err := recall.RecordInjection(r.Config.StateDir, r.Agent, r.Event, r.payload.SessionID, rec, r.now); err != nil {
+		logf(r.Config.StateDir, r.now, "pre-tool: %v", err)
 	}
 	return answer{context: warning(best), detail: "warned: " + best.Key + " (" + best.ID + ")"}, nil
 }

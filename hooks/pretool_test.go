@@ -11,6 +11,7 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/knowledge"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // Before a shell command that a learning of the project records as
@@ -224,5 +225,26 @@ func TestPreToolWarnsFromMiniLearning(t *testing.T) {
 	ctx := contextOf(t, out)
 	if !strings.Contains(ctx, "`npm run build` failed before here") || !strings.Contains(ctx, l.ID) || !strings.Contains(ctx, "npm run compile") {
 		t.Errorf("warning %q does not carry the mini-learning %s and the user's correction", ctx, l.ID)
+	}
+}
+
+// Every warning is in the injection ledger, with the command it is about;
+// a run that warns of nothing records nothing.
+func TestPreToolRecordsInTheLedger(t *testing.T) {
+	e := newHookEnv(t)
+	e.gitRepo(t, "main", "init")
+	cfg := e.withState(t)
+	in := e.fixture(t, "claude", "pre-tool-use", nil)
+	if out := run(t, cfg, "pre-tool", "claude", in); out == "" {
+		t.Fatal("no warning")
+	}
+	run(t, cfg, "pre-tool", "claude", in) // already warned: nothing injected
+	got, err := recall.ReadLedger(cfg.StateDir, recall.LedgerFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Agent != "claude" || got[0].Hook != "pre-tool" || len(got[0].IDs) != 1 ||
+		!strings.HasPrefix(got[0].Query, "failing command: ") {
+		t.Errorf("ledger %+v", got)
 	}
 }

@@ -429,6 +429,11 @@ func (r *invocation) recallAnswer(res recall.Result) answer {
 		logf(r.Config.StateDir, r.now, "%s: %s", r.Event, res.Warning)
 	}
 	a := answer{context: res.Context}
+	// The ledger is an append to today's file ('reflect log' reads it); a
+	// failure to record costs the record, never the injection.
+	if err := recall.RecordInjection(r.Config.StateDir, r.Agent, r.Event, r.payload.SessionID, res, r.now); err != nil {
+		logf(r.Config.StateDir, r.now, "%s: %v", r.Event, err)
+	}
 	switch {
 	case len(res.Injected) > 0:
 		a.detail = fmt.Sprintf("recalled %d", len(res.Injected))

@@ -34,7 +34,7 @@ const cacheKB = 64 << 10
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 // The versions open lists are migrated in place instead (migrate).
-const schemaVersion = 15
+const schemaVersion = 16
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -69,7 +69,10 @@ var schema = []string{
 		project TEXT NOT NULL DEFAULT '',
 		tags TEXT NOT NULL DEFAULT '',
 		updated TEXT NOT NULL,
-		cites TEXT NOT NULL DEFAULT '[]'
+		cites TEXT NOT NULL DEFAULT '[]',
+		hold TEXT NOT NULL DEFAULT '',
+		helpful INTEGER NOT NULL DEFAULT 0,
+		feedback TEXT NOT NULL DEFAULT ''
 	)`,
 	`CREATE INDEX IF NOT EXISTS docs_updated ON docs(updated)`,
 	docsTailIndex, // schema 13: short ids without listing documents/ (shortids.go)
@@ -86,6 +89,15 @@ var schema = []string{
 	commandsSchema,   // schema 15: failing commands, for the pre-tool hook (commands.go)
 	commandsDocIndex, // schema 15
 	docsProjectIndex, // schema 15: a project's learnings for the session-start briefing
+}
+
+// docsHoldColumns add schema 16's columns to an older docs table: hold is
+// why a learning is kept out of automatic injection (store.Learning.Held),
+// helpful its count of helpful marks, feedback all its marks in words.
+var docsHoldColumns = []string{
+	`ALTER TABLE docs ADD COLUMN hold TEXT NOT NULL DEFAULT ''`,
+	`ALTER TABLE docs ADD COLUMN helpful INTEGER NOT NULL DEFAULT 0`,
+	`ALTER TABLE docs ADD COLUMN feedback TEXT NOT NULL DEFAULT ''`,
 }
 
 // allSchema is the index's schema, the entity graph's tables, and the
@@ -368,6 +380,9 @@ func (ix *Index) open(ctx context.Context) error {
 		return nil
 	case 0:
 		return ix.createSchema(ctx)
+	case 15:
+		// Three columns with defaults: instant, so even a hook migrates.
+		return ix.migrate(ctx, version)
 	case 12, 13, 14:
 		if ix.opts.noRebuild {
 			// Seconds at 100,000 learnings: past a hook's deadline, which
@@ -381,11 +396,15 @@ func (ix *Index) open(ctx context.Context) error {
 	}
 }
 
-// migrate brings a schema 12, 13 or 14 catalog to 15 in place, where a
+// migrate brings a schema 12, 13, 14 or 15 catalog to 16 in place, where a
 // rebuild would take minutes at 100,000 learnings: 13 added the docs_tail
 // index (short ids without listing documents/), 14 the postings_term index
 // (docs/benchmarks.md has its cost), 15 the commands table and the
-// docs_project index (migrateCommands fills the table from the catalog). It holds the update lock, so that
+// docs_project index (migrateCommands fills the table from the catalog), 16
+// the hold, helpful and feedback columns (feedback and supersession, filled
+// as learnings are next indexed: no learning written before 16 has marks,
+// and a hand-written superseded_by takes effect at the next 'reflect
+// reindex --full'). It holds the update lock, so that
 // another process's add or forget waits for it there rather than on
 // SQLite's busy timeout.
 func (ix *Index) migrate(ctx context.Context, from int) error {
@@ -401,8 +420,13 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 	if from <= 13 {
 		stmts = append(stmts, postingsTermIndex)
 	}
-	stmts = append(stmts, commandsSchema, commandsDocIndex, docsProjectIndex)
-	return ix.schemaTx(ctx, from, stmts, migrateCommands, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	var fill func(context.Context, *sql.Tx) error
+	if from <= 14 {
+		stmts = append(stmts, commandsSchema, commandsDocIndex, docsProjectIndex)
+		fill = migrateCommands
+	}
+	stmts = append(stmts, docsHoldColumns...)
+	return ix.schemaTx(ctx, from, stmts, fill, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 }
 
 func (ix *Index) createSchema(ctx context.Context) error {

@@ -96,7 +96,9 @@ type CommandHit struct {
 const maxCommandKeys = 8
 
 // FailedCommands returns up to limit learnings that record one of keys as
-// a failing command, most recently updated first. It reads the commands
+// a failing command, most recently updated first, leaving out the held
+// ones (superseded, or marked wrong, outdated or never): the pre-tool hook
+// injects what it returns. It reads the commands
 // table through its primary key and the docs rows of what it finds, so its
 // cost does not grow with the knowledge base.
 func (ix *Index) FailedCommands(ctx context.Context, keys []string, limit int) ([]CommandHit, error) {
@@ -113,7 +115,7 @@ func (ix *Index) FailedCommands(ctx context.Context, keys []string, limit int) (
 	args = append(args, limit)
 	rows, err := ix.db.QueryContext(ctx, `SELECT c.key, d.id, d.title, d.key_insight, d.type, d.confidence, d.scope, d.project, d.updated
 		FROM commands c JOIN docs d ON d.n = c.n
-		WHERE c.key IN (?`+strings.Repeat(",?", len(keys)-1)+`)
+		WHERE c.key IN (?`+strings.Repeat(",?", len(keys)-1)+`) AND d.hold = ''
 		ORDER BY d.updated DESC LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("failed commands: %w", err)
@@ -131,14 +133,14 @@ func (ix *Index) FailedCommands(ctx context.Context, keys []string, limit int) (
 }
 
 // ProjectLearnings returns up to limit learnings of project that are not
-// global (scope project or personal, or none given), most recently updated
-// first, with the columns a result shows (no snippet, no score).
+// global (scope project or personal, or none given) and not held (the
+// session-start briefing injects them), most recently updated first, with the columns a result shows (no snippet, no score).
 func (ix *Index) ProjectLearnings(ctx context.Context, project string, limit int) ([]Result, error) {
 	if project == "" || limit <= 0 {
 		return nil, nil
 	}
 	rows, err := ix.db.QueryContext(ctx, `SELECT id, title, key_insight, type, confidence, scope, project, tags, path, updated
-		FROM docs WHERE project = ? AND scope <> 'global' ORDER BY updated DESC LIMIT ?`, project, limit)
+		FROM docs WHERE project = ? AND scope <> 'global' AND hold = '' ORDER BY updated DESC LIMIT ?`, project, limit)
 	if err != nil {
 		return nil, fmt.Errorf("project learnings: %w", err)
 	}

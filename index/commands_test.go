@@ -115,7 +115,7 @@ func TestOpenMigratesSchema14Commands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`DROP TABLE commands`, `DROP INDEX docs_project`, `PRAGMA user_version = 14`} {
+	for _, stmt := range append(dropHoldColumns, `DROP TABLE commands`, `DROP INDEX docs_project`, `PRAGMA user_version = 14`) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

@@ -15,7 +15,10 @@
 //   - docs: id, path, size/mtime/hash (an update skips unchanged files by
 //     a stat and a hash), and the metadata a result shows and ranking
 //     weighs (title, key insight, confidence, scope, project, tags,
-//     updated, cites), so a search never opens a markdown file for them.
+//     updated, cites), so a search never opens a markdown file for them;
+//     hold, helpful and feedback (schema 16) are the user's marks and
+//     supersession as recall needs them: a held learning is never
+//     injected, and the prompt hook reads no document to know it.
 //     docs_tail indexes each id's part after its last '-' (1.5 MB at
 //     100,000), so printing a result's short id reads the few ids that
 //     share its tail instead of listing documents/ (shortids.go).

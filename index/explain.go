@@ -25,11 +25,15 @@ func (w Why) Explain() string {
 	if w.GraphVia != "" {
 		graphDetails = append(graphDetails, "via "+text.OneLine(w.GraphVia))
 	}
+	helpful := ""
+	if w.Helpful > 1 {
+		helpful = fmt.Sprintf(" × helpful %.2f", w.Helpful)
+	}
 	return strings.Join([]string{
 		signal("lexical", w.LexicalRank, n.Lexical, wt.Lexical, c.Lexical, fmt.Sprintf("bm25 %.2f", w.BM25), fmt.Sprintf("%d terms", w.MatchedTerms)),
 		signal("trigram", w.TrigramRank, n.Trigram, wt.Trigram, c.Trigram, fmt.Sprintf("%.0f%% of identifiers", 100*w.Identifiers)),
 		signal("vector", w.VectorRank, n.Vector, wt.Vector, c.Vector, fmt.Sprintf("cos %.2f", w.Cosine)),
 		signal("graph", w.GraphRank, n.Graph, wt.Graph, c.Graph, graphDetails...),
 	}, " · ") + fmt.Sprintf(" = fused %.4f × confidence %.2f × scope %.2f × recency %.2f × freshness %.2f",
-		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness)
+		w.Fused, w.Confidence, w.Scope, w.Recency, w.Freshness) + helpful
 }

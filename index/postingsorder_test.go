@@ -57,6 +57,10 @@ func lexicalHits(t *testing.T, ix *Index) []string {
 	return out
 }
 
+// dropHoldColumns take schema 16's columns out of a docs table, as a
+// catalog before 16 has it.
+var dropHoldColumns = []string{`ALTER TABLE docs DROP COLUMN hold`, `ALTER TABLE docs DROP COLUMN helpful`, `ALTER TABLE docs DROP COLUMN feedback`}
+
 // toSchema13 rewrites k's catalog as the previous build left it: no
 // postings_term index, user_version 13.
 func toSchema13(t *testing.T, k kb) {
@@ -66,7 +70,7 @@ func toSchema13(t *testing.T, k kb) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, stmt := range []string{`DROP INDEX postings_term`, `PRAGMA user_version = 13`} {
+	for _, stmt := range append(dropHoldColumns, `DROP INDEX postings_term`, `PRAGMA user_version = 13`) {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}

@@ -78,12 +78,19 @@ type Result struct {
 	// written: the learning may be out of date. StaleFiles names them.
 	Stale      bool     `json:"stale,omitempty"`
 	StaleFiles []string `json:"stale_files,omitempty"`
-	Why        Why      `json:"why"`
+	// Held says why the learning is kept out of automatic injection
+	// (superseded, never, wrong, outdated; store.Learning.Held): search
+	// lists it, the hooks' recall leaves it out.
+	Held string `json:"held,omitempty"`
+	// Feedback is the user's marks in words ("helpful 2, wrong 1").
+	Feedback string `json:"feedback,omitempty"`
+	Why      Why    `json:"why"`
 	// Weak marks a result with little or none of the lexical evidence the
 	// best result has (see markWeak): listed, but not a match to trust.
 	Weak bool `json:"weak,omitempty"`
 
-	cites string // JSON of the learning's cites, while ranking
+	cites   string // JSON of the learning's cites, while ranking
+	helpful int    // its helpful marks, while ranking
 }
 
 // Why explains a result's score: each signal's rank (0 when the signal did
@@ -119,10 +126,19 @@ type Why struct {
 	Scope         float64       `json:"scope_factor"`
 	Recency       float64       `json:"recency_factor"`
 	Freshness     float64       `json:"freshness_factor"`
+	// Helpful is HelpfulFactor for a learning marked helpful and not held,
+	// else 1.
+	Helpful float64 `json:"helpful_factor"`
 	// MatchedTerms is how many of the query's (stemmed) words the learning
 	// contains in any field.
 	MatchedTerms int `json:"matched_terms"`
 }
+
+// HelpfulFactor raises a learning the user marked helpful ('reflect mark
+// ID helpful'), however many times: a modest nudge that reorders near-ties
+// and does not lift a weak match over a strong one. It is a fixed,
+// untuned choice (no labelled set has marks to tune it on).
+const HelpfulFactor = 1.2
 
 var confidenceFactor = map[string]float64{"high": 1.0, "medium": 0.8, "low": 0.55}
 
@@ -337,8 +353,12 @@ func (ix *Index) applyFactors(ctx context.Context, q Query, cands map[int64]*Why
 		w.Scope = scopeFactor(r, q.Project)
 		w.Recency = recencyFactor(r.Updated, now, halfLife)
 		w.Freshness = 1
+		w.Helpful = 1
+		if r.helpful > 0 && r.Held == "" {
+			w.Helpful = HelpfulFactor
+		}
 		r.Why = w
-		r.Score = w.Fused * w.Confidence * w.Scope * w.Recency
+		r.Score = w.Fused * w.Confidence * w.Scope * w.Recency * w.Helpful
 		results = append(results, r)
 	}
 	sortResults(results)
@@ -483,27 +503,27 @@ func scopeFactor(r Result, project string) float64 {
 	return 0.8
 }
 
-const metaColumns = `n, id, path, title, key_insight, type, confidence, scope, project, tags, updated`
+const metaColumns = `n, id, path, title, key_insight, type, confidence, scope, project, tags, updated, hold, feedback`
 
 func scanMeta(rows *sql.Rows) (int64, Result, error) {
 	var n int64
 	var r Result
 	var tags string
-	err := rows.Scan(&n, &r.ID, &r.Path, &r.Title, &r.KeyInsight, &r.Type, &r.Confidence, &r.Scope, &r.Project, &tags, &r.Updated)
+	err := rows.Scan(&n, &r.ID, &r.Path, &r.Title, &r.KeyInsight, &r.Type, &r.Confidence, &r.Scope, &r.Project, &tags, &r.Updated, &r.Held, &r.Feedback)
 	if tags != "" {
 		r.Tags = strings.Split(tags, ",")
 	}
 	return n, r, err
 }
 
-const factorColumns = `n, id, confidence, scope, project, updated, cites`
+const factorColumns = `n, id, confidence, scope, project, updated, cites, hold, helpful`
 
 // scanFactors reads what ranking needs, including the cites the freshness
 // check reads.
 func scanFactors(rows *sql.Rows) (int64, Result, error) {
 	var n int64
 	var r Result
-	err := rows.Scan(&n, &r.ID, &r.Confidence, &r.Scope, &r.Project, &r.Updated, &r.cites)
+	err := rows.Scan(&n, &r.ID, &r.Confidence, &r.Scope, &r.Project, &r.Updated, &r.cites, &r.Held, &r.helpful)
 	return n, r, err
 }
 

@@ -102,7 +102,7 @@ func TestOpenMigratesSchema12Catalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{`DROP INDEX docs_tail`, `PRAGMA user_version = 12`} {
+	for _, stmt := range append(dropHoldColumns, `DROP INDEX docs_tail`, `PRAGMA user_version = 12`) {
 		if _, err := db.Exec(stmt); err != nil {
 			db.Close()
 			t.Fatalf("%s: %v", stmt, err)

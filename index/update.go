@@ -585,8 +585,8 @@ func newWriter(ctx context.Context, tx *sql.Tx, fresh bool, st *store.Store) (*w
 		dst **sql.Stmt
 		sql string
 	}{
-		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,scope,project,tags,updated,cites)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&w.insDoc, `INSERT INTO docs(id,path,size,mtime,hash,title,key_insight,type,confidence,scope,project,tags,updated,cites,hold,helpful,feedback)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&w.insTri, `INSERT INTO tri(rowid,ident) VALUES(?,?)`},
 		{&w.delDoc, `DELETE FROM docs WHERE n=?`},
 		{&w.delTri, `DELETE FROM tri WHERE rowid=?`},
@@ -642,7 +642,7 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 	}
 	res, err := w.insDoc.ExecContext(w.ctx, l.ID, l.Path, size, mtime, hash, l.Title, l.KeyInsight,
 		orDefault(l.Type, "learning"), l.Confidence, l.Scope, l.Project,
-		strings.Join(l.Tags, ","), updated.UTC().Format(time.RFC3339), string(cites))
+		strings.Join(l.Tags, ","), updated.UTC().Format(time.RFC3339), string(cites), l.Held(), helpfulCount(l), l.Feedback.String())
 	if err != nil {
 		return fmt.Errorf("index %s: %w", l.ID, err)
 	}
@@ -673,6 +673,13 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 		}
 	}
 	return nil
+}
+
+func helpfulCount(l *store.Learning) int {
+	if l.Feedback == nil {
+		return 0
+	}
+	return l.Feedback.Helpful
 }
 
 func orDefault(v, def string) string {

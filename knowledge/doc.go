@@ -1,8 +1,10 @@
 // Package knowledge is the knowledge base's domain: the operations that change
 // learnings — put (add or update), forget, the near-duplicate check that
-// keeps a lesson from being written twice, and the fold of near-duplicates
-// a sync brought in. The operations to come (edit, review, marks,
-// supersession, import) belong here too.
+// keeps a lesson from being written twice, the fold of near-duplicates a
+// sync brought in, edit (a whole document checked before it is written),
+// update (a patch of the fields given), marks (feedback counted in the
+// document) and supersession (both ends linked in one index change). The
+// operations to come (review, import) belong here too.
 //
 // The markdown under documents/ is the source of truth. Base writes and
 // deletes documents through package store, then tells the index what

@@ -21,6 +21,9 @@ type PutResult struct {
 	// Changes are the fields an update changed (none for an addition, and
 	// none when the same learning was added again).
 	Changes []store.Change `json:"changes,omitempty"`
+	// Supersedes is the learning this one replaced, now marked
+	// superseded_by it ("" when it named none, or one that does not exist).
+	Supersedes string `json:"supersedes,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
@@ -30,17 +33,23 @@ type PutResult struct {
 // repeat adds tags, it does not silently drop them), updated is bumped, and
 // the result lists what changed. When sc is nil, entities are
 // extracted heuristically from the text. Secrets are redacted first, so the
-// id (and file name) Put uses is the redacted one.
+// id (and file name) Put uses is the redacted one. A learning whose
+// supersedes names an existing learning marks that one superseded_by it,
+// in the same index change, so it is never injected again.
 func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (index/dirprobe.go).
-	ch := k.ix.BeginChange(l.ID)
+	ids := []string{l.ID}
+	if l.Supersedes != "" && l.Supersedes != l.ID {
+		ids = append(ids, l.Supersedes)
+	}
+	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
 	res, err := k.write(l, sc, now)
 	if err != nil {
 		return res, err
 	}
-	if err := ch.Commit(ctx, l.ID); err != nil {
+	if err := ch.Commit(ctx, ids...); err != nil {
 		return res, err
 	}
 	return res, nil
@@ -71,6 +80,11 @@ func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutRe
 		return res, err
 	}
 	res.Path = l.Path
+	if linked, err := k.linkSuperseded(l); err != nil {
+		return res, err
+	} else if linked {
+		res.Supersedes = l.Supersedes
+	}
 	if sc == nil {
 		sc = &store.Sidecar{Entities: store.ExtractEntities(l)}
 	}

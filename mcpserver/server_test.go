@@ -141,6 +141,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 		"remember": {"title", "key_insight", "body", "tags", "confidence", "scope", "project", "force"},
 		"forget":   {"id"},
 		"list":     {"project", "limit"},
+		"mark":     {"id", "mark"},
 	}
 	got := map[string]*mcp.Tool{}
 	for _, tool := range res.Tools {
@@ -575,4 +576,36 @@ func TestEndOfInputWaitsForEveryAnswer(t *testing.T) {
 	if got := c.requests.Load(); got != 2 {
 		t.Errorf("counted %d requests, want 2", got)
 	}
+}
+
+// The mark tool counts marks in the document; wrong keeps the learning out
+// of recall while search returns it, held.
+func TestMarkHoldsALearningOutOfRecall(t *testing.T) {
+	t.Parallel()
+	c := kb(t)
+	id := put(t, c, "Use SameSite=Lax for the OAuth state cookie", "SameSite=Strict drops the state cookie on the redirect back", "")
+	cs := connect(t, c)
+	task := map[string]any{"task": "the oauth state cookie samesite strict redirect"}
+	var before RecallOutput
+	mustOK(t, cs, "recall", task, &before)
+	if len(before.Injected) != 1 {
+		t.Fatalf("recall before the mark: %+v", before)
+	}
+	var marked MarkOutput
+	mustOK(t, cs, "mark", map[string]any{"id": id[len(id)-6:], "mark": "wrong"}, &marked)
+	if marked.ID != id || marked.Feedback.Wrong != 1 || marked.Held != "wrong" {
+		t.Fatalf("mark: %+v", marked)
+	}
+	var found SearchOutput
+	mustOK(t, cs, "search", map[string]any{"query": "oauth state cookie samesite"}, &found)
+	if len(found.Results) != 1 || found.Results[0].Held != "wrong" {
+		t.Fatalf("search: %+v", found)
+	}
+	var rec RecallOutput
+	mustOK(t, cs, "recall", task, &rec)
+	if len(rec.Injected) != 0 {
+		t.Fatalf("recall injected a learning marked wrong: %+v", rec)
+	}
+	mustFail(t, cs, "mark", map[string]any{"id": id, "mark": "clear"}, "use helpful, wrong, outdated or never")
+	mustFail(t, cs, "mark", map[string]any{"id": "lrn-nope", "mark": "wrong"}, "no learning")
 }

@@ -46,6 +46,7 @@ type SearchHit struct {
 	Score      float64  `json:"score" jsonschema:"fused relevance score; higher is better, comparable only within one search"`
 	Project    string   `json:"project,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
+	Held       string   `json:"held,omitempty" jsonschema:"why hooks do not inject it: superseded, or marked wrong, outdated or never"`
 }
 
 // SearchOutput is the search tool's result.
@@ -186,6 +187,7 @@ func (s *Server) addTools() {
 		Description: "Learnings in the knowledge base, most recently updated first, optionally of one project.",
 		Annotations: readOnly,
 	}, s.list)
+	mcp.AddTool(s.sdk, markTool, s.mark)
 }
 
 // checkSize refuses text arguments over MaxInput, naming the field.
@@ -237,7 +239,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 		for _, r := range results {
 			out.Results = append(out.Results, SearchHit{
 				ID: r.ID, Title: line(r.Title), KeyInsight: line(r.KeyInsight), Confidence: line(r.Confidence),
-				Stale: r.Stale, StaleFiles: lines(r.StaleFiles), Score: r.Score, Project: line(r.Project), Tags: lines(r.Tags),
+				Stale: r.Stale, StaleFiles: lines(r.StaleFiles), Score: r.Score, Project: line(r.Project), Tags: lines(r.Tags), Held: r.Held,
 			})
 		}
 		return err

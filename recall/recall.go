@@ -187,7 +187,9 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	results = slices.DeleteFunc(results, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+	// A held learning (superseded, or marked wrong, outdated or never) is
+	// never injected; search still lists it, marked.
+	results = slices.DeleteFunc(results, func(r index.Result) bool { return r.Held != "" || slices.Contains(req.Exclude, r.ID) })
 	results = withoutLoaded(ctx, ix, results, req, res.Project)
 	brief = withoutLoaded(ctx, ix, brief, req, res.Project)
 	if !anyLexical(results) && len(brief) == 0 {

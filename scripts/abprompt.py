@@ -8,11 +8,14 @@ same two learnings, then runs, round after round (order alternating), a
 `GOMAXPROCS=1 reflect hook prompt --agent claude` whose prompt recalls one of
 them under a new session id every round (so every run injects, and writes
 what an injecting recall writes), and `reflect version` as the floor. Prints
-p50 and mean wall time per binary and the new/old ratio of the p50s.
+p50 and mean wall time per binary and the new/old ratio of the p50s, and the
+same for CPU time (user + system of the hook process, from getrusage), which a
+loaded machine disturbs less than wall time.
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -45,6 +48,7 @@ def main():
             subprocess.run([binary, "add", "--title", title, "--insight", insight, "--tags", tags,
                             "--confidence", "high"], env=envs[name], check=True, capture_output=True)
     hook = {n: [] for n in bins}
+    cpu = {n: [] for n in bins}
     version = {n: [] for n in bins}
     injected = {n: 0 for n in bins}
     for i in range(args.runs):
@@ -52,9 +56,12 @@ def main():
             payload = json.dumps({"session_id": f"ab-{i}", "cwd": root, "hook_event_name": "UserPromptSubmit",
                                   "prompt": PROMPT}).encode()
             t = time.perf_counter()
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             out = subprocess.run([bins[name], "hook", "prompt", "--agent", "claude"], input=payload,
                                  env=envs[name], capture_output=True)
             hook[name].append((time.perf_counter() - t) * 1000)
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu[name].append((r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000)
             injected[name] += b"reflect-learnings" in out.stdout
             t = time.perf_counter()
             subprocess.run([bins[name], "version"], env=envs[name], capture_output=True)
@@ -63,6 +70,10 @@ def main():
         print(f"{name}: hook prompt p50 {statistics.median(hook[name]):.2f} ms, mean {statistics.mean(hook[name]):.2f} ms; "
               f"version p50 {statistics.median(version[name]):.2f} ms; injected {injected[name]}/{args.runs}")
     print(f"new/old hook prompt p50: {statistics.median(hook['new']) / statistics.median(hook['old']):.3f}")
+    for name in bins:
+        print(f"{name}: hook prompt CPU p50 {statistics.median(cpu[name]):.2f} ms, mean {statistics.mean(cpu[name]):.2f} ms")
+    print(f"new/old hook prompt CPU p50: {statistics.median(cpu['new']) / statistics.median(cpu['old']):.3f}, "
+          f"mean: {statistics.mean(cpu['new']) / statistics.mean(cpu['old']):.3f}")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ func Changes(prev, next *Learning) []Change {
 	scalar("project", prev.Project, next.Project)
 	list("cites", citePaths(prev.Cites), citePaths(next.Cites))
 	scalar("superseded_by", prev.SupersededBy, next.SupersededBy)
+	scalar("supersedes", prev.Supersedes, next.Supersedes)
+	scalar("feedback", prev.Feedback.String(), next.Feedback.String())
 	// Write ends a body with a newline; an added one is not a change.
 	scalar("body", strings.TrimRight(prev.Body, "\n"), strings.TrimRight(next.Body, "\n"))
 	return out

@@ -70,6 +70,12 @@ type Learning struct {
 	Source       *Source   `yaml:"source,omitempty,flow" json:"source,omitempty"`
 	Cites        []Cite    `yaml:"cites,omitempty,flow" json:"cites,omitempty"`
 	SupersededBy string    `yaml:"superseded_by,omitempty" json:"superseded_by,omitempty"`
+	// Supersedes names the learning this one replaces (whose superseded_by
+	// names this one): the chain 'reflect show' prints both ways.
+	Supersedes string `yaml:"supersedes,omitempty" json:"supersedes,omitempty"`
+	// Feedback counts the user's marks ('reflect mark'). It lives in the
+	// document so that it syncs with the learning (ARCHITECTURE §3).
+	Feedback *Feedback `yaml:"feedback,omitempty,flow" json:"feedback,omitempty"`
 	// Private keeps the learning on this machine, whatever its scope.
 	Private bool `yaml:"private,omitempty" json:"private,omitempty"`
 	// NeedsReview marks a learning whose body a sync merge could not
@@ -92,7 +98,7 @@ var knownKeys = map[string]bool{
 	"id": true, "title": true, "type": true, "confidence": true, "category": true,
 	"tags": true, "symptoms": true, "key_insight": true, "scope": true, "project": true,
 	"created": true, "updated": true, "source": true, "cites": true, "superseded_by": true,
-	"private": true, "needs_review": true,
+	"supersedes": true, "feedback": true, "private": true, "needs_review": true,
 }
 
 // DocError says why one document could not be used. Indexing and search
@@ -382,6 +388,18 @@ func (l *Learning) validate(requireID bool) error {
 	if l.Scope != "" && !oneOf(l.Scope, Scopes) {
 		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global, personal", l.Scope))
 	}
+	if l.Feedback != nil && (l.Feedback.Helpful < 0 || l.Feedback.Wrong < 0 || l.Feedback.Outdated < 0 || l.Feedback.Never < 0) {
+		problems = append(problems, "feedback counts may not be negative")
+	}
+	if l.Supersedes != "" && !ValidID(l.Supersedes) {
+		problems = append(problems, fmt.Sprintf("supersedes %q is not a learning id", l.Supersedes))
+	}
+	if l.SupersededBy != "" && !ValidID(l.SupersededBy) {
+		problems = append(problems, fmt.Sprintf("superseded_by %q is not a learning id", l.SupersededBy))
+	}
+	if l.Supersedes != "" && l.Supersedes == l.ID {
+		problems = append(problems, "a learning cannot supersede itself")
+	}
 	if len(problems) > 0 {
 		return docError("", strings.Join(problems, "; "))
 	}
@@ -493,6 +511,77 @@ func isTemplateHeading(s string) bool {
 
 // ErrNotFound is returned when no document has the requested id.
 var ErrNotFound = errors.New("no such learning")
+
+// Marks are the feedback 'reflect mark' records: helpful raises a learning
+// in recall; wrong, outdated and never keep it out of automatic injection.
+var Marks = []string{"helpful", "wrong", "outdated", "never"}
+
+// Feedback counts the marks a learning was given.
+type Feedback struct {
+	Helpful  int `yaml:"helpful,omitempty" json:"helpful,omitempty"`
+	Wrong    int `yaml:"wrong,omitempty" json:"wrong,omitempty"`
+	Outdated int `yaml:"outdated,omitempty" json:"outdated,omitempty"`
+	Never    int `yaml:"never,omitempty" json:"never,omitempty"`
+}
+
+// Add counts one mark (one of Marks); it reports false for another word.
+func (f *Feedback) Add(mark string) bool {
+	switch mark {
+	case "helpful":
+		f.Helpful++
+	case "wrong":
+		f.Wrong++
+	case "outdated":
+		f.Outdated++
+	case "never":
+		f.Never++
+	default:
+		return false
+	}
+	return true
+}
+
+// IsZero reports no marks, so an empty feedback is not written.
+func (f *Feedback) IsZero() bool { return f == nil || *f == Feedback{} }
+
+// String says the counts, e.g. "helpful 2, wrong 1"; "" with no marks.
+func (f *Feedback) String() string {
+	if f.IsZero() {
+		return ""
+	}
+	var parts []string
+	for _, m := range []struct {
+		name string
+		n    int
+	}{{"helpful", f.Helpful}, {"wrong", f.Wrong}, {"outdated", f.Outdated}, {"never", f.Never}} {
+		if m.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", m.name, m.n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Held says why the learning is kept out of automatic injection (the
+// hooks' recall), "" when it is not: "superseded" when a newer learning
+// replaces it, else the strongest mark against it (never, wrong,
+// outdated). Search still finds a held learning and shows why. A mark
+// holds until it is cleared ('reflect mark ID clear' or 'reflect edit'):
+// a later helpful mark does not outvote a wrong one.
+func (l *Learning) Held() string {
+	switch f := l.Feedback; {
+	case l.SupersededBy != "":
+		return "superseded"
+	case f == nil:
+		return ""
+	case f.Never > 0:
+		return "never"
+	case f.Wrong > 0:
+		return "wrong"
+	case f.Outdated > 0:
+		return "outdated"
+	}
+	return ""
+}
 
 // LocalOnly reports whether the learning must never leave this machine:
 // scope personal or private: true (ARCHITECTURE §7).

@@ -61,6 +61,8 @@ func MergeFrom(base, ours, theirs *Learning, mergeBody BodyMerger, sides Sides) 
 	out.Scope = pick(base.Scope, ours.Scope, theirs.Scope).(string)
 	out.Project = pick(base.Project, ours.Project, theirs.Project).(string)
 	out.SupersededBy = pick(base.SupersededBy, ours.SupersededBy, theirs.SupersededBy).(string)
+	out.Supersedes = pick(base.Supersedes, ours.Supersedes, theirs.Supersedes).(string)
+	out.Feedback = mergeFeedback(base.Feedback, ours.Feedback, theirs.Feedback)
 	out.Source = pick(base.Source, ours.Source, theirs.Source).(*Source)
 	out.Private = ours.Private || theirs.Private
 	out.Tags = union(ours.Tags, theirs.Tags)
@@ -167,4 +169,25 @@ func MergeSidecars(ours, theirs *Sidecar) *Sidecar {
 		}
 	}
 	return out
+}
+
+// mergeFeedback takes the side that changed the marks (so a clear on one
+// machine is kept); when both changed them it keeps, mark by mark, the
+// larger count, since marks are only added between clears.
+func mergeFeedback(base, ours, theirs *Feedback) *Feedback {
+	switch {
+	case ours.String() == theirs.String(), base.String() == theirs.String():
+		return ours
+	case base.String() == ours.String():
+		return theirs
+	}
+	var a, b Feedback
+	if ours != nil {
+		a = *ours
+	}
+	if theirs != nil {
+		b = *theirs
+	}
+	return &Feedback{Helpful: max(a.Helpful, b.Helpful), Wrong: max(a.Wrong, b.Wrong),
+		Outdated: max(a.Outdated, b.Outdated), Never: max(a.Never, b.Never)}
 }

@@ -46,6 +46,7 @@ func (l *Learning) Redact() []Redaction {
 	field("category", &l.Category)
 	field("project", &l.Project)
 	field("superseded_by", &l.SupersededBy)
+	field("supersedes", &l.Supersedes)
 	if l.Source != nil {
 		field("source", &l.Source.Harness)
 		field("source", &l.Source.SessionID)

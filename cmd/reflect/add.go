@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
@@ -26,6 +27,9 @@ type AddOptions struct {
 	JSON                                     bool
 	// Force adds a learning even when a near-duplicate exists.
 	Force bool
+	// Update is the learning (as typed) to rewrite with the given fields
+	// instead of adding one; Supersedes the learning the new one replaces.
+	Update, Supersedes string
 	// Cwd is where --scope project looks for the git repository.
 	Cwd string
 }
@@ -47,8 +51,15 @@ Adding a learning whose id exists updates it: its created time and unknown
 fields are kept, its tags are merged with the new ones, and add lists the
 fields that changed. A learning whose title and key insight share at least
 60% of their words with an existing one is a near-duplicate: add names it
-and exits 1 without writing; --force adds it anyway. (An explicit id in
-FILE does not skip this check.)
+and exits 1 without writing; --update ID rewrites that one with the given
+fields instead, --force adds a second one anyway. (An explicit id in FILE
+does not skip this check.)
+
+--update ID rewrites the existing learning ID: each field given (by flag
+or FILE) replaces its value, tags are merged, its id and created time are
+kept. --supersedes ID adds a new learning that replaces ID: ID is marked
+superseded_by the new one and is no longer injected by the hooks (search
+still finds it; 'reflect show' prints the chain both ways).
 
 --scope project records the project of the git repository around the
 current directory (its origin remote's name, else the directory's), as
@@ -60,7 +71,9 @@ is global: recalled in every project and synced, as add says.`,
   reflect add learning.md
   cat learning.md | reflect add - --confidence high
   reflect add --scope project --title "Run migrations before the API" --insight "The API refuses to start on an old schema"
-  reflect add --force --title "Pool exhausted under load" --insight "Raise max_connections"`,
+  reflect add --force --title "Pool exhausted under load" --insight "Raise max_connections"
+  reflect add --update 3f9a1c --insight "Strict drops the cookie on the IdP's cross-site redirect; use Lax"
+  reflect add --supersedes 3f9a1c --title "Use SameSite=None; Secure for embedded IdPs" --insight "Lax is not sent in iframes"`,
 		Args: maxArgs(1, "one FILE or -"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -88,6 +101,8 @@ is global: recalled in every project and synced, as add says.`,
 	fl.StringVar(&opts.Entities, "entities", "", "entity sidecar YAML file")
 	fl.BoolVar(&opts.JSON, "json", false, "print JSON")
 	fl.BoolVarP(&opts.Force, "force", "f", false, "add even when a near-duplicate exists")
+	fl.StringVar(&opts.Update, "update", "", "rewrite the existing learning `ID` with the given fields")
+	fl.StringVar(&opts.Supersedes, "supersedes", "", "the new learning replaces `ID`, which is no longer injected")
 	_ = cmd.RegisterFlagCompletionFunc("confidence", completeValues(store.Confidences...))
 	_ = cmd.RegisterFlagCompletionFunc("scope", completeValues(store.Scopes...))
 	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.Types...))
@@ -98,10 +113,24 @@ is global: recalled in every project and synced, as add says.`,
 // near-duplicate of an existing learning unless opts.Force, then writes it
 // through the knowledge base and reports what it did.
 func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
+	if opts.Update != "" && opts.Supersedes != "" {
+		return usagef("--update and --supersedes do not go together: --update rewrites a learning, --supersedes adds one that replaces it")
+	}
+	for _, ref := range []*string{&opts.Update, &opts.Supersedes} {
+		if *ref == "" {
+			continue
+		}
+		id, err := f.resolveLearning(*ref)
+		if err != nil {
+			return err
+		}
+		*ref = id
+	}
 	l, sc, err := buildLearning(opts, time.Now())
 	if err != nil {
 		return err
 	}
+	l.Supersedes = opts.Supersedes
 	if err := resolveProject(ctx, l, opts.Cwd); err != nil {
 		return err
 	}
@@ -110,19 +139,7 @@ func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
 		return err
 	}
 	defer ix.Close()
-	k := knowledge.New(ix)
-	if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
-		// A new learning: refuse to repeat one that exists.
-		dup, found, err := k.NearDuplicate(ctx, l)
-		if err != nil {
-			return err
-		}
-		if found {
-			return fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; add this one anyway with --force",
-				dup.ID, oneLine(dup.Title), 100*dup.Share, shortener(ctx, ix, []string{dup.ID})(dup.ID))
-		}
-	}
-	res, err := k.Put(ctx, l, sc, time.Now())
+	res, err := addWrite(ctx, ix, opts, l, sc)
 	if err != nil && res.Path != "" {
 		err = f.notIndexedYet(err, "saved "+res.Path+", not indexed yet")
 	}
@@ -146,7 +163,32 @@ func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
 	if res.Action == "updated" {
 		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
 	}
+	if res.Supersedes != "" {
+		fmt.Fprintf(f.IO.Out, "  supersedes %s (no longer injected)\n", res.Supersedes)
+	}
 	return nil
+}
+
+// addWrite updates the learning --update names, or puts l, refusing a
+// near-duplicate of an existing learning (other than the one l supersedes)
+// unless --force; the refusal names the ways on.
+func addWrite(ctx context.Context, ix *index.Index, opts *AddOptions, l *store.Learning, sc *store.Sidecar) (knowledge.PutResult, error) {
+	k := knowledge.New(ix)
+	if opts.Update != "" {
+		return k.Update(ctx, opts.Update, l, sc, time.Now())
+	}
+	if _, err := k.Store().Read(l.ID); errors.Is(err, store.ErrNotFound) && !opts.Force {
+		dup, found, err := k.NearDuplicate(ctx, l)
+		if err != nil {
+			return knowledge.PutResult{}, err
+		}
+		if found && dup.ID != l.Supersedes {
+			short := shortener(ctx, ix, []string{dup.ID})(dup.ID)
+			return knowledge.PutResult{}, fmt.Errorf("not added: %s %q says nearly the same (%.0f%% of title and key-insight words shared)\nsee it with 'reflect show %s'; update it with these fields: 'reflect add --update %s …'; replace it: 'reflect add --supersedes %s …'; add this one anyway with --force",
+				dup.ID, oneLine(dup.Title), 100*dup.Share, short, short, short)
+		}
+	}
+	return k.Put(ctx, l, sc, time.Now())
 }
 
 // resolveProject gives a project-scoped learning its project: --project
@@ -207,7 +249,7 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 			// A bad document is a data error (exit 1), not a misused command.
 			return nil, nil, fmt.Errorf("%s: %w", sourceName(opts.Source), err)
 		}
-	} else if opts.Title == "" {
+	} else if opts.Title == "" && opts.Update == "" {
 		return nil, nil, usagef("add needs --title (or a FILE, or - for stdin)")
 	} else if opts.Insight == "" {
 		// The key insight is what recall injects: a title alone is a
@@ -240,21 +282,34 @@ func buildLearning(opts *AddOptions, now time.Time) (*store.Learning, *store.Sid
 		// the id follows title and insight unless the document chose its own
 		l.ID = ""
 	}
+	if opts.Update != "" {
+		// A patch: only what was given replaces the learning's fields, so
+		// no defaults are filled in; the result is validated when written.
+		sc, err := sidecarFor(opts, opts.Update)
+		return l, sc, err
+	}
 	l.FillDefaults(now)
 	if err := l.Validate(); err != nil {
 		return nil, nil, usagef("invalid learning: %v", err)
 	}
-	var sc *store.Sidecar
-	if opts.Entities != "" {
-		data, err := os.ReadFile(opts.Entities)
-		if err != nil {
-			return nil, nil, usagef("read --entities: %v", err)
-		}
-		if sc, err = store.ParseSidecarFor(data, l.ID); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", opts.Entities, err)
-		}
+	sc, err := sidecarFor(opts, l.ID)
+	return l, sc, err
+}
+
+// sidecarFor reads --entities, when given, as the sidecar of id.
+func sidecarFor(opts *AddOptions, id string) (*store.Sidecar, error) {
+	if opts.Entities == "" {
+		return nil, nil
 	}
-	return l, sc, nil
+	data, err := os.ReadFile(opts.Entities)
+	if err != nil {
+		return nil, usagef("read --entities: %v", err)
+	}
+	sc, err := store.ParseSidecarFor(data, id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Entities, err)
+	}
+	return sc, nil
 }
 
 func readSource(src string, stdin io.Reader) ([]byte, error) {

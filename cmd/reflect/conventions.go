@@ -19,7 +19,7 @@ const (
 
 var commandGroups = map[string]string{
 	"search": groupEveryday, "add": groupEveryday, "list": groupEveryday,
-	"show": groupEveryday, "forget": groupEveryday, "graph": groupEveryday, "ui": groupEveryday,
+	"show": groupEveryday, "forget": groupEveryday, "edit": groupEveryday, "mark": groupEveryday, "log": groupEveryday, "graph": groupEveryday, "ui": groupEveryday,
 	"status": groupEveryday, "sync": groupEveryday,
 	"import": groupEveryday, "promote": groupEveryday, "demote": groupEveryday,
 	"install": groupSetup, "uninstall": groupSetup, "doctor": groupSetup,

@@ -194,3 +194,26 @@ func TestImportPromoteFlags(t *testing.T) {
 		t.Errorf("demote options %+v", pr)
 	}
 }
+
+func TestMarkEditAddControlFlags(t *testing.T) {
+	t.Parallel()
+	var mark *MarkOptions
+	execute(t, NewCmdMark(seamFactory(), func(o *MarkOptions) error { mark = o; return nil }), "--json", "3f9a1c", "wrong")
+	if mark == nil || *mark != (MarkOptions{Ref: "3f9a1c", Mark: "wrong", JSON: true}) {
+		t.Errorf("mark: %+v", mark)
+	}
+	var edit *EditOptions
+	execute(t, NewCmdEdit(seamFactory(), func(o *EditOptions) error { edit = o; return nil }), "3f9a1c")
+	if edit == nil || *edit != (EditOptions{Ref: "3f9a1c"}) {
+		t.Errorf("edit: %+v", edit)
+	}
+	var add *AddOptions
+	execute(t, NewCmdAdd(seamFactory(), func(o *AddOptions) error { add = o; return nil }), "--update", "3f9a1c", "--insight", "x")
+	if add == nil || add.Update != "3f9a1c" || add.Supersedes != "" {
+		t.Errorf("add --update: %+v", add)
+	}
+	execute(t, NewCmdAdd(seamFactory(), func(o *AddOptions) error { add = o; return nil }), "--supersedes", "b41d07", "--title", "t")
+	if add.Supersedes != "b41d07" || add.Update != "" {
+		t.Errorf("add --supersedes: %+v", add)
+	}
+}

@@ -53,14 +53,16 @@ The fused score is then multiplied by factors: confidence (high 1.0,
 medium 0.8, low 0.55), scope (the current project's learnings first, other
 projects' last), recency (newer learnings win near-ties) and freshness (a
 learning citing a file that changed since is demoted and marked "may be
-stale"). The current project is the git repository around the current
+stale"), and helpful (×1.2 for a learning marked helpful; 'reflect mark').
+A learning superseded by another, or marked wrong, outdated or never, is
+listed with the reason the hooks do not inject it. The current project is the git repository around the current
 directory (its origin remote's name, else the directory's); --project
 names another. Factors reorder near-ties only: a result whose BM25 is at
 least twice another's stays above it unless other signals fused it lower.
 A result with under a fifth of the best result's BM25 (or found by trigram,
 vector or graph alone beside word matches) is listed as a "(weak match)",
 "weak": true in --json. --explain shows each signal's rank, raw and
-normalised score, weight and share, and the factors.
+normalised score, weight and share, the factors, and the marks.
 Operators and quotes in QUERY are searched as plain words.`,
 		Example: `  reflect search oauth state mismatch
   reflect search -- -fPIC relocation
@@ -172,8 +174,14 @@ func searchOutput(opts *SearchOptions, results []index.Result, short func(string
 		if r.Stale {
 			fmt.Fprintf(out, "   ⚠ may be stale: %s changed since this was learned\n", oneLine(strings.Join(r.StaleFiles, ", ")))
 		}
+		if r.Held != "" {
+			fmt.Fprintf(out, "   ⊘ not injected by hooks: %s\n", heldReason(r.Held))
+		}
 		if opts.Explain {
 			fmt.Fprintf(out, "   why: %s\n", explain(r.Why))
+			if r.Feedback != "" {
+				fmt.Fprintf(out, "   marks: %s\n", oneLine(r.Feedback))
+			}
 		}
 	}
 	return nil
@@ -183,4 +191,12 @@ func searchOutput(opts *SearchOptions, results []index.Result, short func(string
 // safe for a terminal: GraphVia is an entity name from a learning.
 func explain(w index.Why) string {
 	return oneLine(w.Explain())
+}
+
+// heldReason says in words why a learning is held out of injection.
+func heldReason(held string) string {
+	if held == "superseded" {
+		return "superseded by a newer learning ('reflect show' names it)"
+	}
+	return "marked " + held + " ('reflect mark ID clear' undoes it)"
 }

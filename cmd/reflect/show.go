@@ -40,9 +40,12 @@ func NewCmdShow(f *Factory, runF func(*ShowOptions) error) *cobra.Command {
 		Long: `Show prints the learning's file as written (secrets redacted, terminal
 escapes removed), then its entities as the index knows them (with their
 community, see 'reflect graph') and the learnings that share entities with
-it, rarest shared entity first. ID may be the full id, any unique prefix of
-it (with or without "lrn-"), or its 6-hex tail. A file that is not a regular
-file (a symbolic link, a FIFO) or is over 1 MiB is refused, not read.`,
+it, rarest shared entity first. A learning in a supersession chain lists the
+learnings that supersede it and those it supersedes; its marks ('reflect
+mark') are counted, and a learning the hooks do not inject says why. ID may
+be the full id, any unique prefix of it (with or without "lrn-"), or its
+6-hex tail. A file that is not a regular file (a symbolic link, a FIFO) or
+is over 1 MiB is refused, not read.`,
 		Args: exactArgs(1, "one learning id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -86,7 +89,7 @@ file (a symbolic link, a FIFO) or is over 1 MiB is refused, not read.`,
 					related = []index.RelatedLearning{}
 				}
 				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
-					"indexed": indexed, "graph_entities": ents, "related": related})
+					"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
 			}
 			// The file as written, read again by the same bounded reader
 			// (it may have been swapped since), redacted: a synced or
@@ -97,6 +100,7 @@ file (a symbolic link, a FIFO) or is over 1 MiB is refused, not read.`,
 			}
 			out := f.IO.Out
 			fmt.Fprintf(out, "%s\n", safetext.Terminal(redact.String(string(data))))
+			printChain(out, chainOf(st, l))
 			switch {
 			case indexed && len(ents) > 0:
 				fmt.Fprintln(out, "Entities:")

@@ -44,7 +44,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		required := make([]string, 0, len(props))
 		for _, k := range []string{
 			"title", "key_insight", "problem", "solution", "confidence", "category",
-			"tags", "symptoms", "entities", "relations", "cites",
+			"tags", "symptoms", "entities", "relations", "cites", "supersedes",
 			"name", "type", "description", "source", "target", "strength", "learnings",
 		} {
 			if _, ok := props[k]; ok {
@@ -77,6 +77,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		"entities":    map[string]any{"type": "array", "items": entity},
 		"relations":   map[string]any{"type": "array", "items": relation},
 		"cites":       strs,
+		"supersedes":  str,
 	})
 	root := object(map[string]any{"learnings": map[string]any{"type": "array", "items": learning}})
 	b, err := json.MarshalIndent(root, "", "  ")

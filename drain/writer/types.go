@@ -29,7 +29,7 @@ type Output struct {
 
 // Draft is one learning in the writers' JSON contract (ARCHITECTURE §6):
 // {"learnings":[{title, key_insight, problem, solution, confidence,
-// category, tags, symptoms, entities, relations, cites}]}.
+// category, tags, symptoms, entities, relations, cites, supersedes}]}.
 type Draft struct {
 	Title      string               `json:"title"`
 	KeyInsight string               `json:"key_insight"`
@@ -42,4 +42,7 @@ type Draft struct {
 	Entities   []store.Entity       `json:"entities,omitempty"`
 	Relations  []store.Relationship `json:"relations,omitempty"`
 	Cites      []string             `json:"cites,omitempty"`
+	// Supersedes is the id of an existing learning this one replaces, when
+	// the writer names one ("" otherwise); knowledge.Put links it back.
+	Supersedes string `json:"supersedes,omitempty"`
 }

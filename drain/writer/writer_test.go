@@ -324,3 +324,25 @@ func FuzzParseOutput(f *testing.F) {
 		}
 	})
 }
+
+// A writer may name the learning a draft supersedes; only an id's shape is
+// kept (knowledge.Put drops one that names no learning).
+func TestParseOutputSupersedes(t *testing.T) {
+	out, err := ParseOutput([]byte(`{"learnings":[
+		{"title":"A","key_insight":"K","supersedes":" lrn-old-lesson-1a2b3c "},
+		{"title":"B","key_insight":"K","supersedes":"../../etc/passwd"},
+		{"title":"C","key_insight":"K"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range out.Learnings {
+		got = append(got, d.Supersedes)
+	}
+	if want := []string{"lrn-old-lesson-1a2b3c", "", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("supersedes %q, want %q", got, want)
+	}
+	if !strings.Contains(Prompt(&transcript.Condensed{Text: "x"}), `"supersedes"`) {
+		t.Error("the prompt does not describe supersedes")
+	}
+}
