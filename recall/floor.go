@@ -147,48 +147,9 @@ func throughGate(results []index.Result, docs int, query string) ([]index.Result
 		(quotesCode(results[top], query, len(index.Terms(query))) || hitFeatures(results, top, docs, query).Probability >= gateRescue) {
 		rescued = results[top].ID
 	}
-	kept, ev := filterPassing(results, docs, func(r index.Result, e float64) bool {
+	return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
 		return r.Why.BM25 > 0 && (clears(r, e, floor) || r.ID == rescued)
-	}, minRelative)
-	if vetoed(results, kept, docs, query) {
-		return nil, nil
-	}
-	return rankKept(kept, ev)
-}
-
-// The veto for large KBs. Past idfCapDocs every word's idf is capped, so a
-// prompt's everyday words (orders, loop, endpoint), found in a shrinking
-// share of a growing KB, reach the cap and a request that shares three of
-// them with a learning clears the floor. What still tells it from a real
-// match is how far it clears it and how far it leads the runner-up: a
-// request matches several learnings alike, a question its one. So above
-// idfCapDocs the strongest hit that passed must clear the floor by
-// vetoMargin × log10(docs / idfCapDocs) (in FloorRatio's log units) or
-// lead the runner-up's BM25F by vetoLead; otherwise nothing is injected.
-// Chosen on the userset's tuning part as the pair with the best recall
-// whose false-injection rate at 10,000 learnings is at most 0.03.
-const (
-	vetoMargin = 0.3
-	vetoLead   = 0.35
-)
-
-// vetoed reports whether the veto silences what passed the gate.
-func vetoed(results, kept []index.Result, docs int, query string) bool {
-	if docs <= idfCapDocs || len(kept) == 0 {
-		return false
-	}
-	passed := map[string]bool{}
-	for _, k := range kept {
-		passed[k.ID] = true
-	}
-	top := -1 // the passing hit with the best BM25F
-	for i, r := range results {
-		if passed[r.ID] && (top < 0 || r.Why.BM25 > results[top].Why.BM25) {
-			top = i
-		}
-	}
-	f := hitFeatures(results, top, docs, query)
-	return f.FloorRatio < vetoMargin*math.Log10(float64(docs)/idfCapDocs) && f.Lead < vetoLead
+	}, minRelative))
 }
 
 // rankKept orders the hits that passed by evidence × the index's
