@@ -236,17 +236,38 @@ func NewRepo(t testing.TB, dir, branch, origin string, subjects ...string) {
 // GateCandidates searches for prompt as Recall does and returns the hits
 // with the gate's features of each: for the dump that calibrates the gate.
 func GateCandidates(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]index.Result, []Features, error) {
+	c, err := GateCandidatesFull(ctx, ix, prompt, now)
+	return c.Results, c.Features, err
+}
+
+// Candidates are a prompt's hits as the gate sees them.
+type Candidates struct {
+	Results  []index.Result
+	Features []Features
+	// Passing are the ids the gate lets through.
+	Passing map[string]bool
+	// Docs is the KB's size, Terms the query's word count.
+	Docs, Terms int
+}
+
+// GateCandidatesFull is GateCandidates with what the gate let through.
+func GateCandidatesFull(ctx context.Context, ix *index.Index, prompt string, now time.Time) (Candidates, error) {
 	q, skip := promptQuery(prompt)
 	if skip != "" {
-		return nil, nil, nil
+		return Candidates{}, nil
 	}
 	results, err := ix.Search(ctx, index.Query{Text: q, Limit: DefaultMax + searchHeadroom, Rerank: true, IDFCap: IDFCap, Now: now})
 	if err != nil {
-		return nil, nil, err
+		return Candidates{}, err
 	}
 	docs, err := ix.DocCount(ctx)
 	if err != nil {
-		return nil, nil, err
+		return Candidates{}, err
 	}
-	return results, gateFeatures(results, docs, q), nil
+	c := Candidates{Results: results, Features: gateFeatures(results, docs, q), Passing: map[string]bool{}, Docs: docs, Terms: len(index.Terms(q))}
+	kept, _ := throughGate(results, docs, q)
+	for _, r := range kept {
+		c.Passing[r.ID] = true
+	}
+	return c, nil
 }

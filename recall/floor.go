@@ -133,7 +133,7 @@ func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []floa
 
 // throughGate keeps the results of a prompt's query that clear the floor,
 // and the one with the best BM25F if the gate's classifier rescues it
-// (gate.go), with their evidence, best first (see rankKept).
+// (gate.go) or it holds a code span the prompt quotes (codespan.go), with their evidence, best first (see rankKept).
 func throughGate(results []index.Result, docs int, query string) ([]index.Result, []float64) {
 	floor := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm)
 	top := -1
@@ -144,7 +144,7 @@ func throughGate(results []index.Result, docs int, query string) ([]index.Result
 	}
 	rescued := ""
 	if top >= 0 && !clears(results[top], evidence(results[top], docs), floor) &&
-		hitFeatures(results, top, docs, query).Probability >= gateRescue {
+		(quotesCode(results[top], query, len(index.Terms(query))) || hitFeatures(results, top, docs, query).Probability >= gateRescue) {
 		rescued = results[top].ID
 	}
 	return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {

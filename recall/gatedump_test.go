@@ -46,17 +46,18 @@ func TestGateDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers")
+	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers\tpassing\tdocs\tterms\tmatched_terms\tquery_bm25")
 	for _, size := range sizes {
 		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
 			Sizes:   []int{size},
 			WorkDir: t.TempDir(),
 			Recall: func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
 				p := byText[prompt]
-				results, feats, err := recall.GateCandidates(ctx, ix, prompt, now)
+				c, err := recall.GateCandidatesFull(ctx, ix, prompt, now)
 				if err != nil {
 					return nil, "", err
 				}
+				results, feats := c.Results, c.Features
 				for i, r := range results {
 					if r.Why.BM25 <= 0 || i >= 10 {
 						continue
@@ -66,8 +67,8 @@ func TestGateDump(t *testing.T) {
 					if r.ID == p.Want {
 						label = 1
 					}
-					fmt.Fprintf(f, "%s\t%d\t%s\t%v\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\n", setName, size, p.ID, p.HeldOut(), p.Kind, i+1, label,
-						r.Why.BM25, x.FloorRatio, x.Coverage, x.Matched, x.Lead, x.WIG, x.Fields, x.Identifiers)
+					fmt.Fprintf(f, "%s\t%d\t%s\t%v\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%v\t%d\t%d\t%d\t%.4f\n", setName, size, p.ID, p.HeldOut(), p.Kind, i+1, label,
+						r.Why.BM25, x.FloorRatio, x.Coverage, x.Matched, x.Lead, x.WIG, x.Fields, x.Identifiers, c.Passing[r.ID], c.Docs, c.Terms, r.Why.MatchedTerms, r.Why.QueryBM25)
 				}
 				return nil, "", nil
 			},

@@ -60,6 +60,9 @@ func issue28Examples(t *testing.T, ix *index.Index) {
 	}{
 		{"what busy_timeout should sqlite get when four workers write one db?", "lrn-sqlite-database-locked-wal", true},
 		{"do I still need v := v before go func() in a loop?", "lrn-go-loop-variable-goroutine", false},
+		// Quoted, the same prompt names the code its learning holds
+		// (codespan.go).
+		{"do I still need `v := v` before `go func()` in a loop?", "lrn-go-loop-variable-goroutine", true},
 	} {
 		results, err := ix.Search(ctx, index.Query{Text: tc.prompt, Limit: 10})
 		if err != nil {
@@ -97,4 +100,50 @@ func ids(results []index.Result) []string {
 		out[i] = r.ID
 	}
 	return out
+}
+
+// TestIssue28CodeSpans: prompts that quote code in backticks get the
+// learning whose title or key insight holds the quote, in a KB of the
+// userset's learnings padded to 1,000 (the issue's size), and a quote that
+// only a learning's passing mention holds, on two words, stays silent.
+func TestIssue28CodeSpans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a KB of 1,000 learnings")
+	}
+	t.Parallel()
+	set, err := bench.LoadSet("userset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := recall.NewKB(t, func(docs string) {
+		if err := bench.Generate(docs, 1000-len(set.Learnings), 1); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range set.Learnings {
+			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	ctx := context.Background()
+	for _, tc := range []struct{ prompt, want string }{
+		{"do I still need `v := v` before `go func()` in a loop?", "lrn-go-1-22-gives-each-loop-iteration-its-own-variable-v-v-is-on-8228fb"},
+		{"is `set -o pipefail` worth it in our release script?", "lrn-set-e-does-not-catch-a-failure-inside-a-pipeline-without-pip-fb523f"},
+		{"what does `git rebase -i` do", ""},
+	} {
+		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: tc.prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := recall.IDs(res.Injected)
+		if tc.want == "" {
+			if len(got) > 0 {
+				t.Errorf("recall %q injected %v, want nothing", tc.prompt, got)
+			}
+			continue
+		}
+		if len(got) == 0 || got[0] != tc.want {
+			t.Errorf("recall %q injected %v (%s), want %s", tc.prompt, got, res.Skipped, tc.want)
+		}
+	}
 }

@@ -118,15 +118,7 @@ const maxSearch = 60
 // index is an error; dedupe state that cannot be read or written degrades
 // to repeating a learning, never to a failed hook.
 func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
-	if req.Max <= 0 {
-		req.Max = DefaultMax
-	}
-	if req.Chars <= 0 {
-		req.Chars = DefaultChars
-	}
-	if req.Now.IsZero() {
-		req.Now = time.Now()
-	}
+	req = withDefaults(req)
 	res := Result{Injected: []Hit{}}
 	var skip string
 	switch req.Kind {
@@ -146,15 +138,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	var injected map[string]string
 	if dedupe {
 		path = sessionPath(req.StateDir, req.SessionID)
-		if req.Kind == SessionStart && (req.Source == "compact" || req.Source == "clear") {
-			// Under the lock, so that a save in flight cannot bring the
-			// old set back; without it the file goes all the same.
-			unlock, _ := lockSessions(ctx, req.StateDir)
-			if err := removeSession(path); err != nil {
-				res.Warning = err.Error()
-			}
-			unlock()
-		}
+		res.Warning = resetSession(ctx, req, path)
 		// A first look without the lock sizes the search; the set is read
 		// again under the lock before anything is chosen. The file is
 		// replaced atomically, so this read sees a whole version.
@@ -164,63 +148,14 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		res.Skipped = skip
 		return res, nil
 	}
-	var brief []index.Result
-	if req.Kind == SessionStart {
-		var err error
-		if brief, err = projectBriefing(ctx, ix, res.Project, req.Now); err != nil {
-			return res, err
-		}
-	}
-
-	results, err := ix.Search(ctx, index.Query{
-		Text:    res.Query,
-		Limit:   min(req.Max+len(injected)+searchHeadroom, maxSearch),
-		Project: res.Project,
-		// Writers cite files relative to the session's directory.
-		Root: req.Cwd,
-		// Only what clears the lexical floor is injected, so the vector
-		// signal need only order the candidates, not scan for more.
-		Rerank: true,
-		IDFCap: IDFCap,
-		Now:    req.Now,
-	})
+	kept, ev, err := candidates(ctx, ix, req, res.Query, res.Project, len(injected))
 	if err != nil {
 		return res, err
-	}
-	// A held learning (superseded, or marked wrong, outdated or never) is
-	// never injected; search still lists it, marked.
-	results = slices.DeleteFunc(results, func(r index.Result) bool { return r.Held != "" || slices.Contains(req.Exclude, r.ID) })
-	results = withoutLoaded(ctx, ix, results, req, res.Project)
-	brief = withoutLoaded(ctx, ix, brief, req, res.Project)
-	if !anyLexical(results) && len(brief) == 0 {
-		res.Skipped = "no learning clears the relevance floor"
-		return res, nil
-	}
-	var kept []index.Result
-	var ev []float64
-	if anyLexical(results) {
-		docs, err := ix.DocCount(ctx)
-		if err != nil {
-			return res, err
-		}
-		// A prompt goes through the gate; a session's start, whose query is
-		// the project's and branch's words rather than a question, through
-		// the floor alone: the gate was calibrated on prompts.
-		if req.Kind == Prompt {
-			kept, ev = throughGate(results, docs, res.Query)
-		} else {
-			kept, ev = aboveFloor(results, docs, len(index.Terms(res.Query)))
-		}
-	}
-	if req.Kind == SessionStart {
-		brief = slices.DeleteFunc(brief, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
-		kept, ev = withBriefing(brief, kept, ev, res.Project, req.Max)
 	}
 	if len(kept) == 0 {
 		res.Skipped = "no learning clears the relevance floor"
 		return res, nil
 	}
-
 	if dedupe {
 		// The lock covers only the read-choose-write of the dedupe set, not
 		// the search: held for microseconds, it is there within lockWait
@@ -236,16 +171,109 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		}
 		injected = loadInjected(path)
 	}
+	return inject(res, req, kept, ev, injected, path, dedupe), nil
+}
+
+// withDefaults fills in the budgets and the clock a request left zero.
+func withDefaults(req Request) Request {
+	if req.Max <= 0 {
+		req.Max = DefaultMax
+	}
+	if req.Chars <= 0 {
+		req.Chars = DefaultChars
+	}
+	if req.Now.IsZero() {
+		req.Now = time.Now()
+	}
+	return req
+}
+
+// resetSession clears the session's dedupe set after compact and clear,
+// when the agent no longer holds what was injected; it returns the error
+// as a warning ("" if none).
+func resetSession(ctx context.Context, req Request, path string) string {
+	if req.Kind != SessionStart || (req.Source != "compact" && req.Source != "clear") {
+		return ""
+	}
+	// Under the lock, so that a save in flight cannot bring the old set
+	// back; without it the file goes all the same.
+	unlock, _ := lockSessions(ctx, req.StateDir)
+	defer unlock()
+	if err := removeSession(path); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// candidates searches for query and keeps what clears the floor (a
+// prompt: the gate; a session's start: the floor and the project's
+// briefing), with its evidence, best first. seen is how many learnings the
+// session was given already: the search looks past them.
+func candidates(ctx context.Context, ix *index.Index, req Request, query, project string, seen int) ([]index.Result, []float64, error) {
+	var brief []index.Result
+	if req.Kind == SessionStart {
+		var err error
+		if brief, err = projectBriefing(ctx, ix, project, req.Now); err != nil {
+			return nil, nil, err
+		}
+	}
+	results, err := ix.Search(ctx, index.Query{
+		Text:    query,
+		Limit:   min(req.Max+seen+searchHeadroom, maxSearch),
+		Project: project,
+		// Writers cite files relative to the session's directory.
+		Root: req.Cwd,
+		// Only what clears the lexical floor is injected, so the vector
+		// signal need only order the candidates, not scan for more.
+		Rerank: true,
+		IDFCap: IDFCap,
+		Now:    req.Now,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	// A held learning (superseded, or marked wrong, outdated or never) is
+	// never injected; search still lists it, marked.
+	results = slices.DeleteFunc(results, func(r index.Result) bool { return r.Held != "" || slices.Contains(req.Exclude, r.ID) })
+	results = withoutLoaded(ctx, ix, results, req, project)
+	brief = withoutLoaded(ctx, ix, brief, req, project)
+	var kept []index.Result
+	var ev []float64
+	if anyLexical(results) {
+		docs, err := ix.DocCount(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A prompt goes through the gate; a session's start, whose query is
+		// the project's and branch's words rather than a question, through
+		// the floor alone: the gate was calibrated on prompts.
+		if req.Kind == Prompt {
+			kept, ev = throughGate(results, docs, query)
+		} else {
+			kept, ev = aboveFloor(results, docs, len(index.Terms(query)))
+		}
+	}
+	if req.Kind == SessionStart {
+		brief = slices.DeleteFunc(brief, func(r index.Result) bool { return slices.Contains(req.Exclude, r.ID) })
+		kept, ev = withBriefing(brief, kept, ev, project, req.Max)
+	}
+	return kept, ev, nil
+}
+
+// inject chooses the learnings not yet injected in the session among kept,
+// renders them into res.Context within the budget, and records them in the
+// session's dedupe set at path (when dedupe, under the caller's lock).
+func inject(res Result, req Request, kept []index.Result, ev []float64, injected map[string]string, path string, dedupe bool) Result {
 	fresh, still := choose(kept, ev, injected, req.Max)
 	if still == nil && len(fresh) == 0 {
 		res.Skipped = "every relevant learning was already injected in this session"
-		return res, nil
+		return res
 	}
 	var shown []Hit
 	res.Context, shown = render(fresh, still, req.Chars)
 	if res.Context == "" {
 		res.Skipped = fmt.Sprintf("a %d-character budget holds no learning", req.Chars)
-		return res, nil
+		return res
 	}
 	if still != nil {
 		res.StillRelevant = still.ID
@@ -265,7 +293,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 			res.Warning = err.Error()
 		}
 	}
-	return res, nil
+	return res
 }
 
 // choose splits the hits that cleared the floor (best first) into up to
