@@ -138,40 +138,11 @@ func promoteRun(cmd *cobra.Command, f *Factory, opts *PromoteOptions) error {
 	st := store.Open(c.DocumentsDir())
 	if opts.Suggest {
 		sugg := importer.Suggest(st, gitrepo.Project(ctx, root), recall.SessionsInjected(c.StateDir), target.Content, opts.suggestLimit)
-		if opts.JSON {
-			if sugg == nil {
-				sugg = []importer.Suggestion{}
-			}
-			return printJSON(f.IO.Out, sugg)
-		}
-		if len(sugg) == 0 {
-			fmt.Fprintf(f.IO.Out, "No learning to suggest yet: none of this project's high-confidence learnings was recalled in %d sessions.\n", importer.MinRecalls)
-			return nil
-		}
-		for _, s := range sugg {
-			fmt.Fprintf(f.IO.Out, "%s  %s  %s\n", s.ID, countOf(s.Sessions, "session"), oneLine(s.Title))
-		}
-		fmt.Fprintf(f.IO.Out, "Promote with: reflect promote ID... --to %s\n", target.Name)
-		return nil
+		return printSuggestions(f, opts, sugg, target.Name)
 	}
-	var ids []string
-	var ls []*store.Learning
-	for _, ref := range opts.Refs {
-		id, err := f.resolveLearning(ref)
-		if err != nil {
-			if !opts.demote {
-				return err
-			}
-			id = ref // a demoted learning may be forgotten already
-		}
-		ids = append(ids, id)
-		if !opts.demote {
-			l, err := st.Read(id)
-			if err != nil {
-				return err
-			}
-			ls = append(ls, l)
-		}
+	ids, ls, err := promoteLearnings(f, st, opts)
+	if err != nil {
+		return err
 	}
 	var out string
 	var changed []string
@@ -240,3 +211,49 @@ func promoteRun(cmd *cobra.Command, f *Factory, opts *PromoteOptions) error {
 
 // safeDiff keeps a diff of a user's file from carrying terminal escapes.
 func safeDiff(d string) string { return safetext.Terminal(d) }
+
+// printSuggestions shows promote --suggest's candidates, or says why there
+// are none.
+func printSuggestions(f *Factory, opts *PromoteOptions, sugg []importer.Suggestion, file string) error {
+	if opts.JSON {
+		if sugg == nil {
+			sugg = []importer.Suggestion{}
+		}
+		return printJSON(f.IO.Out, sugg)
+	}
+	if len(sugg) == 0 {
+		fmt.Fprintf(f.IO.Out, "No learning to suggest yet: none of this project's high-confidence learnings was recalled in %d sessions.\n", importer.MinRecalls)
+		return nil
+	}
+	for _, s := range sugg {
+		fmt.Fprintf(f.IO.Out, "%s  %s  %s\n", s.ID, countOf(s.Sessions, "session"), oneLine(s.Title))
+	}
+	fmt.Fprintf(f.IO.Out, "Promote with: reflect promote ID... --to %s\n", file)
+	return nil
+}
+
+// promoteLearnings resolves the ids to promote or demote, and reads the
+// learnings a promote writes. A demoted id need not resolve: its learning
+// may be forgotten already.
+func promoteLearnings(f *Factory, st *store.Store, opts *PromoteOptions) ([]string, []*store.Learning, error) {
+	var ids []string
+	var ls []*store.Learning
+	for _, ref := range opts.Refs {
+		id, err := f.resolveLearning(ref)
+		if err != nil {
+			if !opts.demote {
+				return nil, nil, err
+			}
+			id = ref
+		}
+		ids = append(ids, id)
+		if !opts.demote {
+			l, err := st.Read(id)
+			if err != nil {
+				return nil, nil, err
+			}
+			ls = append(ls, l)
+		}
+	}
+	return ids, ls, nil
+}

@@ -52,79 +52,7 @@ is over 1 MiB is refused, not read.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			st := store.Open(c.DocumentsDir())
-			id, err := f.resolveLearning(opts.Ref)
-			if err != nil {
-				return err
-			}
-			l, err := st.Read(id)
-			if errors.Is(err, store.ErrNotFound) {
-				return learningRefError(opts.Ref, err)
-			}
-			var de *store.DocError
-			if errors.As(err, &de) {
-				return fmt.Errorf("%w\nfix the file, or remove it with 'reflect forget %s'", err, id)
-			}
-			if err != nil {
-				return err
-			}
-			sc, err := st.ReadSidecar(l.ID)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
-			}
-			if sc != nil {
-				sc.Redact()
-			}
-			ents, related, indexed := showGraph(cmd.Context(), f, l.ID)
-			if opts.JSON {
-				l.RedactRead()
-				if ents == nil {
-					ents = []graph.EntityInfo{}
-				}
-				if related == nil {
-					related = []index.RelatedLearning{}
-				}
-				return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
-					"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
-			}
-			// The file as written, read again by the same bounded reader
-			// (it may have been swapped since), redacted: a synced or
-			// hand-edited file never went through the redactor on write.
-			data, err := st.ReadRaw(l.ID)
-			if err != nil {
-				return err
-			}
-			out := f.IO.Out
-			fmt.Fprintf(out, "%s\n", safetext.Terminal(redact.String(string(data))))
-			printChain(out, chainOf(st, l))
-			switch {
-			case indexed && len(ents) > 0:
-				fmt.Fprintln(out, "Entities:")
-				for _, e := range ents {
-					if e.Community > 0 {
-						fmt.Fprintf(out, "  - %s (%s, community %d)\n", oneLine(e.Name), e.Type, e.Community)
-					} else {
-						fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
-					}
-				}
-			case !indexed && sc != nil && len(sc.Entities) > 0:
-				// Not indexed yet: the sidecar is all there is to say.
-				fmt.Fprintln(out, "Entities:")
-				for _, e := range sc.Entities {
-					fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
-				}
-			}
-			if len(related) > 0 {
-				fmt.Fprintln(out, "Related:")
-				for _, r := range related {
-					fmt.Fprintf(out, "  - %s  %s  (shares %s)\n", r.ID, oneLine(r.Title), strings.Join(r.Shared, ", "))
-				}
-			}
-			return nil
+			return showRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
@@ -154,4 +82,82 @@ func showGraph(ctx context.Context, f *Factory, id string) (ents []graph.EntityI
 		return nil, nil, false
 	}
 	return ents, related, true
+}
+
+// showRun prints one learning: its file as written, redacted, then its
+// supersession chain, entities and related learnings (or all of it as JSON).
+func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	st := store.Open(c.DocumentsDir())
+	id, err := f.resolveLearning(opts.Ref)
+	if err != nil {
+		return err
+	}
+	l, err := st.Read(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return learningRefError(opts.Ref, err)
+	}
+	var de *store.DocError
+	if errors.As(err, &de) {
+		return fmt.Errorf("%w\nfix the file, or remove it with 'reflect forget %s'", err, id)
+	}
+	if err != nil {
+		return err
+	}
+	sc, err := st.ReadSidecar(l.ID)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+	}
+	if sc != nil {
+		sc.Redact()
+	}
+	ents, related, indexed := showGraph(ctx, f, l.ID)
+	if opts.JSON {
+		l.RedactRead()
+		if ents == nil {
+			ents = []graph.EntityInfo{}
+		}
+		if related == nil {
+			related = []index.RelatedLearning{}
+		}
+		return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
+			"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
+	}
+	// The file as written, read again by the same bounded reader
+	// (it may have been swapped since), redacted: a synced or
+	// hand-edited file never went through the redactor on write.
+	data, err := st.ReadRaw(l.ID)
+	if err != nil {
+		return err
+	}
+	out := f.IO.Out
+	fmt.Fprintf(out, "%s\n", safetext.Terminal(redact.String(string(data))))
+	printChain(out, chainOf(st, l))
+	switch {
+	case indexed && len(ents) > 0:
+		fmt.Fprintln(out, "Entities:")
+		for _, e := range ents {
+			if e.Community > 0 {
+				fmt.Fprintf(out, "  - %s (%s, community %d)\n", oneLine(e.Name), e.Type, e.Community)
+			} else {
+				fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
+			}
+		}
+	case !indexed && sc != nil && len(sc.Entities) > 0:
+		// Not indexed yet: the sidecar is all there is to say.
+		fmt.Fprintln(out, "Entities:")
+		for _, e := range sc.Entities {
+			fmt.Fprintf(out, "  - %s (%s)\n", oneLine(e.Name), e.Type)
+		}
+	}
+	if len(related) > 0 {
+		fmt.Fprintln(out, "Related:")
+		for _, r := range related {
+			fmt.Fprintf(out, "  - %s  %s  (shares %s)\n", r.ID, oneLine(r.Title), strings.Join(r.Shared, ", "))
+		}
+	}
+	return nil
 }
