@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/reflectkb/reflect/internal/redact"
 )
@@ -86,8 +85,8 @@ func checkTranscript(path string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("transcript_path %q refused: %w (a %s, not a regular file)", path, errNotTranscript, fileKind(fi.Mode()))
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return fmt.Errorf("transcript_path %q refused: %w (owned by uid %d, not this user)", path, errNotTranscript, st.Uid)
+	if uid, foreign := foreignOwner(fi); foreign {
+		return fmt.Errorf("transcript_path %q refused: %w (owned by uid %d, not this user)", path, errNotTranscript, uid)
 	}
 	return nil
 }

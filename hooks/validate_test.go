@@ -2,10 +2,10 @@ package hooks_test
 
 import (
 	"encoding/json"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +27,7 @@ func TestEnqueueRefusesNonTranscripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(dir, "fifo.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	paths := map[string]string{

@@ -2,12 +2,12 @@ package importer
 
 import (
 	"context"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -134,7 +134,7 @@ func TestReadFileRefusesWhatIsNotABoundedRegularFile(t *testing.T) {
 	big := filepath.Join(dir, "AGENTS.md")
 	os.WriteFile(big, []byte(strings.Repeat("- a rule that repeats\n", MaxSourceSize/20)), 0o644)
 	fifo := filepath.Join(dir, "CLAUDE.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := testfs.Mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ path, want string }{

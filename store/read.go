@@ -6,7 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
 // ReadDocument is the one way a file of the documents directory (a
@@ -38,9 +39,9 @@ func ReadDocument(path string) ([]byte, error) {
 	if err := checkDocumentInfo(path, before); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	f, err := fsutil.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, fsutil.ErrNotRegular) {
 			return nil, docError(path, symlinkReason)
 		}
 		return nil, err

@@ -8,7 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 	"testing"
 	"time"
 
@@ -61,7 +62,7 @@ func Place(t testing.TB, docs, tag string) Hostile {
 	if err := os.Symlink("/dev/zero", path(h.DevZero)); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(path(h.FIFO), 0o644); err != nil {
+	if err := testfs.Mkfifo(path(h.FIFO)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path(h.Oversize), []byte(Doc(h.Oversize, strings.Repeat("x", store.MaxDocumentSize))), 0o644); err != nil {
