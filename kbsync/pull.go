@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/store"
 )
 
 // pull fetches the branch from origin, inspects what it would bring
@@ -147,7 +148,10 @@ func gitPath(ctx context.Context, g *gitCmd, name string) (string, error) {
 // from sync with a line of its own. It reports whether it changed the file.
 func keepOwnLines(ctx context.Context, g *gitCmd, before, p string) (bool, error) {
 	file := filepath.Join(g.dir, p)
-	data, err := os.ReadFile(file)
+	// The merge just wrote it from the remote: read it bounded, as a
+	// regular file only (the inspection already refused links and sizes
+	// over the cap; this holds even if that check is bypassed).
+	data, err := fsutil.ReadRegular(file, store.MaxDocumentSize)
 	if errors.Is(err, os.ErrNotExist) {
 		data = nil
 	} else if err != nil {
@@ -173,7 +177,7 @@ func keepOwnLines(ctx context.Context, g *gitCmd, before, p string) (bool, error
 	if err := ensureLines(file, ownedText[p]); err != nil {
 		return false, err
 	}
-	now, _ := os.ReadFile(file)
+	now, _ := fsutil.ReadRegular(file, store.MaxDocumentSize)
 	return string(now) != string(data), nil
 }
 

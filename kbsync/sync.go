@@ -14,6 +14,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
+	"github.com/reflectkb/reflect/store"
 )
 
 // Options configure a sync of one learnings directory.
@@ -309,7 +310,7 @@ func shellQuote(s string) string {
 // ensureLines appends to path the lines of want it lacks, keeping what
 // the user wrote.
 func ensureLines(path, want string) error {
-	data, err := os.ReadFile(path)
+	data, err := fsutil.ReadRegular(path, store.MaxDocumentSize)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
