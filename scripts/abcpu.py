@@ -27,7 +27,9 @@ def parse(cmd):
     while words and "=" in words[0] and not words[0].startswith("/"):
         name, value = words.pop(0).split("=", 1)
         env[name] = value
-    return words, env
+    stdin = [w[1:] for w in words if w.startswith("<")]
+    words = [w for w in words if not w.startswith("<")]
+    return words, env, (stdin[-1] if stdin else None)
 
 
 def main():
@@ -43,8 +45,9 @@ def main():
         if r % 2:
             order.reverse()
         for i in order:
-            argv, env = cmds[i]
-            res[i].append(measured(argv, env, a.stdin, check=False))
+            argv, env, stdin = cmds[i]
+            stdin = (stdin or a.stdin or "").replace("{i}", str(r)) or None
+            res[i].append(measured(argv, env, stdin, check=False))
     base_w = statistics.median(x["wall"] for x in res[0])
     base_c = statistics.median(x["cpu"] for x in res[0])
     for c, xs in zip(a.cmds, res):
