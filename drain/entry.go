@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -95,6 +96,11 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.retry(&e, now, err)
 		return e
 	}
+	cwd := c.Cwd
+	if cwd == "" {
+		cwd = rec.Cwd
+	}
+	e.Signals = r.sessionSignals(ctx, c, gitrepo.Project(ctx, cwd), cwd)
 	outcome := OutcomeNothing
 	if len(ids) > 0 {
 		outcome = OutcomeWritten
