@@ -17,8 +17,9 @@ const maxCandidateQueries = 4
 // candidates finds the existing learnings nearest the session's failures
 // (its failed commands and their errors, else its first prompt), best
 // first: what an LLM writer is shown so that it can answer update,
-// supersede or new instead of repeating a learning (docs/ranking.md). A
-// superseded learning is no candidate: its replacement speaks for it.
+// supersede or new instead of repeating a learning (ARCHITECTURE §6). A
+// superseded learning is no candidate (its replacement speaks for it),
+// nor is a rule, which its instruction file owns.
 func candidates(ctx context.Context, ix *index.Index, c *transcript.Condensed, project string) []writer.Candidate {
 	var queries []string
 	for _, ev := range c.Events {
@@ -44,7 +45,7 @@ func candidates(ctx context.Context, ix *index.Index, c *transcript.Condensed, p
 			continue
 		}
 		for _, r := range res {
-			if r.Held == "superseded" || r.Weak {
+			if r.Held == "superseded" || r.Weak || r.Type == "rule" {
 				continue
 			}
 			if old, ok := best[r.ID]; !ok || r.Score > old.Score {

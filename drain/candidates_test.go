@@ -24,6 +24,7 @@ cat "$ANSWER"
 func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	e := newSignalsEnv(t)
 	npm, gol := clone(npmLearning), clone(goLearning)
+	npm.Type = "mini"
 	unrelated := &store.Learning{Title: "Vite dev server must bind 0.0.0.0 inside Docker",
 		KeyInsight: "Start vite with --host so the port mapping reaches it."}
 	e.put(t, npm, gol, unrelated)
@@ -72,8 +73,8 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	if w, ok := written[npm.ID]; !ok || w.Action != "updated" {
 		t.Errorf("update %s not applied: %+v", npm.ID, rep.Entries[0].Written)
 	}
-	if got := e.read(t, npm.ID); !strings.Contains(got.KeyInsight, "Pin the peer range") {
-		t.Errorf("updated insight %q", got.KeyInsight)
+	if got := e.read(t, npm.ID); !strings.Contains(got.KeyInsight, "Pin the peer range") || got.Type != "mini" || got.Project != "auth-service" {
+		t.Errorf("updated: insight %q, type %q, project %q; want the new insight, the type and project kept", got.KeyInsight, got.Type, got.Project)
 	}
 	old := e.read(t, gol.ID)
 	if old.SupersededBy == "" || old.Held() != "superseded" {

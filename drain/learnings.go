@@ -64,7 +64,9 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 		var err error
 		switch {
 		case d.Update != "":
-			l.ID = d.Update
+			// The learning updated keeps its type, scope and project:
+			// the writer rewords what it says, not where it belongs.
+			l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
 			if sc != nil {
 				sc.DocumentID = d.Update
 			}
