@@ -94,3 +94,34 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 		t.Errorf("drain.log does not say the answer was not followed:\n%s", log)
 	}
 }
+
+// A learning the writer answers update for but that is gone by the time
+// the answer is applied (forgotten meanwhile) is written as new, not
+// retried.
+func TestDrainWriterUpdatesAForgottenLearning(t *testing.T) {
+	e := newSignalsEnv(t)
+	npm := clone(npmLearning)
+	e.put(t, npm)
+	answer := filepath.Join(t.TempDir(), "answer.json")
+	data, _ := json.Marshal(map[string]any{"learnings": []map[string]string{
+		{"title": "npm ci needs the peer range pinned", "key_insight": "Pin the peer range in package.json.", "update": npm.ID}}})
+	if err := os.WriteFile(answer, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "writer.sh")
+	writeScript(t, script, `rm "$DOC"
+cat "$ANSWER"
+`)
+	setenvAll(t, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "ANSWER=" + answer,
+		"DOC=" + filepath.Join(e.kb, "documents", npm.ID+".md")})
+	e.enqueueData(t, []byte(sessionLines("s1", e.repo,
+		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"})), "claude", "s1")
+	rep := e.run(t, Options{})
+	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten || len(rep.Entries[0].Written) != 1 ||
+		rep.Entries[0].Written[0].Action != "added" || rep.Entries[0].Written[0].ID == npm.ID {
+		t.Fatalf("entries %+v", rep.Entries)
+	}
+	if log := strings.Join(e.lines(t, "drain.log"), "\n"); !strings.Contains(log, "update "+npm.ID+": ") || !strings.Contains(log, "written as new") {
+		t.Errorf("drain.log:\n%s", log)
+	}
+}

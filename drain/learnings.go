@@ -71,9 +71,11 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 				sc.DocumentID = d.Update
 			}
 			res, err = k.Update(ctx, d.Update, l, sc, now)
-			if errors.Is(err, store.ErrNotFound) {
-				// Forgotten since it was shown: the draft is new.
-				note("update " + d.Update + ": no such learning any more; written as new")
+			var de *store.DocError
+			if errors.Is(err, store.ErrNotFound) || errors.As(err, &de) {
+				// Forgotten (or broken by hand) since it was shown: the
+				// draft is new, rather than the entry retried for it.
+				note("update " + d.Update + ": " + err.Error() + "; written as new")
 				l, sc = toLearning(d, c, rec, project, cwd, now)
 				res, err = k.Put(ctx, l, sc, now)
 			}
