@@ -25,9 +25,9 @@ import (
 //   - a learning injected in the session (the injection ledger) whose
 //     failing command then failed again the same way is refuted; one whose
 //     command then succeeded, and never failed the same way, is confirmed;
-//   - a learning of the project not injected whose failing command
-//     succeeded in the session, with no failure of it, is stale: the
-//     problem went away without it;
+//   - a learning of the project (not global) not injected whose failing
+//     command succeeded in the session, with no failure of it, is stale:
+//     the problem went away without it;
 //   - a learning of the project whose cited files are all gone from the
 //     session's checkout is stale.
 //
@@ -80,8 +80,6 @@ func (r *entryRun) sessionSignals(ctx context.Context, c *transcript.Condensed, 
 		}
 		if kind := verdict(l, c.Runs); kind != "" {
 			found = append(found, knowledge.Signal{ID: id, Kind: kind})
-			counted.add(session, id, r.opts.Now())
-			added = true
 		}
 	}
 	if project != "" {
@@ -92,6 +90,10 @@ func (r *entryRun) sessionSignals(ctx context.Context, c *transcript.Condensed, 
 	for _, s := range found {
 		if ok, err := k.RecordSignal(ctx, s); err == nil && ok {
 			recorded = append(recorded, s)
+			if s.Kind != knowledge.SignalStale {
+				counted.add(session, s.ID, r.opts.Now())
+				added = true
+			}
 		}
 	}
 	if added {
@@ -152,7 +154,7 @@ func sameWay(e string, symptoms []string) bool {
 	return false
 }
 
-// staleBySuccess finds the learnings of project, not injected in the
+// staleBySuccess finds the learnings of project (not global), not injected in the
 // session, that record as failing a command the session ran with success
 // every time, and that were neither updated nor reviewed since the
 // session was queued.
@@ -167,7 +169,9 @@ func staleBySuccess(ctx context.Context, k *knowledge.Base, runs []transcript.Ru
 			continue
 		}
 		for _, h := range hits {
-			if injected[h.ID] || !strings.EqualFold(h.Project, project) {
+			// A global learning speaks for every project: its command
+			// working in the one it was learned in does not retire it.
+			if injected[h.ID] || h.Scope == "global" || !strings.EqualFold(h.Project, project) {
 				continue
 			}
 			l, err := k.Store().Read(h.ID)

@@ -77,7 +77,10 @@ func (e *signalsEnv) put(t *testing.T, ls ...*store.Learning) {
 		if l.Project == "" {
 			l.Project = "auth-service"
 		}
-		l.Scope, l.Confidence, l.Created = "project", "high", when
+		if l.Scope == "" {
+			l.Scope = "project"
+		}
+		l.Confidence, l.Created = "high", when
 		l.FillDefaults(when)
 		if _, err := k.Put(context.Background(), l, nil, when); err != nil {
 			t.Fatal(err)
@@ -172,11 +175,13 @@ func TestDrainStaleness(t *testing.T) {
 		KeyInsight: "Stop the old IdP container first.", Symptoms: []string{"bind: address already in use"}}
 	other := &store.Learning{Title: "`make idp` fails on the billing repo",
 		KeyInsight: "Billing's IdP needs docker login first.", Project: "billing"}
+	global := &store.Learning{Title: "`make idp` fails without docker running",
+		KeyInsight: "Start the docker daemon before make idp anywhere.", Scope: "global"}
 	gone := &store.Learning{Title: "Session store lives in the old cache package",
 		KeyInsight: "Sessions are kept by cache/old.go.", Cites: []store.Cite{{Path: "cache/old.go"}, {Path: "cache/older.go"}}}
 	here := &store.Learning{Title: "Entry point wires the router",
 		KeyInsight: "main.go builds the router.", Cites: []store.Cite{{Path: "main.go"}, {Path: "cache/old.go"}}}
-	e.put(t, makeL, other, gone, here)
+	e.put(t, makeL, other, global, gone, here)
 
 	e.drainSession(t, "s1", sessionLines("s1", e.repo, [2]string{"make idp", "idp up on :8443"}))
 	if h := e.read(t, makeL.ID).Held(); !strings.HasPrefix(h, "stale: `make idp` succeeded in this project") {
@@ -184,6 +189,9 @@ func TestDrainStaleness(t *testing.T) {
 	}
 	if h := e.read(t, other.ID).Held(); h != "" {
 		t.Errorf("another project's learning was held: %q", h)
+	}
+	if h := e.read(t, global.ID).Held(); h != "" {
+		t.Errorf("a global learning was held by one project's success: %q", h)
 	}
 	if h := e.read(t, gone.ID).Held(); h != "stale: cited files gone: cache/old.go, cache/older.go" {
 		t.Errorf("learning citing gone files Held = %q", h)
