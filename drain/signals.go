@@ -229,7 +229,8 @@ func staleByCites(ctx context.Context, k *knowledge.Base, project, cwd string) [
 }
 
 // allGone returns the cited paths when none of them exists under any of
-// roots (absolute ones as they are), nil when one does or cannot be told.
+// roots, nil when one does or cannot be told: an absolute path outside
+// the roots (another checkout's, another machine's) cannot.
 func allGone(cites []store.Cite, roots []string) []string {
 	var gone []string
 	for _, c := range cites {
@@ -237,6 +238,9 @@ func allGone(cites []store.Cite, roots []string) []string {
 			continue
 		}
 		paths := []string{c.Path}
+		if filepath.IsAbs(c.Path) && !slices.ContainsFunc(roots, func(r string) bool { return within(c.Path, r) }) {
+			return nil // another checkout's (or machine's) file: says nothing here
+		}
 		if !filepath.IsAbs(c.Path) {
 			paths = paths[:0]
 			for _, r := range roots {
@@ -251,6 +255,12 @@ func allGone(cites []store.Cite, roots []string) []string {
 		gone = append(gone, c.Path)
 	}
 	return gone
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -181,7 +181,11 @@ func TestDrainStaleness(t *testing.T) {
 		KeyInsight: "Sessions are kept by cache/old.go.", Cites: []store.Cite{{Path: "cache/old.go"}, {Path: "cache/older.go"}}}
 	here := &store.Learning{Title: "Entry point wires the router",
 		KeyInsight: "main.go builds the router.", Cites: []store.Cite{{Path: "main.go"}, {Path: "cache/old.go"}}}
-	e.put(t, makeL, other, global, gone, here)
+	elsewhere := &store.Learning{Title: "Teammate's checkout keeps the cache in vendor",
+		KeyInsight: "The vendored cache is in their tree.", Cites: []store.Cite{{Path: "/home/alice/src/auth-service/cache/old.go"}}}
+	goneAbs := &store.Learning{Title: "Old cache kept sessions in memory",
+		KeyInsight: "Sessions lived in cache/mem.go.", Cites: []store.Cite{{Path: filepath.Join(e.repo, "cache", "mem.go")}}}
+	e.put(t, makeL, other, global, gone, here, elsewhere, goneAbs)
 
 	e.drainSession(t, "s1", sessionLines("s1", e.repo, [2]string{"make idp", "idp up on :8443"}))
 	if h := e.read(t, makeL.ID).Held(); !strings.HasPrefix(h, "stale: `make idp` succeeded in this project") {
@@ -198,6 +202,12 @@ func TestDrainStaleness(t *testing.T) {
 	}
 	if h := e.read(t, here.ID).Held(); h != "" {
 		t.Errorf("learning citing a file still there was held: %q", h)
+	}
+	if h := e.read(t, elsewhere.ID).Held(); h != "" {
+		t.Errorf("learning citing another checkout's absolute path was held: %q", h)
+	}
+	if h := e.read(t, goneAbs.ID).Held(); !strings.HasPrefix(h, "stale: cited files gone: ") {
+		t.Errorf("learning citing a gone absolute path in the checkout: Held = %q", h)
 	}
 	k := e.open(t)
 	hits, err := k.Index().FailedCommands(context.Background(), []string{"make idp"}, 5)
