@@ -75,7 +75,10 @@ func (r *entryRun) sessionSignals(ctx context.Context, c *transcript.Condensed, 
 			continue
 		}
 		l, err := k.Store().Read(id)
-		if err != nil {
+		if err != nil || (l.Source != nil && l.Source.SessionID == session) {
+			// A learning this session wrote (a mini-learning, or one
+			// drained at a compaction) was born of its failures: they
+			// came before it and say nothing of it.
 			continue
 		}
 		if kind := verdict(l, c.Runs); kind != "" {

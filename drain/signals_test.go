@@ -249,3 +249,20 @@ func TestDrainInjectedSuccessIsNotStale(t *testing.T) {
 		t.Errorf("Held %q, feedback %+v", got.Held(), got.Feedback)
 	}
 }
+
+// A learning the session itself wrote (a mini-learning from its failure,
+// injected before the next run) is not refuted by the failure it was
+// written from.
+func TestDrainSignalsSkipTheSessionsOwnLearning(t *testing.T) {
+	e := newSignalsEnv(t)
+	npm := clone(npmLearning)
+	npm.Type, npm.Source = "mini", &store.Source{Harness: "claude", SessionID: "s1", Trigger: "correction"}
+	e.put(t, npm)
+	e.inject(t, "s1", npm.ID)
+	e.drainSession(t, "s1", sessionLines("s1", e.repo,
+		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"},
+		[2]string{"npm ci --legacy-peer-deps", "added 12 packages"}))
+	if fb := e.read(t, npm.ID).Feedback; fb != nil {
+		t.Errorf("the session's own learning got feedback %+v", fb)
+	}
+}
