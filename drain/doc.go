@@ -5,9 +5,12 @@
 // within daily budgets.
 //
 // Files: run.go (Run: the lock, budgets, claiming), entry.go (one entry
-// from claim to ack, retry or poison), learnings.go (drafts to documents,
-// near-duplicates updated) and ledger.go (cost ledger, drain.log, the last
-// report). Its settings arrive as Options, filled by the command layer:
+// from claim to ack, retry or poison), candidates.go (the existing
+// learnings an LLM writer is shown, to answer update, supersede or new),
+// learnings.go (drafts to documents, the writer's answer checked and
+// applied, near-duplicates updated), signals.go and counted.go (what the
+// session says of the learnings: confirmed, refuted, stale) and ledger.go
+// (cost ledger, drain.log, the last report). Its settings arrive as Options, filled by the command layer:
 // the package reads neither the configuration nor the environment.
 //
 // It must never lose a queue entry (an entry leaves the queue only after

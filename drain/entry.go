@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -75,7 +76,20 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.ack(&e, done, OutcomeSkipped)
 		return e
 	}
-	wctx, cancel := context.WithTimeout(writer.WithTimeout(ctx, r.opts.Timeout), r.opts.Timeout)
+	cwd := c.Cwd
+	if cwd == "" {
+		cwd = rec.Cwd
+	}
+	project := gitrepo.Project(ctx, cwd)
+	wctx := writer.WithTimeout(ctx, r.opts.Timeout)
+	var cands []writer.Candidate
+	if r.w.Name() != "builtin" {
+		// The builtin writer answers no question; only a writer that
+		// reads the prompt is shown what it may update or supersede.
+		cands = candidates(ctx, r.ix, c, project)
+		wctx = writer.WithCandidates(wctx, cands)
+	}
+	wctx, cancel := context.WithTimeout(wctx, r.opts.Timeout)
 	out, err := r.w.Write(wctx, c)
 	cancel()
 	if out != nil {
@@ -85,7 +99,8 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.retry(&e, now, fmt.Errorf("%s writer: %w", r.w.Name(), err))
 		return e
 	}
-	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now)
+	note := func(msg string) { logNote(r.opts.StateDir, now, rec.ID, msg) }
+	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now, cands, note)
 	e.Written = written
 	for _, w := range written {
 		e.Learnings = append(e.Learnings, w.ID)
@@ -95,6 +110,7 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		r.retry(&e, now, err)
 		return e
 	}
+	e.Signals = r.sessionSignals(ctx, c, project, cwd)
 	outcome := OutcomeNothing
 	if len(ids) > 0 {
 		outcome = OutcomeWritten

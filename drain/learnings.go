@@ -37,10 +37,14 @@ type Written struct {
 }
 
 // writeLearnings turns drafts into documents and sidecars, written and
-// indexed through ix. A draft that repeats an existing learning (same id,
-// or a near-duplicate) updates it instead of adding another. It returns
-// each learning written once, in the order first written.
-func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time) ([]Written, error) {
+// indexed through ix. A draft the writer answered "update <id>" for
+// updates that learning; one that supersedes a learning is added and
+// linked to it; either id must be one of cands, the learnings the writer
+// was shown, else the draft is written as new and note says why. A new
+// draft that repeats an existing learning (same id, or a near-duplicate)
+// updates it instead of adding another. It returns each learning written
+// once, in the order first written.
+func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time, cands []writer.Candidate, note func(string)) ([]Written, error) {
 	k := knowledge.New(ix)
 	cwd := c.Cwd
 	if cwd == "" {
@@ -49,18 +53,44 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 	project := gitrepo.Project(ctx, cwd)
 	var out []Written
 	seen := map[string]int{} // id → index in out
+	shown := map[string]bool{}
+	for _, cand := range cands {
+		shown[cand.ID] = true
+	}
 	for _, d := range drafts {
+		d = checkAnswer(d, shown, note)
 		l, sc := toLearning(d, c, rec, project, cwd, now)
-		if dup := k.DuplicateOf(ctx, l); dup != "" {
-			l.ID = dup
+		var res knowledge.PutResult
+		var err error
+		switch {
+		case d.Update != "":
+			// The learning updated keeps its type, scope and project:
+			// the writer rewords what it says, not where it belongs.
+			l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
 			if sc != nil {
-				sc.DocumentID = dup
+				sc.DocumentID = d.Update
 			}
+			res, err = k.Update(ctx, d.Update, l, sc, now)
+			var de *store.DocError
+			if errors.Is(err, store.ErrNotFound) || errors.As(err, &de) {
+				// Forgotten (or broken by hand) since it was shown: the
+				// draft is new, rather than the entry retried for it.
+				note("update " + d.Update + ": " + err.Error() + "; written as new")
+				l, sc = toLearning(d, c, rec, project, cwd, now)
+				res, err = k.Put(ctx, l, sc, now)
+			}
+		default:
+			if dup := k.DuplicateOf(ctx, l); dup != "" && dup != d.Supersedes {
+				l.ID = dup
+				if sc != nil {
+					sc.DocumentID = dup
+				}
+			}
+			res, err = k.Put(ctx, l, sc, now)
 		}
 		// ErrBusy: the learning is on disk and another process's update
 		// outlasted the wait; the next refresh indexes it. Failing here
 		// would run the writer (and pay for it) again for nothing.
-		res, err := k.Put(ctx, l, sc, now)
 		if err != nil && !errors.Is(err, index.ErrBusy) {
 			return out, fmt.Errorf("write learning %q: %w", l.Title, err)
 		}
@@ -78,6 +108,27 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action})
 	}
 	return out, nil
+}
+
+// checkAnswer keeps the writer's update and supersedes only when they name
+// a learning it was shown: anything else (an id it made up, or one a
+// hostile transcript put in its mouth) is dropped, the draft written as
+// new, and note says so. A draft cannot both update and supersede: update
+// wins, since it names the learning the draft is.
+func checkAnswer(d writer.Draft, shown map[string]bool, note func(string)) writer.Draft {
+	if d.Update != "" && !shown[d.Update] {
+		note("writer answered update " + d.Update + ", which it was not shown; written as new")
+		d.Update = ""
+	}
+	if d.Supersedes != "" && !shown[d.Supersedes] {
+		note("writer answered supersede " + d.Supersedes + ", which it was not shown; written as new")
+		d.Supersedes = ""
+	}
+	if d.Update != "" && d.Supersedes != "" {
+		note("writer answered both update " + d.Update + " and supersede " + d.Supersedes + "; updated")
+		d.Supersedes = ""
+	}
+	return d
 }
 
 // toLearning builds the document for a draft. Every text is redacted again:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/internal/redact"
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Spend is what the drainer used in one UTC day.
@@ -97,6 +98,14 @@ func logEntry(stateDir string, now time.Time, writer string, e Entry) {
 		line += " error=" + e.Error
 	}
 	_ = appendLine(path, []byte(redact.String(line)+"\n"))
+}
+
+// logNote adds a line to drain.log about entry id: what the drainer
+// decided that the entry's report does not say (a writer's answer it
+// did not follow).
+func logNote(stateDir string, now time.Time, id, msg string) {
+	line := fmt.Sprintf("%s %s note: %s", now.UTC().Format(time.RFC3339), id, text.OneLine(msg))
+	_ = appendLine(filepath.Join(stateDir, "drain.log"), []byte(redact.String(line)+"\n"))
 }
 
 const lastDrainFile = "last-drain.json"

@@ -93,12 +93,15 @@ type Entry struct {
 	// Learnings are the ids of the learnings written, each once.
 	Learnings []string `json:"learnings,omitempty"`
 	// Written says, for each of Learnings, whether it was added or updated.
-	Written    []Written `json:"written,omitempty"`
-	Error      string    `json:"error,omitempty"`
-	RawBytes   int64     `json:"raw_bytes,omitempty"`
-	SentChars  int       `json:"sent_chars,omitempty"`
-	CostUSD    float64   `json:"cost_usd,omitempty"`
-	DurationMS int64     `json:"duration_ms"`
+	Written []Written `json:"written,omitempty"`
+	// Signals are the feedback the session gave the learnings
+	// (confirmed, refuted, stale; docs/ranking.md).
+	Signals    []knowledge.Signal `json:"signals,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	RawBytes   int64              `json:"raw_bytes,omitempty"`
+	SentChars  int                `json:"sent_chars,omitempty"`
+	CostUSD    float64            `json:"cost_usd,omitempty"`
+	DurationMS int64              `json:"duration_ms"`
 }
 
 // Entry outcomes.

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -156,6 +157,47 @@ func (ix *Index) ProjectLearnings(ctx context.Context, project string, limit int
 			r.Tags = strings.Split(tags, ",")
 		}
 		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// CitingLearning is a learning that cites files, with its cites.
+type CitingLearning struct {
+	ID      string
+	Updated string
+	Cites   []store.Cite
+}
+
+// maxCiting bounds the learnings CitingLearnings returns: the drainer
+// checks them after each session, and a project's most recent learnings
+// are the ones worth checking.
+const maxCiting = 500
+
+// CitingLearnings returns the learnings of project that cite files and
+// are not held, most recently updated first: those whose cited files the
+// drainer checks are still there (docs/ranking.md, staleness).
+func (ix *Index) CitingLearnings(ctx context.Context, project string) ([]CitingLearning, error) {
+	if project == "" {
+		return nil, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, updated, cites FROM docs
+		WHERE project = ? AND hold = '' AND cites <> '' AND cites <> '[]' AND cites <> 'null'
+		ORDER BY updated DESC LIMIT ?`, project, maxCiting)
+	if err != nil {
+		return nil, fmt.Errorf("citing learnings: %w", err)
+	}
+	defer rows.Close()
+	var out []CitingLearning
+	for rows.Next() {
+		var c CitingLearning
+		var cites string
+		if err := rows.Scan(&c.ID, &c.Updated, &cites); err != nil {
+			return nil, fmt.Errorf("citing learnings: %w", err)
+		}
+		if json.Unmarshal([]byte(cites), &c.Cites) != nil || len(c.Cites) == 0 {
+			continue
+		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
 }

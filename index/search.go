@@ -126,8 +126,8 @@ type Why struct {
 	Scope         float64       `json:"scope_factor"`
 	Recency       float64       `json:"recency_factor"`
 	Freshness     float64       `json:"freshness_factor"`
-	// Helpful is HelpfulFactor for a learning marked helpful and not held,
-	// else 1.
+	// Helpful is HelpfulFactor for a learning marked helpful (or
+	// confirmed by more sessions than refuted it) and not held, else 1.
 	Helpful float64 `json:"helpful_factor"`
 	// MatchedTerms is how many of the query's (stemmed) words the learning
 	// contains in any field.

@@ -675,11 +675,15 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 	return nil
 }
 
+// helpfulCount is what speaks for a learning in ranking: the user's
+// helpful marks and the sessions that confirmed it, net of those that
+// refuted it (docs/ranking.md).
 func helpfulCount(l *store.Learning) int {
 	if l.Feedback == nil {
 		return 0
 	}
-	return l.Feedback.Helpful
+	f := l.Feedback
+	return f.Helpful + max(0, f.Confirmed-f.Refuted)
 }
 
 func orDefault(v, def string) string {

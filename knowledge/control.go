@@ -10,7 +10,7 @@ import (
 )
 
 // ErrUnknownMark is returned by Mark for a word that is not a mark.
-var ErrUnknownMark = errors.New("a mark is one of helpful, wrong, outdated, never (or clear)")
+var ErrUnknownMark = errors.New("a mark is one of helpful, wrong, outdated, never (or fresh, clear)")
 
 // ErrIDChanged is returned by Edit when the edited document names another id.
 var ErrIDChanged = errors.New("the id cannot change in an edit (add the new learning and forget this one, or use 'reflect add --supersedes')")
@@ -19,16 +19,35 @@ var ErrIDChanged = errors.New("the id cannot change in an edit (add the new lear
 // to its count; "clear" removes every mark. Marks live in the document's
 // frontmatter (feedback:), so they sync with it; its updated time is kept,
 // since feedback is not new content and recency should not reward it.
+//
+// "fresh" says a person reviewed the learning and it still holds: the
+// staleness the drainer found is cleared and the review time recorded, so
+// that evidence older than the review is not counted again. "clear" of a
+// stale learning records the review the same way.
 func (k *Base) Mark(ctx context.Context, id, mark string) (*store.Learning, error) {
+	return k.MarkAt(ctx, id, mark, time.Now())
+}
+
+// MarkAt is Mark with the clock given (the review time of "fresh").
+func (k *Base) MarkAt(ctx context.Context, id, mark string, now time.Time) (*store.Learning, error) {
 	ch := k.ix.BeginChange(id)
 	defer ch.Close()
 	l, err := k.st.Read(id)
 	if err != nil {
 		return nil, err
 	}
-	if mark == "clear" {
+	reviewed := now.UTC().Truncate(time.Second)
+	switch {
+	case mark == "clear" && l.Feedback != nil && l.Feedback.Stale != "":
+		l.Feedback = &store.Feedback{Reviewed: reviewed}
+	case mark == "clear":
 		l.Feedback = nil
-	} else {
+	case mark == "fresh":
+		if l.Feedback == nil {
+			l.Feedback = &store.Feedback{}
+		}
+		l.Feedback.Stale, l.Feedback.Reviewed = "", reviewed
+	default:
 		if l.Feedback == nil {
 			l.Feedback = &store.Feedback{}
 		}

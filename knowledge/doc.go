@@ -3,7 +3,8 @@
 // keeps a lesson from being written twice, the fold of near-duplicates a
 // sync brought in, edit (a whole document checked before it is written),
 // update (a patch of the fields given), marks (feedback counted in the
-// document) and supersession (both ends linked in one index change). The
+// document), the drainer's signals (confirmed, refuted, stale; signals.go)
+// and supersession (both ends linked in one index change). The
 // operations to come (review, import) belong here too.
 //
 // The markdown under documents/ is the source of truth. Base writes and

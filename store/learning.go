@@ -388,7 +388,8 @@ func (l *Learning) validate(requireID bool) error {
 	if l.Scope != "" && !oneOf(l.Scope, Scopes) {
 		problems = append(problems, fmt.Sprintf("scope %q is not one of project, global, personal", l.Scope))
 	}
-	if l.Feedback != nil && (l.Feedback.Helpful < 0 || l.Feedback.Wrong < 0 || l.Feedback.Outdated < 0 || l.Feedback.Never < 0) {
+	if l.Feedback != nil && (l.Feedback.Helpful < 0 || l.Feedback.Wrong < 0 || l.Feedback.Outdated < 0 || l.Feedback.Never < 0 ||
+		l.Feedback.Confirmed < 0 || l.Feedback.Refuted < 0) {
 		problems = append(problems, "feedback counts may not be negative")
 	}
 	if l.Supersedes != "" && !ValidID(l.Supersedes) {
@@ -522,6 +523,22 @@ type Feedback struct {
 	Wrong    int `yaml:"wrong,omitempty" json:"wrong,omitempty"`
 	Outdated int `yaml:"outdated,omitempty" json:"outdated,omitempty"`
 	Never    int `yaml:"never,omitempty" json:"never,omitempty"`
+
+	// The signals below come from the loop, not from a person (the drainer
+	// records them; docs/ranking.md): Confirmed counts sessions in which
+	// the learning was injected and the command it warns about then
+	// succeeded, Refuted those in which that command failed again the same
+	// way.
+	Confirmed int `yaml:"confirmed,omitempty" json:"confirmed,omitempty"`
+	Refuted   int `yaml:"refuted,omitempty" json:"refuted,omitempty"`
+	// Stale says why the code no longer bears the learning out (its cited
+	// files are all gone, or its failing command has since succeeded in
+	// the project); it holds the learning until 'reflect mark ID fresh'.
+	Stale string `yaml:"stale,omitempty" json:"stale,omitempty"`
+	// Reviewed is when a person last said the learning is still right
+	// ('reflect mark ID fresh'): evidence of staleness older than it is
+	// not counted again.
+	Reviewed time.Time `yaml:"reviewed,omitempty" json:"reviewed,omitempty"`
 }
 
 // Add counts one mark (one of Marks); it reports false for another word.
@@ -544,7 +561,8 @@ func (f *Feedback) Add(mark string) bool {
 // IsZero reports no marks, so an empty feedback is not written.
 func (f *Feedback) IsZero() bool { return f == nil || *f == Feedback{} }
 
-// String says the counts, e.g. "helpful 2, wrong 1"; "" with no marks.
+// String says the counts, e.g. "helpful 2, wrong 1, confirmed 3", then
+// why the learning is stale when it is; "" with none.
 func (f *Feedback) String() string {
 	if f.IsZero() {
 		return ""
@@ -553,10 +571,14 @@ func (f *Feedback) String() string {
 	for _, m := range []struct {
 		name string
 		n    int
-	}{{"helpful", f.Helpful}, {"wrong", f.Wrong}, {"outdated", f.Outdated}, {"never", f.Never}} {
+	}{{"helpful", f.Helpful}, {"wrong", f.Wrong}, {"outdated", f.Outdated}, {"never", f.Never},
+		{"confirmed", f.Confirmed}, {"refuted", f.Refuted}} {
 		if m.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", m.name, m.n))
 		}
+	}
+	if f.Stale != "" {
+		parts = append(parts, "stale: "+f.Stale)
 	}
 	return strings.Join(parts, ", ")
 }
@@ -564,7 +586,9 @@ func (f *Feedback) String() string {
 // Held says why the learning is kept out of automatic injection (the
 // hooks' recall), "" when it is not: "superseded" when a newer learning
 // replaces it, else the strongest mark against it (never, wrong,
-// outdated). Search still finds a held learning and shows why. A mark
+// outdated), then "stale: <reason>" when the code no longer bears it
+// out, then "refuted" when sessions refuted it RefutedHold times and
+// nothing speaks for it. Search still finds a held learning and shows why. A mark
 // holds until it is cleared ('reflect mark ID clear' or 'reflect edit'):
 // a later helpful mark does not outvote a wrong one.
 func (l *Learning) Held() string {
@@ -579,9 +603,18 @@ func (l *Learning) Held() string {
 		return "wrong"
 	case f.Outdated > 0:
 		return "outdated"
+	case f.Stale != "":
+		return "stale: " + f.Stale
+	case f.Refuted >= RefutedHold && f.Confirmed == 0 && f.Helpful == 0:
+		return "refuted"
 	}
 	return ""
 }
+
+// RefutedHold is how many sessions must refute a learning (and none
+// confirm it, and no one mark it helpful) before it is held: one failure
+// after an injection may be bad luck, two in separate sessions are not.
+const RefutedHold = 2
 
 // LocalOnly reports whether the learning must never leave this machine:
 // scope personal or private: true (ARCHITECTURE §7).

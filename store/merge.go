@@ -188,6 +188,20 @@ func mergeFeedback(base, ours, theirs *Feedback) *Feedback {
 	if theirs != nil {
 		b = *theirs
 	}
-	return &Feedback{Helpful: max(a.Helpful, b.Helpful), Wrong: max(a.Wrong, b.Wrong),
-		Outdated: max(a.Outdated, b.Outdated), Never: max(a.Never, b.Never)}
+	out := &Feedback{Helpful: max(a.Helpful, b.Helpful), Wrong: max(a.Wrong, b.Wrong),
+		Outdated: max(a.Outdated, b.Outdated), Never: max(a.Never, b.Never),
+		Confirmed: max(a.Confirmed, b.Confirmed), Refuted: max(a.Refuted, b.Refuted),
+		Reviewed: a.Reviewed, Stale: a.Stale}
+	if b.Reviewed.After(a.Reviewed) {
+		out.Reviewed = b.Reviewed
+	}
+	// A staleness found on one side holds, unless the other side's review
+	// came after it was found there (the review cleared it).
+	switch {
+	case a.Stale == "" && b.Stale != "" && !a.Reviewed.After(b.Reviewed):
+		out.Stale = b.Stale
+	case a.Stale != "" && b.Stale == "" && b.Reviewed.After(a.Reviewed):
+		out.Stale = ""
+	}
+	return out
 }

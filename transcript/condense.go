@@ -307,6 +307,7 @@ type builder struct {
 	turnFiles []string // files edited in the current turn
 
 	failed  map[string]int // command key of an unfixed failure → seq
+	runs    map[string]int // command key → index in c.Runs
 	edits   []edit         // recent edits, oldest first
 	fileSet map[string]bool
 }
@@ -321,6 +322,7 @@ func newBuilder(c *Condensed, l Limits) *builder {
 		lim:     l.withDefaults(),
 		c:       c,
 		failed:  map[string]int{},
+		runs:    map[string]int{},
 		fileSet: map[string]bool{},
 	}
 }
@@ -426,6 +428,7 @@ func (b *builder) tool(call toolCall, res toolResult) {
 	if call.shell {
 		key = CommandKey(call.command)
 	}
+	b.run(key, res)
 	if res.failed {
 		ev := Event{
 			Kind:     ToolFailed,
@@ -460,6 +463,39 @@ func (b *builder) tool(call toolCall, res toolResult) {
 		Text:    outputHead(res.text),
 		Files:   b.editedSince(since),
 	}})
+}
+
+// Bounds of Condensed.Runs.
+const (
+	maxRuns      = 64 // command keys
+	maxRunErrors = 3  // error heads per key
+)
+
+// run counts one shell command's outcome under its key.
+func (b *builder) run(key string, res toolResult) {
+	if key == "" {
+		return
+	}
+	i, ok := b.runs[key]
+	if !ok {
+		if len(b.c.Runs) >= maxRuns {
+			return
+		}
+		i = len(b.c.Runs)
+		b.runs[key] = i
+		b.c.Runs = append(b.c.Runs, Run{Key: key})
+	}
+	r := &b.c.Runs[i]
+	if !res.failed {
+		r.OK++
+		return
+	}
+	r.Failed++
+	if len(r.Errors) < maxRunErrors {
+		if h := errorHead(res.text); h != "" {
+			r.Errors = append(r.Errors, h)
+		}
+	}
 }
 
 // touched records an edited file.

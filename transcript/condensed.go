@@ -22,6 +22,22 @@ type Condensed struct {
 	Skip string `json:"skip,omitempty"`
 	// Dropped counts the events left out to stay within Limits.
 	Dropped int `json:"dropped,omitempty"`
+	// Runs sums up every shell command the session ran, by command key,
+	// in order of first run (bounded): what the drainer checks the
+	// injected learnings against, successes included, which Events keep
+	// only when they fix a failure.
+	Runs []Run `json:"runs,omitempty"`
+}
+
+// Run is what the runs of one command key came to in a session.
+type Run struct {
+	// Key is the command's key ("go test"; cmdkey.Key).
+	Key    string `json:"key"`
+	OK     int    `json:"ok"`
+	Failed int    `json:"failed"`
+	// Errors are the heads of the first failures' errors (redacted,
+	// bounded).
+	Errors []string `json:"errors,omitempty"`
 }
 
 // EventKind says what an Event is.

@@ -146,6 +146,14 @@ func printDrain(f *Factory, rep *drain.Report) {
 		for _, w := range e.Written {
 			fmt.Fprintf(out, "      %-7s  %s\n", w.Action, w.ID)
 		}
+		for _, s := range e.Signals {
+			// What the session said of a learning (docs/ranking.md).
+			fmt.Fprintf(out, "      %-9s  %s", s.Kind, oneLine(s.ID))
+			if s.Reason != "" {
+				fmt.Fprintf(out, "  (%s)", oneLine(s.Reason))
+			}
+			fmt.Fprintln(out)
+		}
 	}
 	for _, fd := range rep.Folded {
 		fmt.Fprintf(out, "Folded %s into %s: near-duplicates, one arrived by sync.\n", fd.Gone, fd.Kept)

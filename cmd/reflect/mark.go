@@ -30,7 +30,7 @@ type markResult struct {
 func NewCmdMark(f *Factory, runF func(*MarkOptions) error) *cobra.Command {
 	opts := &MarkOptions{}
 	cmd := &cobra.Command{
-		Use:   "mark ID helpful|wrong|outdated|never|clear",
+		Use:   "mark ID helpful|wrong|outdated|never|fresh|clear",
 		Short: "Tell reflect whether a learning helped: changes what the hooks inject",
 		Long: `Mark records feedback on a learning, counted in its frontmatter (feedback:),
 so marks sync with it.
@@ -39,15 +39,24 @@ so marks sync with it.
   wrong     keeps it out of what the hooks inject
   outdated  keeps it out of what the hooks inject
   never     keeps it out of what the hooks inject
-  clear     removes every mark
+  fresh     says you checked it and it still holds: undoes "stale"
+  clear     removes every mark (and the counts below)
+
+The drainer adds what sessions show (docs/ranking.md): "confirmed" when the
+learning was injected and its command then worked, "refuted" when the
+command failed the same way again (held after 2, unless confirmed or
+marked helpful), and "stale" when its cited files are all gone or its
+failing command has since worked in the project (held until you mark it
+fresh; evidence older than that is not counted again).
 
 A learning marked wrong, outdated or never is still found by 'reflect
 search', marked, until you clear the marks, edit it ('reflect edit'), or
 forget it. 'reflect show' prints the counts.`,
 		Example: `  reflect mark 3f9a1c wrong
   reflect mark lrn-oauth-state helpful
+  reflect mark 3f9a1c fresh
   reflect mark 3f9a1c clear`,
-		Args:              exactArgs(2, "a learning id and a mark (helpful, wrong, outdated, never or clear)"),
+		Args:              exactArgs(2, "a learning id and a mark (helpful, wrong, outdated, never, fresh or clear)"),
 		ValidArgsFunction: completeMark(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref, opts.Mark = args[0], args[1]
@@ -62,8 +71,8 @@ forget it. 'reflect show' prints the counts.`,
 }
 
 func markRun(cmd *cobra.Command, f *Factory, opts *MarkOptions) error {
-	if opts.Mark != "clear" && !(&store.Feedback{}).Add(opts.Mark) {
-		return usagef("unknown mark %q: use helpful, wrong, outdated, never or clear", opts.Mark)
+	if opts.Mark != "clear" && opts.Mark != "fresh" && !(&store.Feedback{}).Add(opts.Mark) {
+		return usagef("unknown mark %q: use helpful, wrong, outdated, never, fresh or clear", opts.Mark)
 	}
 	id, err := f.resolveLearning(opts.Ref)
 	if err != nil {
@@ -97,6 +106,10 @@ func markRun(cmd *cobra.Command, f *Factory, opts *MarkOptions) error {
 	switch held := l.Held(); {
 	case opts.Mark == "clear":
 		fmt.Fprintf(f.IO.Out, "Cleared the marks of %s.\n", id)
+	case opts.Mark == "fresh" && held == "":
+		fmt.Fprintf(f.IO.Out, "Marked %s fresh: hooks inject it again.\n", id)
+	case opts.Mark == "fresh":
+		fmt.Fprintf(f.IO.Out, "Marked %s fresh; hooks still do not inject it: %s.\n", id, heldReason(held))
 	case held != "":
 		fmt.Fprintf(f.IO.Out, "Marked %s %s (%s): hooks no longer inject it; search still finds it.\n", id, opts.Mark, l.Feedback)
 	default:
@@ -116,7 +129,7 @@ func completeMark(f *Factory) cobra.CompletionFunc {
 			return ids(cmd, args, toComplete)
 		}
 		if len(args) == 1 {
-			return append(append([]cobra.Completion{}, store.Marks...), "clear"), cobra.ShellCompDirectiveNoFileComp
+			return append(append([]cobra.Completion{}, store.Marks...), "fresh", "clear"), cobra.ShellCompDirectiveNoFileComp
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -195,8 +195,13 @@ func explain(w index.Why) string {
 
 // heldReason says in words why a learning is held out of injection.
 func heldReason(held string) string {
-	if held == "superseded" {
+	switch {
+	case held == "superseded":
 		return "superseded by a newer learning ('reflect show' names it)"
+	case strings.HasPrefix(held, "stale: "):
+		return held + " ('reflect mark ID fresh' after checking it)"
+	case held == "refuted":
+		return "refuted: its command failed the same way in sessions it was injected in ('reflect mark ID clear' undoes it)"
 	}
 	return "marked " + held + " ('reflect mark ID clear' undoes it)"
 }

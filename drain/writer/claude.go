@@ -61,7 +61,7 @@ func (w *Claude) Write(ctx context.Context, c *transcript.Condensed) (*Output, e
 	}
 	defer cleanup()
 	p := writerProc{path: path, dir: dir, args: []string{"-p"}}
-	if prompt := Prompt(c); len(prompt) <= claudeMaxArgPrompt {
+	if prompt := promptFor(ctx, c); len(prompt) <= claudeMaxArgPrompt {
 		p.args = append(p.args, prompt)
 	} else {
 		p.stdin = strings.NewReader(prompt)

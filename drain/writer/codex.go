@@ -44,7 +44,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		required := make([]string, 0, len(props))
 		for _, k := range []string{
 			"title", "key_insight", "problem", "solution", "confidence", "category",
-			"tags", "symptoms", "entities", "relations", "cites", "supersedes",
+			"tags", "symptoms", "entities", "relations", "cites", "update", "supersedes",
 			"name", "type", "description", "source", "target", "strength", "learnings",
 		} {
 			if _, ok := props[k]; ok {
@@ -77,6 +77,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		"entities":    map[string]any{"type": "array", "items": entity},
 		"relations":   map[string]any{"type": "array", "items": relation},
 		"cites":       strs,
+		"update":      str,
 		"supersedes":  str,
 	})
 	root := object(map[string]any{"learnings": map[string]any{"type": "array", "items": learning}})
@@ -125,7 +126,7 @@ func (w *Codex) Write(ctx context.Context, c *transcript.Condensed) (*Output, er
 		path:  path,
 		args:  args,
 		dir:   dir,
-		stdin: strings.NewReader(Prompt(c)),
+		stdin: strings.NewReader(promptFor(ctx, c)),
 	}.run(ctx)
 	if err != nil {
 		return nil, err

@@ -16,7 +16,8 @@ import (
 //
 //   - on stdin, the condensed transcript (Condensed.Text);
 //   - REFLECT_CONDENSED_JSON, the path of a file with the whole Condensed
-//     as JSON (events, files, cwd, and the text as "text");
+//     as JSON (events, runs, files, cwd, the text as "text", and as
+//     "candidates" the existing learnings it may update or supersede);
 //   - REFLECT_WRITER_PROMPT, the path of a file with the prompt the claude
 //     and codex writers send, for commands that wrap another LLM CLI;
 //   - REFLECT_DISABLE=1, like every writer.
@@ -44,8 +45,9 @@ func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, 
 	defer os.RemoveAll(files)
 	full, err := json.Marshal(struct {
 		*transcript.Condensed
-		Text string `json:"text"`
-	}{c, c.Text})
+		Text       string      `json:"text"`
+		Candidates []Candidate `json:"candidates,omitempty"`
+	}{c, c.Text, CandidatesFrom(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("encode condensed transcript: %w", err)
 	}
@@ -54,7 +56,7 @@ func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, 
 	if err := os.WriteFile(condensed, full, 0o600); err != nil {
 		return nil, fmt.Errorf("write condensed transcript: %w", err)
 	}
-	if err := os.WriteFile(prompt, []byte(Prompt(c)), 0o600); err != nil {
+	if err := os.WriteFile(prompt, []byte(promptFor(ctx, c)), 0o600); err != nil {
 		return nil, fmt.Errorf("write writer prompt: %w", err)
 	}
 	dir := files

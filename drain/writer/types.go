@@ -29,7 +29,7 @@ type Output struct {
 
 // Draft is one learning in the writers' JSON contract (ARCHITECTURE §6):
 // {"learnings":[{title, key_insight, problem, solution, confidence,
-// category, tags, symptoms, entities, relations, cites, supersedes}]}.
+// category, tags, symptoms, entities, relations, cites, update, supersedes}]}.
 type Draft struct {
 	Title      string               `json:"title"`
 	KeyInsight string               `json:"key_insight"`
@@ -45,4 +45,8 @@ type Draft struct {
 	// Supersedes is the id of an existing learning this one replaces, when
 	// the writer names one ("" otherwise); knowledge.Put links it back.
 	Supersedes string `json:"supersedes,omitempty"`
+	// Update is the id of an existing learning this one updates in place
+	// (the writer's answer "update <id>"), "" otherwise. The drainer
+	// accepts only an id it showed the writer as a candidate.
+	Update string `json:"update,omitempty"`
 }
