@@ -20,6 +20,13 @@ import (
 // Gemini reports a shell command that exits non-zero as a successful
 // AfterTool whose result text ends in "Exit Code: N" (internal/geminishell).
 //
+// BeforeTool is not registered: Gemini gives a BeforeTool hook no channel to
+// the model (it may block or rewrite the tool input, nothing else), so the
+// pre-tool warning would cost a process per shell command and reach no
+// one. AfterTool's additionalContext is appended to the tool result, so
+// reflect's post-tool hook gives the warning there, after a command that
+// failed.
+//
 // PreCompress is not registered: Gemini 0.61 fires it before every
 // compression check, twice in a one-prompt session that compressed
 // nothing, and its chat file keeps every message through a compression
@@ -40,7 +47,6 @@ var geminiAgent = agentSpec{
 	hooks: []hookSpec{
 		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
 		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},
-		{Event: "BeforeTool", Matcher: "run_shell_command", Sub: "pre-tool", Timeout: 5},
 		{Event: "AfterTool", Matcher: "run_shell_command", Sub: "post-tool", Timeout: 5},
 		{Event: "AfterAgent", Sub: "stop", Timeout: 10},
 		{Event: "SessionEnd", Sub: "session-end", Timeout: 10},

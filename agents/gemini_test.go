@@ -141,3 +141,41 @@ func TestGeminiTimeoutsInMilliseconds(t *testing.T) {
 		t.Errorf("uninstall reported %+v, %v; want 10 s", res.Removed, err)
 	}
 }
+
+// TestGeminiInstallDropsBeforeTool: an install made when reflect registered
+// a BeforeTool hook for Gemini (which gives it no channel to the model)
+// loses that entry on the next install, and keeps the user's own
+// BeforeTool hooks.
+func TestGeminiInstallDropsBeforeTool(t *testing.T) {
+	isolate(t)
+	path := filepath.Join(t.TempDir(), "settings.json")
+	old := `{
+  "hooks": {
+    "BeforeTool": [
+      {"matcher": "run_shell_command", "hooks": [
+        {"name": "reflect-pre-tool", "type": "command", "command": "GOMAXPROCS=1 /old/reflect hook pre-tool --agent gemini", "timeout": 5000}
+      ]},
+      {"matcher": "write_file", "hooks": [
+        {"name": "lint", "type": "command", "command": "my-linter"}
+      ]}
+    ]
+  }
+}
+`
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(InstallOptions{Agent: "gemini", SettingsPath: path, Binary: testBinary}); err != nil {
+		t.Fatal(err)
+	}
+	got := string(readFile(t, path))
+	if strings.Contains(got, "reflect-pre-tool") || strings.Contains(got, "hook pre-tool") {
+		t.Errorf("the old BeforeTool hook is still registered:\n%s", got)
+	}
+	if !strings.Contains(got, "my-linter") {
+		t.Errorf("the user's own BeforeTool hook was lost:\n%s", got)
+	}
+	if !strings.Contains(got, "hook post-tool --agent gemini") {
+		t.Errorf("AfterTool hook missing:\n%s", got)
+	}
+}

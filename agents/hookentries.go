@@ -91,7 +91,11 @@ func (m *mutator) install(root *jsonobj.Object) error {
 			return err
 		}
 	}
-	if changed {
+	retired, err := m.dropRetired(hooks)
+	if err != nil {
+		return err
+	}
+	if changed || retired {
 		if err := root.SetObject("hooks", hooks); err != nil {
 			return err
 		}
@@ -100,6 +104,50 @@ func (m *mutator) install(root *jsonobj.Object) error {
 		return m.installStatusLine(root)
 	}
 	return nil
+}
+
+// dropRetired removes reflect's hooks under events this version no longer
+// registers (an upgrade from a version that did), keeping the user's.
+// It reports whether it removed any.
+func (m *mutator) dropRetired(hooks *jsonobj.Object) (bool, error) {
+	current := map[string]bool{}
+	for _, h := range m.agent.hooks {
+		current[h.Event] = true
+	}
+	return m.dropOurs(hooks, func(event string) bool { return !current[event] })
+}
+
+// dropOurs removes reflect's hooks under every event for which drop says
+// so, recording them in the result. An event left with no group goes
+// too. It reports whether it removed any.
+func (m *mutator) dropOurs(hooks *jsonobj.Object, drop func(event string) bool) (bool, error) {
+	changed := false
+	for _, event := range hooks.Keys() {
+		if !drop(event) {
+			continue
+		}
+		groups, err := hooks.Array(event)
+		if err != nil {
+			// Not an array, so it holds nothing install wrote: leave it
+			// for the agent to complain about.
+			continue
+		}
+		kept, removed, err := removeOurs(groups, event, m.agent.name)
+		if err != nil {
+			return false, err
+		}
+		if len(removed) == 0 {
+			continue
+		}
+		changed = true
+		m.res.Removed = append(m.res.Removed, removed...)
+		if len(kept) == 0 {
+			hooks.Del(event)
+		} else if err := hooks.Set(event, jsonobj.MarshalArray(kept)); err != nil {
+			return false, err
+		}
+	}
+	return changed, nil
 }
 
 type outcome int
@@ -171,30 +219,11 @@ func (m *mutator) uninstall(root *jsonobj.Object) error {
 		if err != nil {
 			return err
 		}
-		changed := false
 		// Every event, not just the ones install writes: an entry of ours
 		// under another event can only be a leftover.
-		for _, event := range hooks.Keys() {
-			groups, err := hooks.Array(event)
-			if err != nil {
-				// Not an array, so it holds nothing install wrote: leave
-				// it for the agent to complain about.
-				continue
-			}
-			kept, removed, err := removeOurs(groups, event, m.agent.name)
-			if err != nil {
-				return err
-			}
-			if len(removed) == 0 {
-				continue
-			}
-			changed = true
-			m.res.Removed = append(m.res.Removed, removed...)
-			if len(kept) == 0 {
-				hooks.Del(event)
-			} else if err := hooks.Set(event, jsonobj.MarshalArray(kept)); err != nil {
-				return err
-			}
+		changed, err := m.dropOurs(hooks, func(string) bool { return true })
+		if err != nil {
+			return err
 		}
 		if changed {
 			// Install creates "hooks" when it is missing; dropping it once

@@ -65,8 +65,12 @@ func (w *world) runAgent(bin string, env []string, args ...string) []byte {
 	w.t.Helper()
 	w.write(filepath.Join(w.state, "drain-started"), time.Now().UTC().Format(time.RFC3339)+"\n")
 	// Later entries win in os/exec: PATH gains the client's directory.
+	// PWD is set as a shell would: OpenCode takes its working directory
+	// from it, not from the process's, and would otherwise work in the
+	// directory go test was started from.
 	env = append(append(append([]string(nil), w.env...),
-		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+filepath.Dir(w.reflect)+string(os.PathListSeparator)+os.Getenv("PATH")), env...)
+		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+filepath.Dir(w.reflect)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PWD="+w.repo), env...)
 	out, err := run(context.Background(), clientTimeout, w.repo, env, bin, args...)
 	if err != nil {
 		w.t.Fatal(err)

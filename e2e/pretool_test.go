@@ -71,3 +71,32 @@ func TestCopilotPreTool(t *testing.T) {
 	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
 		"no model request carried the pre-tool warning about %s", id)
 }
+
+// Gemini CLI gives BeforeTool hooks no channel to the model, so reflect
+// does not register one; its AfterTool hook gives the warning once the
+// command has failed, and Gemini appends it to the tool result the model
+// reads next (in <hook_context>, with < and > escaped).
+func TestGeminiPreTool(t *testing.T) {
+	setupGemini(t)
+	w := newWorld(t, "gemini")
+	geminiSettings(w)
+	id := addGizmoLearning(w)
+	res := geminiTurn(w, "Check the widgets. FAILCMD:<"+preToolCmd+">", "")
+	check(t, "pre-tool/turn-completes", res.SessionID != "" && res.Response != "", "turn: %+v", res)
+	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id, "<hook_context>")) > 0,
+		"no model request carried the warning about %s in the tool result", id)
+}
+
+// OpenCode: tool.execute.before has no channel to the model, so reflect's
+// plugin keeps the warning and puts it before the command's output in
+// tool.execute.after; the model reads it with the result.
+func TestOpenCodePreTool(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	id := addGizmoLearning(w)
+	out := w.runAgent(bin, env, "run", "Check the widgets. FAILCMD:<"+preToolCmd+">")
+	check(t, "pre-tool/turn-completes", strings.Contains(string(out), "Ran 1 command"), "turn printed:\n%s", out)
+	check(t, "pre-tool/warning-reaches-model", len(w.requestsWith(preToolWarning, id)) > 0,
+		"no model request carried the pre-tool warning about %s", id)
+}

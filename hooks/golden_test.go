@@ -199,7 +199,7 @@ func TestValidateOutput(t *testing.T) {
 		{"gemini", "prompt", ok("BeforeAgent", block), true},
 		{"gemini", "prompt", ok("UserPromptSubmit", block), false}, // Claude's name
 		{"gemini", "stop", `{}` + "\n", false},                     // AfterAgent: nothing at all
-		{"gemini", "post-tool", ok("AfterTool", block), false},
+		{"gemini", "post-tool", ok("AfterTool", block), true},      // appended to the tool result
 		{"claude", "bogus", "{}\n", false},
 		{"", "prompt", "{}\n", false},
 	} {
@@ -311,7 +311,9 @@ func TestGolden(t *testing.T) {
 		{"gemini", "before-agent", "prompt", geminiSID, []string{"samesite"}, "recalled 1", ""},
 		{"gemini", "before-agent-correction", "prompt", geminiSID, []string{"insecure"}, "recalled 1", ""},
 		{"gemini", "after-tool", "post-tool", geminiSID, nil, "tool call ok", ""},
-		{"gemini", "after-tool-failure", "post-tool", geminiSID, nil, "watching: curl exited 60", ""},
+		// Gemini's BeforeTool reaches no model: AfterTool warns instead
+		// (the warning line, checked by TestGeminiPostToolWarnsAfterFailure).
+		{"gemini", "after-tool-failure", "post-tool", geminiSID, nil, "watching: curl exited 60; warned: curl (" + e.ids["insecure"] + ")", ""},
 		{"gemini", "pre-compress", "pre-compact", geminiSID, nil, "queued session", queue.TriggerPreCompactAuto},
 		{"gemini", "after-agent", "stop", geminiSID, nil, "queued session", queue.TriggerStop},
 		{"gemini", "session-end", "session-end", geminiSID, nil, "queued session", queue.TriggerSessionEnd},

@@ -43,6 +43,12 @@ func preTool(ctx context.Context, r *invocation) (answer, error) {
 	if !ok {
 		return answer{detail: "not a shell command"}, nil
 	}
+	return warnAbout(ctx, r, cmd)
+}
+
+// warnAbout answers the warning for cmd when a learning records the same
+// command as failing and the session was not warned about it yet.
+func warnAbout(ctx context.Context, r *invocation, cmd string) (answer, error) {
 	keys := cmdkey.Keys(cmd)
 	if len(keys) == 0 {
 		return answer{detail: "no command to look up"}, nil
@@ -68,13 +74,13 @@ func preTool(ctx context.Context, r *invocation) (answer, error) {
 		warned[best.ID] = r.now.UTC().Format(time.RFC3339)
 		if err := saveWarned(r.Config.StateDir, r.payload.SessionID, warned); err != nil {
 			// A repeat later is the cost, not this warning.
-			logf(r.Config.StateDir, r.now, "pre-tool: %v", err)
+			logf(r.Config.StateDir, r.now, "%s: %v", r.Event, err)
 		}
 	}
 	// The ledger says why: the command key the learning records as failing.
 	rec := recall.Result{Query: "failing command: " + best.Key, Injected: []recall.Hit{{ID: best.ID}}}
 	if err := recall.RecordInjection(r.Config.StateDir, r.Agent, r.Event, r.payload.SessionID, rec, r.now); err != nil {
-		logf(r.Config.StateDir, r.now, "pre-tool: %v", err)
+		logf(r.Config.StateDir, r.now, "%s: %v", r.Event, err)
 	}
 	return answer{context: warning(best), detail: "warned: " + best.Key + " (" + best.ID + ")"}, nil
 }

@@ -248,3 +248,46 @@ func TestPreToolRecordsInTheLedger(t *testing.T) {
 		t.Errorf("ledger %+v", got)
 	}
 }
+
+// Gemini CLI gives BeforeTool hooks no channel to the model but appends an
+// AfterTool hook's additionalContext to the tool result: after a shell
+// command that failed, Gemini's post-tool hook gives the warning there,
+// once per session. A command that succeeded gets nothing, and other
+// agents' post-tool hooks (which have the pre-tool hook) print nothing.
+func TestGeminiPostToolWarnsAfterFailure(t *testing.T) {
+	e := newHookEnv(t)
+	e.gitRepo(t, "main", "init")
+	cfg := e.withState(t)
+	failed := e.fixture(t, "gemini", "after-tool-failure", nil)
+	out := run(t, cfg, "post-tool", "gemini", failed)
+	if !strings.Contains(out, `"hookEventName":"AfterTool"`) {
+		t.Errorf("answer %q is not Gemini's AfterTool shape", out)
+	}
+	ctx := contextOf(t, out)
+	if !strings.Contains(ctx, "`curl` failed before here") || !strings.Contains(ctx, "("+e.ids["insecure"]+")") {
+		t.Errorf("warning %q does not name curl and the learning", ctx)
+	}
+	ev := lastEvent(t, cfg.StateDir)
+	if ev.Error || !strings.Contains(ev.Detail, "watching: curl exited 60") || !strings.Contains(ev.Detail, "warned: curl") {
+		t.Errorf("last event = %+v: want the watcher armed and the warning given", ev)
+	}
+	if out := run(t, cfg, "post-tool", "gemini", failed); out != "" {
+		t.Errorf("second failure in the session printed %q", out)
+	}
+
+	cfg = e.withState(t)
+	ok := e.fixture(t, "gemini", "after-tool", map[string]any{"tool_input": map[string]any{"command": "curl https://localhost:8443/health"}})
+	if out := run(t, cfg, "post-tool", "gemini", ok); out != "" {
+		t.Errorf("a curl that succeeded printed %q", out)
+	}
+	for _, agent := range []string{"claude", "codex"} {
+		cfg := e.withState(t)
+		name := "post-tool-use-failure"
+		if agent == "codex" {
+			name = "post-tool-use"
+		}
+		if out := run(t, cfg, "post-tool", agent, e.fixture(t, agent, name, nil)); out != "" {
+			t.Errorf("%s post-tool printed %q", agent, out)
+		}
+	}
+}

@@ -361,6 +361,13 @@ func (r *invocation) keepCapture() {
 
 // postTool arms a watcher when a shell command failed, so that the user's
 // next prompt, if it corrects the agent, becomes a mini-learning.
+//
+// Gemini CLI gives its BeforeTool hooks no channel to the model (a
+// decision or new tool input only), but appends an AfterTool hook's
+// additionalContext to the tool result the model reads next. So for
+// Gemini the warning a pre-tool hook would give comes here, once the
+// command has failed: the moment the fix it names is needed. A command
+// that succeeded gets nothing, as the warning would be noise then.
 func postTool(ctx context.Context, r *invocation) (answer, error) {
 	f, failed := FailedBash(r.Agent, r.payload.Raw)
 	if !failed && r.Agent == "codex" {
@@ -375,7 +382,17 @@ func postTool(ctx context.Context, r *invocation) (answer, error) {
 		return answer{}, err
 	}
 	prog, _ := programOf(f.Command)
-	return answer{detail: fmt.Sprintf("watching: %s exited %d", prog, f.ExitCode)}, nil
+	watching := fmt.Sprintf("watching: %s exited %d", prog, f.ExitCode)
+	if r.Agent != "gemini" {
+		return answer{detail: watching}, nil
+	}
+	warn, err := warnAbout(ctx, r, f.Command)
+	if err != nil {
+		// The watcher is armed; a warning the index cannot give is only
+		// logged, as for every hook.
+		return answer{detail: watching}, err
+	}
+	return answer{context: warn.context, detail: watching + "; " + warn.detail}, nil
 }
 
 // openIndex opens the catalog without ever rebuilding it inside a hook: a
