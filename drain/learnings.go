@@ -34,35 +34,55 @@ type Written struct {
 	// Action is "added" when the entry created the learning, "updated"
 	// when it existed before the entry.
 	Action string `json:"action"`
+	// Pending says it awaits review ('reflect review').
+	Pending bool `json:"pending,omitempty"`
+}
+
+// draftOptions say how writeLearnings writes an entry's drafts.
+type draftOptions struct {
+	// pending writes them as drafts awaiting review (status: pending).
+	pending bool
+	// rejected are the fingerprints of drafts the user rejected
+	// (knowledge.Fingerprint): a draft with one of them is not written.
+	rejected map[string]bool
+}
+
+// drafted is what writeLearnings did: each learning written once, in the
+// order first written, and how many drafts it refused as rejected before.
+type drafted struct {
+	learnings []Written
+	refused   int
 }
 
 // writeLearnings turns drafts into documents and sidecars, written and
 // indexed through ix. A draft that repeats an existing learning (same id,
-// or a near-duplicate) updates it instead of adding another. It returns
-// each learning written once, in the order first written.
-func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time) ([]Written, error) {
+// or a near-duplicate) updates it instead of adding another; one the user
+// rejected before is not written. Under review, what it writes is pending,
+// an update of an active learning included: the new content is the
+// writer's, not yet the user's.
+func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time, opts draftOptions) (drafted, error) {
 	k := knowledge.New(ix)
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = rec.Cwd
 	}
 	project := gitrepo.Project(ctx, cwd)
-	var out []Written
+	var res drafted
+	out := []Written(nil)
 	seen := map[string]int{} // id → index in out
 	for _, d := range drafts {
 		l, sc := toLearning(d, c, rec, project, cwd, now)
-		if dup := k.DuplicateOf(ctx, l); dup != "" {
-			l.ID = dup
-			if sc != nil {
-				sc.DocumentID = dup
-			}
+		if opts.rejected[knowledge.Fingerprint(l)] {
+			res.refused++
+			continue
 		}
-		// ErrBusy: the learning is on disk and another process's update
-		// outlasted the wait; the next refresh indexes it. Failing here
-		// would run the writer (and pay for it) again for nothing.
-		res, err := k.Put(ctx, l, sc, now)
-		if err != nil && !errors.Is(err, index.ErrBusy) {
-			return out, fmt.Errorf("write learning %q: %w", l.Title, err)
+		if opts.pending {
+			l.Status = store.StatusPending
+		}
+		put, err := putDraft(ctx, k, l, sc, now)
+		if err != nil {
+			res.learnings = out
+			return res, fmt.Errorf("write learning %q: %w", l.Title, err)
 		}
 		if i, ok := seen[l.ID]; ok {
 			// Written before in this entry: it keeps the action it had
@@ -70,14 +90,40 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 			out[i].Title = l.Title
 			continue
 		}
-		action := res.Action
+		action := put.Action
 		if action == "" {
 			action = "added"
 		}
 		seen[l.ID] = len(out)
-		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action})
+		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action, Pending: l.Pending()})
 	}
-	return out, nil
+	res.learnings = out
+	return res, nil
+}
+
+// putDraft writes one draft, updating the learning it near-duplicates,
+// under the drafts lock so that a review approving or rejecting that
+// learning at the same moment does not write over it (or it over the
+// review). ErrBusy is not an error: the learning is on disk and another
+// process's index update outlasted the wait; the next refresh indexes it.
+// Failing there would run the writer (and pay for it) again for nothing.
+func putDraft(ctx context.Context, k *knowledge.Base, l *store.Learning, sc *store.Sidecar, now time.Time) (knowledge.PutResult, error) {
+	unlock, err := k.LockDrafts(ctx)
+	if err != nil {
+		return knowledge.PutResult{}, err
+	}
+	defer unlock()
+	if dup := k.DuplicateOf(ctx, l); dup != "" {
+		l.ID = dup
+		if sc != nil {
+			sc.DocumentID = dup
+		}
+	}
+	res, err := k.Put(ctx, l, sc, now)
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		return res, err
+	}
+	return res, nil
 }
 
 // toLearning builds the document for a draft. Every text is redacted again:
