@@ -55,4 +55,3 @@ func (k *Base) CountPending(ctx context.Context, stateDir string) (int, error) {
 	}
 	return n, nil
 }
-
