@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
@@ -243,7 +244,7 @@ func waitingNote(n int) string {
 	if n == 0 {
 		return "No learnings wait for review."
 	}
-	return fmt.Sprintf("%s %s for review: reflect review", countOf(n, "learning"), plural(n, "waits", "wait"))
+	return hooks.ReviewNote(n)
 }
 
 func upperFirst(s string) string {
