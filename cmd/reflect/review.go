@@ -173,7 +173,7 @@ func reviewIDs(f *Factory, opts *ReviewOptions, pending []*store.Learning) ([]st
 	}
 	if len(ids) == 0 {
 		if opts.JSON {
-			return nil, printJSON(f.IO.Out, reviewResult{Action: opts.Action + "d", IDs: []string{}})
+			return nil, printJSON(f.IO.Out, reviewResult{Action: pastTense(opts.Action), IDs: []string{}})
 		}
 		fmt.Fprintln(f.IO.Err, "No learnings wait for review.")
 		return nil, nil
@@ -204,14 +204,14 @@ func reviewApply(ctx context.Context, f *Factory, k *knowledge.Base, opts *Revie
 	if err != nil && len(done) == 0 {
 		return reviewError(err)
 	}
-	if err := f.notIndexedYet(err, opts.Action+"d "+countOf(len(done), "draft")); err != nil {
+	if err := f.notIndexedYet(err, pastTense(opts.Action)+" "+countOf(len(done), "draft")); err != nil {
 		return err
 	}
 	left, cerr := k.CountPending(ctx, c.StateDir)
 	if cerr != nil {
 		left = before - len(done)
 	}
-	res := reviewResult{Action: opts.Action + "d", IDs: make([]string, len(done)), Pending: left}
+	res := reviewResult{Action: pastTense(opts.Action), IDs: make([]string, len(done)), Pending: left}
 	for i, l := range done {
 		res.IDs[i] = l.ID
 	}
@@ -245,6 +245,14 @@ func waitingNote(n int) string {
 		return "No learnings wait for review."
 	}
 	return hooks.ReviewNote(n)
+}
+
+// pastTense is "approved" or "rejected".
+func pastTense(action string) string {
+	if action == "approve" {
+		return "approved"
+	}
+	return action + "ed"
 }
 
 func upperFirst(s string) string {
