@@ -97,13 +97,16 @@ every draft; on a terminal it asks first, elsewhere it needs --yes.`,
 	}
 	cmd.PersistentFlags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.PersistentFlags().BoolVarP(&opts.Yes, "yes", "y", false, "do not ask for confirmation (--all from a script)")
-	for _, sub := range []struct{ use, short string }{
-		{"approve", "Approve drafts: the hooks inject them from now on"},
-		{"reject", "Reject drafts: delete them, and never write the same content again"},
+	for _, sub := range []struct{ use, short, example string }{
+		{"approve", "Approve drafts: the hooks inject them from now on",
+			"  reflect review approve 3f9a1c 7d2e40\n  reflect review approve --all --yes --json"},
+		{"reject", "Reject drafts: delete them, and never write the same content again",
+			"  reflect review reject 3f9a1c\n  reflect review reject --all --yes"},
 	} {
 		c := &cobra.Command{
 			Use:               sub.use + " ID...|--all",
 			Short:             sub.short,
+			Example:           sub.example,
 			ValidArgsFunction: completeLearningIDs(f),
 			RunE:              func(cmd *cobra.Command, args []string) error { return run(cmd, sub.use, args) },
 		}
@@ -113,6 +116,7 @@ every draft; on a terminal it asks first, elsewhere it needs --yes.`,
 	cmd.AddCommand(&cobra.Command{
 		Use:               "edit ID",
 		Short:             "Edit a draft in $VISUAL or $EDITOR, then approve it",
+		Example:           "  reflect review edit 3f9a1c\n  VISUAL=\"code --wait\" reflect review edit 3f9a1c",
 		Args:              exactArgs(1, "one draft id"),
 		ValidArgsFunction: completeLearningIDs(f),
 		RunE:              func(cmd *cobra.Command, args []string) error { return run(cmd, "edit", args) },
