@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -100,9 +101,10 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 		return e
 	}
 	note := func(msg string) { logNote(r.opts.StateDir, now, rec.ID, msg) }
-	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now, cands, note)
-	e.Written = written
-	for _, w := range written {
+	written, err := writeLearnings(ctx, r.ix, c, out.Learnings, rec, now, cands, note, r.draftOptions())
+	e.Written = written.learnings
+	e.Refused = written.refused
+	for _, w := range written.learnings {
 		e.Learnings = append(e.Learnings, w.ID)
 	}
 	ids := e.Learnings
@@ -118,6 +120,18 @@ func (r *entryRun) run(ctx context.Context) (e Entry) {
 	done.Outcome = fmt.Sprintf("%s %d", outcome, len(ids))
 	r.ack(&e, done, outcome)
 	return e
+}
+
+// draftOptions says how this entry's drafts are written: pending when
+// they await review, and which contents the user rejected.
+func (r *entryRun) draftOptions() draftOptions {
+	d := draftOptions{pending: r.opts.review(r.w)}
+	if r.opts.StateDir != "" {
+		// Unreadable rejections must not stop the drain: the draft is
+		// written (pending when reviewed) and can be rejected again.
+		d.rejected, _ = knowledge.NewRejections(r.opts.StateDir).Load()
+	}
+	return d
 }
 
 func (r *entryRun) ack(e *Entry, p queue.Processed, outcome string) {

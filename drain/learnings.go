@@ -34,6 +34,24 @@ type Written struct {
 	// Action is "added" when the entry created the learning, "updated"
 	// when it existed before the entry.
 	Action string `json:"action"`
+	// Pending says it awaits review ('reflect review').
+	Pending bool `json:"pending,omitempty"`
+}
+
+// draftOptions say how writeLearnings writes an entry's drafts.
+type draftOptions struct {
+	// pending writes them as drafts awaiting review (status: pending).
+	pending bool
+	// rejected are the fingerprints of drafts the user rejected
+	// (knowledge.Fingerprint): a draft with one of them is not written.
+	rejected map[string]bool
+}
+
+// drafted is what writeLearnings did: each learning written once, in the
+// order first written, and how many drafts it refused as rejected before.
+type drafted struct {
+	learnings []Written
+	refused   int
 }
 
 // writeLearnings turns drafts into documents and sidecars, written and
@@ -42,16 +60,19 @@ type Written struct {
 // linked to it; either id must be one of cands, the learnings the writer
 // was shown, else the draft is written as new and note says why. A new
 // draft that repeats an existing learning (same id, or a near-duplicate)
-// updates it instead of adding another. It returns each learning written
-// once, in the order first written.
-func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time, cands []writer.Candidate, note func(string)) ([]Written, error) {
+// updates it instead of adding another; one the user rejected before is
+// not written. Under review, what it writes is pending, an update of an
+// active learning included: the new content is the writer's, not yet the
+// user's.
+func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time, cands []writer.Candidate, note func(string), opts draftOptions) (drafted, error) {
 	k := knowledge.New(ix)
 	cwd := c.Cwd
 	if cwd == "" {
 		cwd = rec.Cwd
 	}
 	project := gitrepo.Project(ctx, cwd)
-	var out []Written
+	var res drafted
+	out := []Written(nil)
 	seen := map[string]int{} // id → index in out
 	shown := map[string]bool{}
 	for _, cand := range cands {
@@ -60,39 +81,26 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 	for _, d := range drafts {
 		d = checkAnswer(d, shown, note)
 		l, sc := toLearning(d, c, rec, project, cwd, now)
-		var res knowledge.PutResult
-		var err error
-		switch {
-		case d.Update != "":
-			// The learning updated keeps its type, scope and project:
-			// the writer rewords what it says, not where it belongs.
-			l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
-			if sc != nil {
-				sc.DocumentID = d.Update
-			}
-			res, err = k.Update(ctx, d.Update, l, sc, now)
-			var de *store.DocError
-			if errors.Is(err, store.ErrNotFound) || errors.As(err, &de) {
-				// Forgotten (or broken by hand) since it was shown: the
-				// draft is new, rather than the entry retried for it.
-				note("update " + d.Update + ": " + err.Error() + "; written as new")
-				l, sc = toLearning(d, c, rec, project, cwd, now)
-				res, err = k.Put(ctx, l, sc, now)
-			}
-		default:
-			if dup := k.DuplicateOf(ctx, l); dup != "" && dup != d.Supersedes {
-				l.ID = dup
-				if sc != nil {
-					sc.DocumentID = dup
-				}
-			}
-			res, err = k.Put(ctx, l, sc, now)
+		if opts.rejected[knowledge.Fingerprint(l)] {
+			res.refused++
+			continue
 		}
-		// ErrBusy: the learning is on disk and another process's update
-		// outlasted the wait; the next refresh indexes it. Failing here
-		// would run the writer (and pay for it) again for nothing.
-		if err != nil && !errors.Is(err, index.ErrBusy) {
-			return out, fmt.Errorf("write learning %q: %w", l.Title, err)
+		if opts.pending {
+			l.Status = store.StatusPending
+		}
+		put, err := putDraft(ctx, k, d, l, sc, now, func() (*store.Learning, *store.Sidecar) {
+			l, sc := toLearning(d, c, rec, project, cwd, now)
+			if opts.pending {
+				l.Status = store.StatusPending
+			}
+			return l, sc
+		}, note)
+		if err != nil {
+			res.learnings = out
+			return res, fmt.Errorf("write learning %q: %w", l.Title, err)
+		}
+		if put.learning != nil {
+			l = put.learning
 		}
 		if i, ok := seen[l.ID]; ok {
 			// Written before in this entry: it keeps the action it had
@@ -100,14 +108,69 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 			out[i].Title = l.Title
 			continue
 		}
-		action := res.Action
+		action := put.Action
 		if action == "" {
 			action = "added"
 		}
 		seen[l.ID] = len(out)
-		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action})
+		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action, Pending: l.Pending()})
 	}
-	return out, nil
+	res.learnings = out
+	return res, nil
+}
+
+// putResult is what putDraft wrote: the knowledge base's result and the
+// learning written, when it is not the one putDraft was given (an update
+// of a learning forgotten since is written anew).
+type putResult struct {
+	knowledge.PutResult
+	learning *store.Learning
+}
+
+// putDraft writes one draft under the drafts lock, so that a review
+// approving or rejecting that learning at the same moment does not write
+// over it (or it over the review). An "update <id>" answer updates that
+// learning, keeping its type, scope and project (the writer rewords what
+// it says, not where it belongs); a learning forgotten or broken by hand
+// since it was shown gets the draft as new (fresh builds it again), rather
+// than the entry retried. Otherwise the draft updates the learning it
+// near-duplicates, unless that is the one it supersedes. ErrBusy is not an
+// error: the learning is on disk and another process's index update
+// outlasted the wait; the next refresh indexes it. Failing there would run
+// the writer (and pay for it) again for nothing.
+func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.Learning, sc *store.Sidecar, now time.Time, fresh func() (*store.Learning, *store.Sidecar), note func(string)) (putResult, error) {
+	unlock, err := k.LockDrafts(ctx)
+	if err != nil {
+		return putResult{}, err
+	}
+	defer unlock()
+	var res putResult
+	if d.Update != "" {
+		l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
+		if sc != nil {
+			sc.DocumentID = d.Update
+		}
+		res.PutResult, err = k.Update(ctx, d.Update, l, sc, now)
+		var de *store.DocError
+		if errors.Is(err, store.ErrNotFound) || errors.As(err, &de) {
+			note("update " + d.Update + ": " + err.Error() + "; written as new")
+			l, sc = fresh()
+			res.learning = l
+			res.PutResult, err = k.Put(ctx, l, sc, now)
+		}
+	} else {
+		if dup := k.DuplicateOf(ctx, l); dup != "" && dup != d.Supersedes {
+			l.ID = dup
+			if sc != nil {
+				sc.DocumentID = dup
+			}
+		}
+		res.PutResult, err = k.Put(ctx, l, sc, now)
+	}
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		return res, err
+	}
+	return res, nil
 }
 
 // checkAnswer keeps the writer's update and supersedes only when they name

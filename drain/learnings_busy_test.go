@@ -37,7 +37,8 @@ func TestWriteLearningsWhileIndexBusy(t *testing.T) {
 	drafts := []writer.Draft{{Title: "Flyway migrations run out of order on a fresh clone",
 		KeyInsight: "Set outOfOrder=false and number migrations by timestamp", Confidence: "medium"}}
 	rec := queue.Record{Harness: queue.HarnessClaude, SessionID: "busy", Trigger: queue.TriggerStop}
-	written, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now(), nil, func(string) {})
+	d, err := writeLearnings(ctx, ix, &transcript.Condensed{}, drafts, rec, time.Now(), nil, func(string) {}, draftOptions{})
+	written := d.learnings
 	if err != nil || len(written) != 1 {
 		t.Fatalf("writeLearnings while the index is busy: %+v, %v", written, err)
 	}

@@ -61,6 +61,18 @@ type Options struct {
 	// near-duplicate among them of a learning of this machine is folded
 	// into one (see knowledge.Base.FoldPulled).
 	Pulled []string
+	// Review says whether the learnings written land pending, awaiting
+	// 'reflect review' (drain.review); nil means yes for an LLM writer and
+	// no for the builtin one.
+	Review *bool
+}
+
+// review reports whether what w drafts lands pending.
+func (o Options) review(w writer.Writer) bool {
+	if o.Review != nil {
+		return *o.Review
+	}
+	return writer.LLM(w.Name())
 }
 
 // Report says what a drain run did.
@@ -79,6 +91,11 @@ type Report struct {
 	Today Spend `json:"today"`
 	// Waiting is how many entries are left in the queue.
 	Waiting int `json:"waiting"`
+	// Review says the learnings written await review (drain.review).
+	Review bool `json:"review,omitempty"`
+	// Pending is how many drafts await review after the run (counted
+	// when the run opened the index).
+	Pending int `json:"pending,omitempty"`
 	// Folded are the near-duplicate pairs a sync brought in that this run
 	// made one.
 	Folded []knowledge.Folded `json:"folded,omitempty"`
@@ -96,12 +113,15 @@ type Entry struct {
 	Written []Written `json:"written,omitempty"`
 	// Signals are the feedback the session gave the learnings
 	// (confirmed, refuted, stale; docs/ranking.md).
-	Signals    []knowledge.Signal `json:"signals,omitempty"`
-	Error      string             `json:"error,omitempty"`
-	RawBytes   int64              `json:"raw_bytes,omitempty"`
-	SentChars  int                `json:"sent_chars,omitempty"`
-	CostUSD    float64            `json:"cost_usd,omitempty"`
-	DurationMS int64              `json:"duration_ms"`
+	Signals []knowledge.Signal `json:"signals,omitempty"`
+	// Refused is how many drafts repeated a draft the user rejected
+	// ('reflect review reject') and were not written.
+	Refused    int     `json:"refused,omitempty"`
+	Error      string  `json:"error,omitempty"`
+	RawBytes   int64   `json:"raw_bytes,omitempty"`
+	SentChars  int     `json:"sent_chars,omitempty"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
 }
 
 // Entry outcomes.
@@ -151,6 +171,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 	}
 	rep.Writer, rep.WriterWhy = w.Name(), why
+	rep.Review = o.review(w)
 
 	q, err := queue.Open(o.StateDir)
 	if err != nil {
@@ -193,6 +214,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	if err := reflectEach(ctx, o, q, ix, w, ledger, recs, rep); err != nil {
 		return rep, err
+	}
+	if ix != nil {
+		// The status line's count of the inbox, which this run may
+		// have filled: it opens no index to count it itself.
+		rep.Pending, _ = knowledge.New(ix).CountPending(ctx, o.StateDir)
 	}
 	if !o.DryRun && len(o.Pulled) > 0 {
 		if ix == nil {

@@ -271,7 +271,9 @@ func TestDrainNumbers(t *testing.T) {
 		}
 		var written []Written
 		stage(fmt.Sprintf("write+index %d learnings", len(out.Learnings)), func() {
-			written, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now(), nil, func(string) {})
+			var res drafted
+			res, err = writeLearnings(ctx, ix, cd, out.Learnings, rec, time.Now(), nil, func(string) {}, draftOptions{})
+			written = res.learnings
 		})
 		if err != nil || len(written) == 0 {
 			t.Fatalf("writeLearnings: %+v, %v", written, err)

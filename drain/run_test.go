@@ -226,7 +226,9 @@ func (e *drainEnv) search(t testing.TB, text string) []index.Result {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	res, err := ix.Search(ctx, index.Query{Text: text, Limit: 10})
+	// Drafts awaiting review are found too: what an LLM writer wrote
+	// is indexed whether or not it was approved yet.
+	res, err := ix.Search(ctx, index.Query{Text: text, Limit: 10, Pending: index.PendingShown})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,6 +426,9 @@ func TestRunFakeClaudeSuccess(t *testing.T) {
 	l := e.read(t, en.Learnings[0])
 	if l.Title != "OAuth state cookie must be SameSite=Lax" || l.Confidence != "high" || l.Category != "debugging" {
 		t.Errorf("learning: %+v", l)
+	}
+	if !l.Pending() || !rep.Review || !en.Written[0].Pending {
+		t.Errorf("an LLM writer's learning: status %q, report review %v, written %+v; want pending (drain.review is on by default)", l.Status, rep.Review, en.Written)
 	}
 	sc, err := store.Open(filepath.Join(e.kb, "documents")).ReadSidecar(l.ID)
 	if err != nil || len(sc.Entities) != 2 || len(sc.Relationships) != 1 || sc.Relationships[0].Type != "configured_in" {

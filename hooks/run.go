@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/reflectkb/reflect/importer"
@@ -16,6 +17,7 @@ import (
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/internal/proc"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/statusline"
@@ -486,6 +488,14 @@ func sessionStart(ctx context.Context, r *invocation) (answer, error) {
 		return answer{}, err
 	}
 	a := r.recallAnswer(res)
+	// An unreviewed inbox is never silent: the count (no title of a
+	// draft: those are not to be injected) goes to the agent, which can
+	// tell the user, and to the status line's event.
+	if n, err := knowledge.New(ix).CountPending(ctx, r.Config.StateDir); err == nil && n > 0 {
+		note := ReviewNote(n)
+		a.context = strings.TrimLeft(a.context+"\n<reflect-learnings>\nFor the user: "+note+"\n</reflect-learnings>", "\n")
+		a.detail += "; " + note
+	}
 	if r.startDrain() {
 		a.detail += "; draining in the background"
 	}
@@ -493,6 +503,15 @@ func sessionStart(ctx context.Context, r *invocation) (answer, error) {
 		a.detail += "; syncing in the background"
 	}
 	return a, nil
+}
+
+// ReviewNote says how many drafts wait for review and the command that
+// reviews them: "3 learnings wait for review: reflect review".
+func ReviewNote(n int) string {
+	if n == 1 {
+		return "1 learning waits for review: reflect review"
+	}
+	return fmt.Sprintf("%d learnings wait for review: reflect review", n)
 }
 
 // refreshInBackground reports whether documents/ changed since the index

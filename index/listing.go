@@ -11,6 +11,8 @@ import (
 type ListOptions struct {
 	Limit   int
 	Project string
+	// Pending says whether drafts awaiting review are listed.
+	Pending PendingFilter
 }
 
 // List returns indexed learnings, most recently updated first.
@@ -18,10 +20,10 @@ func (ix *Index) List(ctx context.Context, opts ListOptions) ([]Result, error) {
 	if opts.Limit <= 0 {
 		opts.Limit = 50
 	}
-	query := `SELECT ` + metaColumns + ` FROM docs`
+	query := `SELECT ` + metaColumns + ` FROM docs WHERE ` + opts.Pending.sql()
 	var args []any
 	if opts.Project != "" {
-		query += ` WHERE project = ? COLLATE NOCASE`
+		query += ` AND project = ? COLLATE NOCASE`
 		args = append(args, opts.Project)
 	}
 	query += ` ORDER BY updated DESC, id LIMIT ?`
@@ -47,13 +49,15 @@ type Counts struct {
 	Learnings int `json:"learnings"`
 	Mini      int `json:"mini"`
 	Problems  int `json:"problems"`
+	// Pending is how many drafts await review ('reflect review').
+	Pending int `json:"pending"`
 }
 
 // Count returns how many learnings are indexed and how many documents were
 // found malformed at the last reindex.
 func (ix *Index) Count(ctx context.Context) (Counts, error) {
 	var c Counts
-	err := ix.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE type='mini') FROM docs`).Scan(&c.Learnings, &c.Mini)
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE type='mini'), count(*) FILTER (WHERE `+PendingOnly.sql()+`) FROM docs`).Scan(&c.Learnings, &c.Mini, &c.Pending)
 	if err != nil {
 		return c, err
 	}

@@ -43,6 +43,9 @@ type Query struct {
 	// at the idf of a rare word in a KB of about a thousand, a score means
 	// the same in any KB at least that big (the recall hook's floor).
 	IDFCap float64
+	// Pending says whether drafts awaiting review are found (by default
+	// they are not).
+	Pending PendingFilter
 }
 
 // Signals is a set of ranked lists that fusion combines.
@@ -79,8 +82,9 @@ type Result struct {
 	Stale      bool     `json:"stale,omitempty"`
 	StaleFiles []string `json:"stale_files,omitempty"`
 	// Held says why the learning is kept out of automatic injection
-	// (superseded, never, wrong, outdated; store.Learning.Held): search
-	// lists it, the hooks' recall leaves it out.
+	// (pending, superseded, never, wrong, outdated; store.Learning.Held):
+	// search lists it (a pending draft only when Query.Pending asks), the
+	// hooks' recall leaves it out.
 	Held string `json:"held,omitempty"`
 	// Feedback is the user's marks in words ("helpful 2, wrong 1").
 	Feedback string `json:"feedback,omitempty"`
@@ -344,6 +348,9 @@ func (ix *Index) applyFactors(ctx context.Context, q Query, cands map[int64]*Why
 	results := make([]Result, 0, len(metas))
 	nOf := make(map[string]int64, len(metas))
 	for n, r := range metas {
+		if !q.Pending.keeps(r.Held) {
+			continue
+		}
 		nOf[r.ID] = n
 		w := *cands[n]
 		w.Confidence = confidenceFactor[r.Confidence]

@@ -26,7 +26,9 @@ type Duplicate struct {
 // least NearDuplicateShare; ok is false when there is none. Candidates are
 // the best search hits for l's title and insight.
 func (k *Base) NearDuplicate(ctx context.Context, l *store.Learning) (dup Duplicate, ok bool, err error) {
-	results, err := k.ix.Search(ctx, index.Query{Text: l.Title + " " + l.KeyInsight, Limit: 5})
+	// Drafts awaiting review count: a writer repeating itself updates
+	// its pending draft rather than filling the inbox with another.
+	results, err := k.ix.Search(ctx, index.Query{Text: l.Title + " " + l.KeyInsight, Limit: 5, Pending: index.PendingShown})
 	if err != nil {
 		return Duplicate{}, false, err
 	}

@@ -33,6 +33,8 @@ type SearchInput struct {
 	Query   string `json:"query" jsonschema:"free text: symptoms, error messages, file paths, tool names; every word counts"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"how many results at most (1-100, default 10)"`
 	Project string `json:"project,omitempty" jsonschema:"rank this project's learnings first (default: the project of the directory the server runs in)"`
+	// IncludePending finds the drafts awaiting the user's review too.
+	IncludePending bool `json:"include_pending,omitempty" jsonschema:"also find drafts an LLM writer wrote that the user has not reviewed yet (held: pending); they are not the user's knowledge until approved"`
 }
 
 // SearchHit is one search result.
@@ -46,7 +48,7 @@ type SearchHit struct {
 	Score      float64  `json:"score" jsonschema:"fused relevance score; higher is better, comparable only within one search"`
 	Project    string   `json:"project,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
-	Held       string   `json:"held,omitempty" jsonschema:"why hooks do not inject it: superseded, or marked wrong, outdated or never"`
+	Held       string   `json:"held,omitempty" jsonschema:"why hooks do not inject it: pending (a draft awaiting review), superseded, or marked wrong, outdated or never"`
 }
 
 // SearchOutput is the search tool's result.
@@ -230,6 +232,9 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 		return nil, out, fmt.Errorf("limit must be between 1 and %d", maxSearchLimit)
 	}
 	q := index.Query{Text: in.Query, Limit: limit}
+	if in.IncludePending {
+		q.Pending = index.PendingShown
+	}
 	q.Project, q.Root = s.place(ctx)
 	if in.Project != "" {
 		q.Project = in.Project

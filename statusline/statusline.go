@@ -93,6 +93,9 @@ type Drain struct {
 	// Runs and USD are today's (UTC) writer runs and spend.
 	Runs int
 	USD  float64
+	// Review is how many drafts wait for 'reflect review': shown
+	// whenever there are any, so an unreviewed inbox is never silent.
+	Review int
 }
 
 // segment is d in a few words: "claude 2 runs 4.42¢", "builtin 1 run"; the
@@ -180,6 +183,9 @@ func render(ev Event, sessionID string, color bool, now time.Time, d Drain) stri
 		counts = append(counts, fmt.Sprintf("recalled %d", ev.Counts.Recalled))
 	}
 	counts = append(counts, fmt.Sprintf("queued %d", ev.Counts.Queued))
+	if d.Review > 0 {
+		counts = append(counts, fmt.Sprintf("%d to review", d.Review))
+	}
 	if seg := d.segment(); seg != "" {
 		counts = append(counts, seg)
 	}

@@ -277,6 +277,8 @@ func TestRenderDrain(t *testing.T) {
 			"reflect: queued 0, builtin 1 run"},
 		{"over a dollar", Event{}, Drain{Writer: "claude", LLM: true, Runs: 20, USD: 1.5}, false,
 			"reflect: queued 0, claude 20 runs $1.50"},
+		{"drafts wait for review", Event{}, Drain{Writer: "claude", LLM: true, Runs: 1, USD: 0.0412, Review: 3}, true,
+			"🧠 queued 0 · 3 to review · claude 1 run 4.12¢"},
 		{"the event still follows", recent, Drain{Writer: "claude", LLM: true, Runs: 1, USD: 0.0412}, false,
 			"reflect: recalled 1, queued 2, claude 1 run 4.12¢, queued"},
 	} {

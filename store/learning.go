@@ -82,6 +82,10 @@ type Learning struct {
 	// reconcile: both versions are kept under headings for a person to
 	// settle (doctor and list show it).
 	NeedsReview bool `yaml:"needs_review,omitempty" json:"needs_review,omitempty"`
+	// Status is StatusPending for a draft an LLM writer wrote that the
+	// user has not reviewed yet ('reflect review'): hooks never inject it
+	// and search shows it only when asked. Absent means active.
+	Status string `yaml:"status,omitempty" json:"status,omitempty"`
 
 	// Body is the markdown after the frontmatter.
 	Body string `yaml:"-" json:"body"`
@@ -98,8 +102,12 @@ var knownKeys = map[string]bool{
 	"id": true, "title": true, "type": true, "confidence": true, "category": true,
 	"tags": true, "symptoms": true, "key_insight": true, "scope": true, "project": true,
 	"created": true, "updated": true, "source": true, "cites": true, "superseded_by": true,
-	"supersedes": true, "feedback": true, "private": true, "needs_review": true,
+	"supersedes": true, "feedback": true, "private": true, "needs_review": true, "status": true,
 }
+
+// StatusPending is the status of a draft awaiting review: the only value
+// the status field takes (absent is active).
+const StatusPending = "pending"
 
 // DocError says why one document could not be used. Indexing and search
 // report it and carry on with the other documents.
@@ -398,6 +406,9 @@ func (l *Learning) validate(requireID bool) error {
 	if l.SupersededBy != "" && !ValidID(l.SupersededBy) {
 		problems = append(problems, fmt.Sprintf("superseded_by %q is not a learning id", l.SupersededBy))
 	}
+	if l.Status != "" && l.Status != StatusPending {
+		problems = append(problems, fmt.Sprintf("status %q is not pending (leave it out for an active learning)", l.Status))
+	}
 	if l.Supersedes != "" && l.Supersedes == l.ID {
 		problems = append(problems, "a learning cannot supersede itself")
 	}
@@ -584,15 +595,18 @@ func (f *Feedback) String() string {
 }
 
 // Held says why the learning is kept out of automatic injection (the
-// hooks' recall), "" when it is not: "superseded" when a newer learning
-// replaces it, else the strongest mark against it (never, wrong,
-// outdated), then "stale: <reason>" when the code no longer bears it
-// out, then "refuted" when sessions refuted it RefutedHold times and
-// nothing speaks for it. Search still finds a held learning and shows why. A mark
+// hooks' recall), "" when it is not: "pending" for a draft awaiting review,
+// "superseded" when a newer learning replaces it, else the strongest mark
+// against it (never, wrong, outdated), then "stale: <reason>" when the code
+// no longer bears it out, then "refuted" when sessions refuted it
+// RefutedHold times and nothing speaks for it. Search still finds a held
+// learning and shows why. A mark
 // holds until it is cleared ('reflect mark ID clear' or 'reflect edit'):
 // a later helpful mark does not outvote a wrong one.
 func (l *Learning) Held() string {
 	switch f := l.Feedback; {
+	case l.Status == StatusPending:
+		return StatusPending
 	case l.SupersededBy != "":
 		return "superseded"
 	case f == nil:
@@ -615,6 +629,9 @@ func (l *Learning) Held() string {
 // confirm it, and no one mark it helpful) before it is held: one failure
 // after an injection may be bad luck, two in separate sessions are not.
 const RefutedHold = 2
+
+// Pending reports whether the learning is a draft awaiting review.
+func (l *Learning) Pending() bool { return l.Status == StatusPending }
 
 // LocalOnly reports whether the learning must never leave this machine:
 // scope personal or private: true (ARCHITECTURE §7).

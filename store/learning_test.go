@@ -591,3 +591,30 @@ func TestPlainBodySeparatesBlocks(t *testing.T) {
 		t.Errorf("PlainBody = %q, want %q", got, want)
 	}
 }
+
+// status: pending parses, holds the learning out of injection before any
+// other reason, and round-trips; any other status is refused with a reason.
+func TestStatusPending(t *testing.T) {
+	l, err := Parse([]byte(docWith("status: pending\nsuperseded_by: other\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Pending() || l.Held() != StatusPending {
+		t.Errorf("Pending() = %v, Held() = %q, want a pending learning held as pending", l.Pending(), l.Held())
+	}
+	data, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\nstatus: pending\n") {
+		t.Errorf("Marshal lost the status:\n%s", data)
+	}
+	l.Status = ""
+	if l.Pending() || l.Held() != "superseded" {
+		t.Errorf("after approval Held() = %q, want superseded", l.Held())
+	}
+	_, err = Parse([]byte(docWith("status: active\n")))
+	if err == nil || !strings.Contains(err.Error(), `status "active" is not pending`) {
+		t.Errorf("status: active: %v, want a refusal naming the field", err)
+	}
+}

@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/money"
+	"github.com/reflectkb/reflect/knowledge"
 )
 
 // pageNames are the templates under templates/, each parsed with
 // layout.html.
-var pageNames = []string{"search", "learning", "forget", "graph", "activity", "error"}
+var pageNames = []string{"search", "learning", "forget", "graph", "activity", "inbox", "error"}
 
 func parsePages(csrf string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -48,12 +49,17 @@ type page struct {
 	// the CSP allows no inline script.
 	Scripts []string
 	Data    any
+	// Pending is how many drafts wait for review, for the nav's count.
+	Pending int
 }
 
 // renderPage writes a page whole or, when its template fails, a 500
 // without half a page before it.
 func (s *Server) renderPage(w http.ResponseWriter, status int, name string, p page) {
 	p.CSRF = s.csrf
+	// The count the drain, the CLI and the inbox record: reading it
+	// takes no index lock, which a page may be rendered under.
+	p.Pending = knowledge.RecordedPending(s.cfg.StateDir)
 	var buf bytes.Buffer
 	if err := s.pages[name].Execute(&buf, p); err != nil {
 		http.Error(w, "500 internal error: "+err.Error(), http.StatusInternalServerError)

@@ -151,6 +151,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/graph", s.apiGraph)
 	mux.HandleFunc("GET /api/entity/{id}", s.apiEntity)
 	mux.HandleFunc("GET /activity", s.activityPage)
+	mux.HandleFunc("GET /inbox", s.inboxPage)
+	mux.HandleFunc("POST /inbox/{id}/{action}", s.inboxAction)
 	mux.HandleFunc("POST /queue/{id}/retry", s.queueRetry)
 	mux.HandleFunc("POST /queue/{id}/drop", s.queueDrop)
 	static, _ := fs.Sub(staticFS, "static")

@@ -19,7 +19,7 @@ const (
 
 var commandGroups = map[string]string{
 	"search": groupEveryday, "add": groupEveryday, "list": groupEveryday,
-	"show": groupEveryday, "forget": groupEveryday, "edit": groupEveryday, "mark": groupEveryday, "log": groupEveryday, "graph": groupEveryday, "ui": groupEveryday,
+	"show": groupEveryday, "forget": groupEveryday, "edit": groupEveryday, "mark": groupEveryday, "review": groupEveryday, "log": groupEveryday, "graph": groupEveryday, "ui": groupEveryday,
 	"status": groupEveryday, "sync": groupEveryday,
 	"import": groupEveryday, "promote": groupEveryday, "demote": groupEveryday,
 	"install": groupSetup, "uninstall": groupSetup, "doctor": groupSetup,
@@ -181,6 +181,9 @@ Drain (turning transcripts into learnings)
   REFLECT_DRAIN_TIMEOUT    time per writer run, e.g. 300s (drain.timeout)
   REFLECT_DRAIN_MAX_ATTEMPTS  failures before an entry is poisoned
                            (drain.max_attempts, 3)
+  REFLECT_DRAIN_REVIEW     true: what the writer drafts waits for 'reflect
+                           review' (drain.review; default true for an LLM
+                           writer, false for the builtin one)
   Set for a command writer while it runs:
   REFLECT_CONDENSED_JSON   path of the condensed transcript (JSON)
   REFLECT_WRITER_PROMPT    path of the prompt the claude writer would get

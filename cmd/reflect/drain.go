@@ -159,6 +159,10 @@ func printDrain(f *Factory, rep *drain.Report) {
 		fmt.Fprintf(out, "Folded %s into %s: near-duplicates, one arrived by sync.\n", fd.Gone, fd.Kept)
 	}
 	fmt.Fprintf(out, "Today: %s, $%.2f. Waiting: %d.\n", entries(rep.Today.Entries), rep.Today.USD, rep.Waiting)
+	if rep.Pending > 0 {
+		// What this writer drafts waits for the user (drain.review).
+		fmt.Fprintln(out, waitingNote(rep.Pending))
+	}
 }
 
 // addedUpdated says how many of an entry's learnings were added and how

@@ -30,6 +30,7 @@ func drainOptions(c *config.Config) drain.Options {
 		DailyUSD:    c.Drain.DailyUSD,
 		Timeout:     c.Drain.Timeout,
 		MaxAttempts: c.Drain.MaxAttempts,
+		Review:      c.Drain.Review,
 		Choice:      writerChoice(c),
 		// Near-duplicates a sync brought in are folded by the next drain.
 		Pulled: kbsync.RecentlyPulled(c.StateDir),

@@ -30,6 +30,9 @@ type listItem struct {
 	Updated    string   `json:"updated"`
 	// NeedsReview: a sync merge kept two bodies for a person to settle.
 	NeedsReview bool `json:"needs_review,omitempty"`
+	// Pending: a draft awaiting 'reflect review' (listed with --pending
+	// or --all only).
+	Pending bool `json:"pending,omitempty"`
 }
 
 // ListOptions are the inputs of `reflect list`.
@@ -50,7 +53,9 @@ tail of the id, or the whole id where the tail would be ambiguous; every
 command taking an ID accepts it), the day it was last updated, its
 confidence and its title. On a terminal, titles are cut to the width of the
 window; --json prints every field in full. A learning that 'reflect sync'
-merged with both bodies kept shows "[needs review]" before its title.`,
+merged with both bodies kept shows "[needs review]" before its title. Drafts
+awaiting 'reflect review' are listed only with --pending (drafts only) or
+--all, marked "[pending]".`,
 		Example: `  reflect list
   reflect list -n 5 --project auth-service
   reflect list --json | jq -r '.learnings[].id'`,
@@ -58,6 +63,10 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 1 {
 				return usagef("--limit must be at least 1")
+			}
+			var err error
+			if opts.Pending, err = pendingFlags(cmd); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -81,7 +90,7 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 				for i, r := range items {
 					out[i] = listItem{ID: r.ID, ShortID: short(r.ID), Title: r.Title, Confidence: r.Confidence,
 						Type: r.Type, Scope: r.Scope, Project: r.Project, Tags: r.Tags,
-						KeyInsight: r.KeyInsight, Path: r.Path, Updated: r.Updated, NeedsReview: store.NeedsReview(r.Path)}
+						KeyInsight: r.KeyInsight, Path: r.Path, Updated: r.Updated, NeedsReview: store.NeedsReview(r.Path), Pending: r.Held == store.StatusPending}
 				}
 				return printJSON(f.IO.Out, map[string]any{"learnings": out})
 			}
@@ -100,6 +109,7 @@ merged with both bodies kept shows "[needs review]" before its title.`,
 	cmd.Flags().IntVarP(&opts.Limit, "limit", "n", 50, "how many learnings at most")
 	cmd.Flags().StringVar(&opts.Project, "project", "", "only learnings of this project")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	addPendingFlags(cmd)
 	return cmd
 }
 
@@ -123,6 +133,9 @@ func printList(s *Streams, items []index.Result, short func(string) string, colu
 		if store.NeedsReview(r.Path) {
 			// Flagged before the cut, so a narrow window still shows it.
 			title = "[needs review] " + title
+		}
+		if r.Held == store.StatusPending {
+			title = "[pending] " + title
 		}
 		if s.OutTTY {
 			title = truncateWidth(title, max(termWidth(s, columns)-titleAt, 20))

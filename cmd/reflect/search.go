@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/gitrepo"
+	"github.com/reflectkb/reflect/store"
 )
 
 // SearchOptions are the inputs of `reflect search`.
@@ -24,6 +25,9 @@ type SearchOptions struct {
 	ProjectSet bool
 	JSON       bool
 	Explain    bool
+	// Pending says whether drafts awaiting review are found (--all,
+	// --pending); by default they are not.
+	Pending index.PendingFilter
 	// Color paints titles and the words that matched (a terminal's
 	// default; see --color).
 	Color bool
@@ -55,7 +59,9 @@ projects' last), recency (newer learnings win near-ties) and freshness (a
 learning citing a file that changed since is demoted and marked "may be
 stale"), and helpful (×1.2 for a learning marked helpful; 'reflect mark').
 A learning superseded by another, or marked wrong, outdated or never, is
-listed with the reason the hooks do not inject it. The current project is the git repository around the current
+listed with the reason the hooks do not inject it. A draft awaiting review
+('reflect review') is found only with --pending (drafts only) or --all,
+marked pending. The current project is the git repository around the current
 directory (its origin remote's name, else the directory's); --project
 names another. Factors reorder near-ties only: a result whose BM25 is at
 least twice another's stays above it unless other signals fused it lower.
@@ -77,6 +83,10 @@ Operators and quotes in QUERY are searched as plain words.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Query = strings.Join(args, " ")
 			opts.ProjectSet = cmd.Flags().Changed("project")
+			var err error
+			if opts.Pending, err = pendingFlags(cmd); err != nil {
+				return err
+			}
 			if opts.Limit < 1 || opts.Limit > 1000 {
 				return usagef("--limit must be between 1 and 1000")
 			}
@@ -104,6 +114,7 @@ Operators and quotes in QUERY are searched as plain words.`,
 	cmd.Flags().StringVar(&opts.Project, "project", "", "rank this project's learnings first (default: the current directory's project)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.Flags().BoolVar(&opts.Explain, "explain", false, "show how each result was scored")
+	addPendingFlags(cmd)
 	return cmd
 }
 
@@ -113,7 +124,7 @@ Operators and quotes in QUERY are searched as plain words.`,
 // repository's top directory, wherever in the tree the search runs. A
 // directory that names no project ($HOME, /) checks relative cites nowhere.
 func searchQuery(ctx context.Context, opts *SearchOptions) index.Query {
-	q := index.Query{Text: opts.Query, Limit: opts.Limit, Project: opts.Project}
+	q := index.Query{Text: opts.Query, Limit: opts.Limit, Project: opts.Project, Pending: opts.Pending}
 	cwd, err := os.Getwd()
 	if err != nil || gitrepo.SkipDir(cwd) != "" {
 		return q
@@ -198,10 +209,33 @@ func heldReason(held string) string {
 	switch {
 	case held == "superseded":
 		return "superseded by a newer learning ('reflect show' names it)"
+	case held == store.StatusPending:
+		return "pending review ('reflect review' approves or rejects it)"
 	case strings.HasPrefix(held, "stale: "):
 		return held + " ('reflect mark ID fresh' after checking it)"
 	case held == "refuted":
 		return "refuted: its command failed the same way in sessions it was injected in ('reflect mark ID clear' undoes it)"
 	}
 	return "marked " + held + " ('reflect mark ID clear' undoes it)"
+}
+
+// addPendingFlags adds --pending and --all, which search and list share.
+func addPendingFlags(cmd *cobra.Command) {
+	cmd.Flags().Bool("pending", false, "only drafts awaiting review ('reflect review')")
+	cmd.Flags().Bool("all", false, "drafts awaiting review too, marked pending")
+}
+
+// pendingFlags reads --pending and --all.
+func pendingFlags(cmd *cobra.Command) (index.PendingFilter, error) {
+	only, _ := cmd.Flags().GetBool("pending")
+	all, _ := cmd.Flags().GetBool("all")
+	switch {
+	case only && all:
+		return 0, usagef("--pending lists drafts only, --all everything: pass one")
+	case only:
+		return index.PendingOnly, nil
+	case all:
+		return index.PendingShown, nil
+	}
+	return index.PendingHidden, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/money"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -56,6 +57,8 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The status line reads this count; status has it exact.
+			_ = knowledge.RecordPending(c.StateDir, counts.Pending)
 			last, err := drain.LastRun(c.StateDir)
 			if err != nil {
 				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
@@ -108,6 +111,7 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 			fmt.Fprintf(out, "writer:     %s\n", w.line())
 			fmt.Fprintf(out, "today:      %s\n", todayLine(spend, c))
 			fmt.Fprintf(out, "knowledge:  %s (%d mini), %d malformed\n", countOf(counts.Learnings, "learning"), counts.Mini, counts.Problems)
+			fmt.Fprintf(out, "review:     %s\n", reviewLine(counts.Pending, w.Review))
 			if c.Disabled {
 				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
 			}
@@ -151,6 +155,22 @@ type writerStatus struct {
 	// Why says where the choice comes from, or what is wrong with it.
 	Why   string `json:"why"`
 	Error string `json:"error,omitempty"`
+	// Review says what it drafts waits for 'reflect review'
+	// (drain.review, by default on for an LLM writer).
+	Review bool `json:"review"`
+}
+
+// reviewLine says how many drafts wait for review, and whether new ones
+// will.
+func reviewLine(pending int, review bool) string {
+	s := "no learnings wait"
+	if pending > 0 {
+		s = waitingNote(pending)
+	}
+	if review {
+		return s + " (drain.review true: drafts wait for your approval before hooks inject them)"
+	}
+	return s + " (drain.review false: what the writer writes is injected without review)"
 }
 
 // currentWriter resolves the configured writer as a drain would.
@@ -158,9 +178,13 @@ func currentWriter(c *config.Config) writerStatus {
 	w, why, err := writer.Select(writerChoice(c), nil)
 	if err != nil {
 		name := strings.ToLower(strings.TrimSpace(c.Drain.Writer))
-		return writerStatus{Name: name, LLM: writer.LLM(name), Error: err.Error()}
+		return writerStatus{Name: name, LLM: writer.LLM(name), Error: err.Error(), Review: c.Drain.ReviewOn()}
 	}
-	return writerStatus{Name: w.Name(), LLM: writer.LLM(w.Name()), Why: why}
+	review := writer.LLM(w.Name())
+	if c.Drain.Review != nil {
+		review = *c.Drain.Review
+	}
+	return writerStatus{Name: w.Name(), LLM: writer.LLM(w.Name()), Why: why, Review: review}
 }
 
 // line is the writer in words: which, whether it spends, and why.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reflectkb/reflect/drain"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/statusline"
 )
 
@@ -66,7 +67,7 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 // be read on every status bar refresh.
 func statusDrain(c *config.Config, now time.Time) statusline.Drain {
 	w := currentWriter(c)
-	d := statusline.Drain{Writer: w.Name, LLM: w.LLM}
+	d := statusline.Drain{Writer: w.Name, LLM: w.LLM, Review: knowledge.RecordedPending(c.StateDir)}
 	if last, err := drain.LastRun(c.StateDir); err == nil && last != nil {
 		y, m, dd := now.UTC().Date()
 		if ly, lm, ld := last.Finished.UTC().Date(); ly == y && lm == m && ld == dd {

@@ -60,6 +60,24 @@ type Drain struct {
 	Timeout     time.Duration `toml:"-"`
 	TimeoutText string        `toml:"timeout"`
 	MaxAttempts int           `toml:"max_attempts"`
+	// Review says whether what the writer drafts awaits 'reflect review'
+	// before the hooks inject it; nil (unset) means yes for an LLM writer
+	// and no for the builtin one (see ReviewOn).
+	Review *bool `toml:"review"`
+}
+
+// ReviewOn is drain.review's effective value for the configured writer:
+// as set, else on unless the writer is the builtin one (or none, which
+// runs the builtin writer).
+func (d Drain) ReviewOn() bool {
+	if d.Review != nil {
+		return *d.Review
+	}
+	switch strings.ToLower(strings.TrimSpace(d.Writer)) {
+	case "", "builtin":
+		return false
+	}
+	return true
 }
 
 // Index holds retrieval settings.
@@ -260,6 +278,10 @@ func (c *Config) applyFile(fc *fileConfig, md toml.MetaData) {
 		c.Drain.Timeout = d
 		c.Origin["drain.timeout"] = src
 	}
+	if fc.Drain.Review != nil {
+		c.Drain.Review = fc.Drain.Review
+		c.Origin["drain.review"] = src
+	}
 	setStr("index.embedder", &c.Index.Embedder, fc.Index.Embedder)
 	setStr("index.embedder_model", &c.Index.EmbedderModel, fc.Index.EmbedderModel)
 	setStr("index.embedder_url", &c.Index.EmbedderURL, fc.Index.EmbedderURL)
@@ -328,6 +350,14 @@ func (c *Config) applyEnv(lookup LookupFunc) error {
 		}
 		c.Drain.DailyUSD = f
 		c.Origin["drain.daily_usd"] = "env REFLECT_DRAIN_DAILY_USD"
+	}
+	if v := lookup.getenv("REFLECT_DRAIN_REVIEW"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("REFLECT_DRAIN_REVIEW=%q: want true or false", v)
+		}
+		c.Drain.Review = &b
+		c.Origin["drain.review"] = "env REFLECT_DRAIN_REVIEW"
 	}
 	if v := lookup.getenv("REFLECT_DRAIN_TIMEOUT"); v != "" {
 		d, err := parseDuration(v)

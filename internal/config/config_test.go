@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,50 @@ func TestAgentDirs(t *testing.T) {
 	}
 	if got := ResolveAgentDirs(MapLookup(env)); got != (AgentDirs{Home: home}) {
 		t.Errorf("ResolveAgentDirs = %+v, want only Home %s", got, home)
+	}
+}
+
+// drain.review follows the writer until set: on for an LLM writer, off
+// for the builtin one (or none chosen); config.toml and the environment
+// set it either way, and Get names where the value came from.
+func TestDrainReview(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		writer, file, env string
+		want              bool
+		source            string
+	}{
+		{"", "", "", false, "default (true for an LLM writer)"},
+		{"builtin", "", "", false, "default (true for an LLM writer)"},
+		{"claude", "", "", true, "default (true for an LLM writer)"},
+		{"codex", "false", "", false, "config.toml"},
+		{"builtin", "true", "", true, "config.toml"},
+		{"builtin", "false", "1", true, "env REFLECT_DRAIN_REVIEW"},
+		{"claude", "", "false", false, "env REFLECT_DRAIN_REVIEW"},
+	} {
+		home, env := setHome(t)
+		env["REFLECT_WRITER"], env["REFLECT_DRAIN_REVIEW"] = tc.writer, tc.env
+		if tc.file != "" {
+			path := filepath.Join(home, ".reflect", "config.toml")
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := Set(path, "drain.review", tc.file); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := Load(MapLookup(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := c.Get("drain.review")
+		if err != nil || c.Drain.ReviewOn() != tc.want || s.Value != strconv.FormatBool(tc.want) || s.Source != tc.source {
+			t.Errorf("%+v: ReviewOn %v, Get %+v (%v); want %v from %q", tc, c.Drain.ReviewOn(), s, err, tc.want, tc.source)
+		}
+	}
+	_, env := setHome(t)
+	env["REFLECT_DRAIN_REVIEW"] = "maybe"
+	if _, err := Load(MapLookup(env)); err == nil || !strings.Contains(err.Error(), "REFLECT_DRAIN_REVIEW") {
+		t.Errorf("REFLECT_DRAIN_REVIEW=maybe: %v, want an error naming it", err)
 	}
 }

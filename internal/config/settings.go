@@ -50,6 +50,7 @@ var keys = []struct {
 	{"drain.daily_usd", kindFloat},
 	{"drain.timeout", kindDuration},
 	{"drain.max_attempts", kindInt},
+	{"drain.review", kindBool},
 	{"index.embedder", kindString},
 	{"index.embedder_model", kindString},
 	{"index.embedder_url", kindString},
@@ -91,6 +92,8 @@ func (c *Config) value(key string) string {
 		return c.Drain.Timeout.String()
 	case "drain.max_attempts":
 		return strconv.Itoa(c.Drain.MaxAttempts)
+	case "drain.review":
+		return strconv.FormatBool(c.Drain.ReviewOn())
 	case "index.embedder":
 		return c.Index.Embedder
 	case "index.embedder_model":
@@ -123,6 +126,11 @@ func (c *Config) Settings() []Setting {
 	src := func(key string) string {
 		if o := c.Origin[key]; o != "" {
 			return o
+		}
+		if key == "drain.review" {
+			// Its default follows the writer: say so, or a user who
+			// sets drain.writer would not see why it changed.
+			return "default (true for an LLM writer)"
 		}
 		return "default"
 	}
