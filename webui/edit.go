@@ -235,7 +235,8 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if store.HoldsBothVersions(shown.Body) && r.PostFormValue("confirm") != "yes" {
-		s.showLearning(w, r, shown, nil, http.StatusConflict,
+		form := formOf(shown)
+		s.showLearning(w, r, shown, &form, http.StatusConflict,
 			"Not resolved: the body still holds both versions. Edit it to the one you keep (Edit, then tick 'mark resolved'), or keep both.")
 		return
 	}

@@ -46,6 +46,8 @@ type learningData struct {
 	// Form is the edit form: the values loaded, or those the user posted
 	// when they could not be saved.
 	Form editForm
+	// EditOpen opens the form: it holds what the user posted.
+	EditOpen bool
 	// Marks are the feedback counts (Feedback.String), Held why hooks do
 	// not inject the learning ("" when they do).
 	Marks, Held string
@@ -131,7 +133,7 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 	d := learningData{L: l, Body: s.render(l.Body), Confidences: store.Confidences, Scopes: store.Scopes, Message: msg,
 		Marks: l.Feedback.String(), Held: l.Held(), Marked: store.Marks, BothVersions: l.NeedsReview && store.HoldsBothVersions(l.Body)}
 	if form != nil {
-		d.Form = *form
+		d.Form, d.EditOpen = *form, true
 	} else {
 		d.Form = formOf(l)
 	}

@@ -30,7 +30,7 @@ func parsePages(csrf string) (map[string]*template.Template, error) {
 		"csrf": func() string { return csrf },
 		// path puts an id in a URL path as one segment: a session id is
 		// whatever the agent sent, '/', '?' and '#' included.
-		"path": url.PathEscape,
+		"path":   url.PathEscape,
 		"rcdata": rcdata,
 	}
 	pages := map[string]*template.Template{}
