@@ -41,54 +41,46 @@ func formOf(l *store.Learning) editForm {
 	return f
 }
 
-// fieldValue is a field of l as the form shows it.
+// fieldValue is a field of l as the form shows it, normalized as a
+// posted value is, so that the two compare equal when untouched.
 func fieldValue(l *store.Learning, field string) string {
-	switch field {
-	case "title":
-		return l.Title
-	case "confidence":
-		return l.Confidence
-	case "scope":
-		return l.Scope
-	case "project":
-		return l.Project
-	case "category":
-		return l.Category
-	case "tags":
-		return strings.Join(l.Tags, ", ")
-	case "key_insight":
-		return normalizeField(field, l.KeyInsight)
-	case "body":
-		return normalizeField(field, l.Body)
+	if field == "tags" {
+		return normalizeField(field, strings.Join(l.Tags, ","))
 	}
-	return ""
+	return normalizeField(field, *textField(l, field))
 }
 
 // setField sets a field of l from the form's (normalized) value.
 func setField(l *store.Learning, field, v string) {
+	if field != "tags" {
+		*textField(l, field) = v
+		return
+	}
+	l.Tags = nil
+	if v != "" {
+		l.Tags = strings.Split(v, ", ")
+	}
+}
+
+// textField points at the field of l a form field other than tags edits.
+func textField(l *store.Learning, field string) *string {
 	switch field {
 	case "title":
-		l.Title = v
+		return &l.Title
 	case "confidence":
-		l.Confidence = v
+		return &l.Confidence
 	case "scope":
-		l.Scope = v
+		return &l.Scope
 	case "project":
-		l.Project = v
+		return &l.Project
 	case "category":
-		l.Category = v
-	case "tags":
-		l.Tags = nil
-		for _, t := range strings.Split(v, ",") {
-			if t = trimField(t); t != "" {
-				l.Tags = append(l.Tags, t)
-			}
-		}
+		return &l.Category
 	case "key_insight":
-		l.KeyInsight = v
+		return &l.KeyInsight
 	case "body":
-		l.Body = v
+		return &l.Body
 	}
+	panic("webui: no form field " + field)
 }
 
 // normalizeField folds what a browser adds to a value (CRLF line ends in
