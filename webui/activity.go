@@ -94,7 +94,7 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	note(err)
 	d.Days = days(d.Runs, recall.HitsPerDay(s.cfg.StateDir), start, d.CapUSD, &d.CapBar)
 	d.Today = d.Days[len(d.Days)-1]
-	inj, err := recall.ReadLedger(s.cfg.StateDir, recall.LedgerFilter{Since: start})
+	inj, err := s.ledgerWhere(func(in recall.Injection) bool { return !in.Time.Before(start) })
 	note(err)
 	d.Sessions, d.SessionsMore = sessions(inj)
 	d.Writer = strings.ToLower(strings.TrimSpace(s.cfg.Drain.Writer))

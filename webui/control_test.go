@@ -419,6 +419,12 @@ func TestSessionPage(t *testing.T) {
 	if strings.Contains(page, "nginx proxy") {
 		t.Error("session page shows another session's injection")
 	}
+	// A new injection shows at once: the page's copy of the ledger is
+	// read again when the ledger changes.
+	inject(sid, "prompt", "a later question about samesite", sd.Hostile)
+	if _, page = get(t, cl, ts.URL+link); !strings.Contains(page, "a later question about samesite") || !strings.Contains(page, "3 injections of 3 learnings") {
+		t.Errorf("session page misses an injection recorded after it was first shown")
+	}
 	if res, _ := get(t, cl, ts.URL+"/session/no-such-session"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown session: %d, want 404", res.StatusCode)
 	}

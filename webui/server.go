@@ -75,6 +75,8 @@ type Server struct {
 	// searches and by forget and edit, which write.
 	mu sync.Mutex
 	ix *index.Index
+
+	ledgerCache ledgerCache
 }
 
 // NewToken returns a random token of 32 bytes in hex.

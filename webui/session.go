@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/reflectkb/reflect/internal/redact"
@@ -48,12 +49,54 @@ type sessionData struct {
 	Learnings  int
 }
 
+// ledgerCache keeps what recall.ReadLedger returned until the ledger's
+// stamp changes: the ledger holds up to about 10,000 injections, and every
+// learning page lists the sessions of its learning.
+type ledgerCache struct {
+	mu    sync.Mutex
+	stamp string
+	inj   []recall.Injection
+}
+
+// ledger returns every recorded injection, oldest first. Callers must not
+// modify what it returns.
+func (s *Server) ledger() ([]recall.Injection, error) {
+	c := &s.ledgerCache
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stamp := recall.LedgerStamp(s.cfg.StateDir)
+	if c.inj != nil && stamp == c.stamp {
+		return c.inj, nil
+	}
+	inj, err := recall.ReadLedger(s.cfg.StateDir, recall.LedgerFilter{})
+	if err != nil {
+		return nil, err
+	}
+	c.stamp, c.inj = stamp, inj
+	return inj, nil
+}
+
+// ledgerWhere returns the recorded injections keep selects, oldest first.
+func (s *Server) ledgerWhere(keep func(recall.Injection) bool) ([]recall.Injection, error) {
+	all, err := s.ledger()
+	if err != nil {
+		return nil, err
+	}
+	var out []recall.Injection
+	for _, in := range all {
+		if keep(in) {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
 // sessionPage shows what the hooks injected into one session and why:
 // the ledger's injections (read through recall's reader) with each
 // learning's evidence and the query it answered.
 func (s *Server) sessionPage(w http.ResponseWriter, r *http.Request) {
 	sid := r.PathValue("id")
-	inj, err := recall.ReadLedger(s.cfg.StateDir, recall.LedgerFilter{Session: sid})
+	inj, err := s.ledgerWhere(func(in recall.Injection) bool { return in.Session == sid })
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, "read the injection ledger: "+err.Error())
 		return
@@ -131,15 +174,9 @@ func sessions(inj []recall.Injection) ([]sessionRef, int) {
 // injectedIn lists the sessions the ledger recorded the learning id in.
 // A ledger that cannot be read lists none: the page is about the learning.
 func (s *Server) injectedIn(id string) ([]sessionRef, int) {
-	inj, err := recall.ReadLedger(s.cfg.StateDir, recall.LedgerFilter{})
+	mine, err := s.ledgerWhere(func(in recall.Injection) bool { return slices.Contains(in.IDs, id) })
 	if err != nil {
 		return nil, 0
-	}
-	mine := inj[:0]
-	for _, in := range inj {
-		if slices.Contains(in.IDs, id) {
-			mine = append(mine, in)
-		}
 	}
 	return sessions(mine)
 }
