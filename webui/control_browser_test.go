@@ -15,12 +15,13 @@ import (
 // TestEditAndMarkInBrowser: in Chromium, editing only the body of a
 // learning with no scope saves the body and writes no scope; the mark
 // buttons count a mark, show why the hooks hold the learning and clear
-// it; the session page of the ledger opens from the learning's page; no
-// page trips the Content-Security-Policy.
+// it; the session page of the ledger opens from the learning's page; a
+// needs-review banner resolves; no page trips the Content-Security-Policy.
 func TestEditAndMarkInBrowser(t *testing.T) {
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Vendored protoc needs PATH", KeyInsight: "Put bin/ first on PATH.",
 		Body: "## Problem\nprotoc not found\n"})
+	review := writeDoc(t, c, &store.Learning{Title: "Generate before build", Body: needsReviewBody(), NeedsReview: true})
 	res := recall.Result{Query: "protoc not found", Injected: []recall.Hit{{ID: l.ID, Evidence: 1.25}}}
 	if err := recall.RecordInjection(c.StateDir, "codex", "prompt", "sess-browser-1", res, time.Now()); err != nil {
 		t.Fatal(err)
@@ -79,6 +80,17 @@ func TestEditAndMarkInBrowser(t *testing.T) {
 		t.Errorf("session page shows %q", q)
 	}
 	screenshot(t, ctx, shots, "session")
+
+	// A needs-review learning: the banner, then keeping both versions.
+	do(t, ctx, "needs-review page", chromedp.Navigate(ts.URL+"/learning/"+review.ID), visible(`#needs-review`))
+	screenshot(t, ctx, shots, "learning-needs-review")
+	do(t, ctx, "resolve", chromedp.Click(chromedp.CSS(`#resolve`)), visible(`#message`))
+	if n := value(t, ctx, "banner", chromedp.Evaluate[int](`document.querySelectorAll('#needs-review').length`)); n != 0 {
+		t.Error("the needs-review banner is still shown after resolving")
+	}
+	if got, _ := readDoc(t, c, review.ID); got.NeedsReview {
+		t.Error("resolving in the browser left needs_review set")
+	}
 	if v := value(t, ctx, "csp", chromedp.Evaluate[[]string](`window.__csp`)); len(v) > 0 {
 		t.Errorf("the pages tripped the Content-Security-Policy %d times: %q", len(v), v)
 	}
