@@ -274,6 +274,9 @@ func TestMarkButtons(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	if _, page = get(t, cl, ts.URL+"/learning/"+sd.Related+"?marked=pwned+by+a+link"); strings.Contains(page, "pwned by a link") {
+		t.Error("the page echoes a message from its address")
+	}
 	res, body := post(t, cl, u, url.Values{"csrf": {s.CSRF()}, "mark": {"<b>great</b>"}})
 	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body, "unknown mark") || strings.Contains(body, "<b>great") {
 		t.Errorf("bad mark: %d\n%s", res.StatusCode, body)

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,19 +112,21 @@ func (s *Server) learningPage(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageMessage is what the learning page says after a change redirected
-// to it.
+// to it. Only the words it knows are echoed: the address is not a place
+// to put text on the page.
 func pageMessage(q url.Values) string {
-	switch {
-	case q.Get("saved") == "1" && q.Get("redacted") != "":
-		return "Saved; " + q.Get("redacted") + " secret(s) redacted from what you wrote."
+	switch m := q.Get("marked"); {
 	case q.Get("saved") == "1":
+		if n, err := strconv.Atoi(q.Get("redacted")); err == nil && n > 0 {
+			return "Saved; " + strconv.Itoa(n) + " secret(s) redacted from what you wrote."
+		}
 		return "Saved."
 	case q.Get("saved") == "0":
 		return "Nothing changed: no field differs from the saved learning."
-	case q.Get("marked") == "clear":
+	case m == "clear":
 		return "Marks cleared."
-	case q.Get("marked") != "":
-		return "Marked " + q.Get("marked") + "."
+	case slices.Contains(store.Marks, m):
+		return "Marked " + m + "."
 	}
 	return ""
 }
