@@ -143,6 +143,7 @@ func pruneLedger(dir string, now time.Time) {
 type ledgerDay struct {
 	day, path string
 	size      int64
+	mod       time.Time
 }
 
 // ledgerDays lists the ledger's day files, oldest first.
@@ -164,7 +165,7 @@ func ledgerDays(dir string) ([]ledgerDay, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, ledgerDay{day: day, path: filepath.Join(dir, e.Name()), size: fi.Size()})
+		out = append(out, ledgerDay{day: day, path: filepath.Join(dir, e.Name()), size: fi.Size(), mod: fi.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].day < out[j].day })
 	return out, nil
@@ -216,4 +217,20 @@ func ReadLedger(stateDir string, f LedgerFilter) ([]Injection, error) {
 		}
 	}
 	return out, nil
+}
+
+// LedgerStamp names the ledger's state without reading it: it changes
+// when an injection is recorded (a day's file grows) or a day is pruned or
+// edited, so a reader that keeps what ReadLedger returned (the web view)
+// reads again only then. "" when there is no ledger.
+func LedgerStamp(stateDir string) string {
+	days, err := ledgerDays(filepath.Join(stateDir, ledgerDir))
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, d := range days {
+		fmt.Fprintf(&b, "%s:%d:%d;", d.day, d.size, d.mod.UnixNano())
+	}
+	return b.String()
 }

@@ -112,3 +112,26 @@ func TestLedgerIsBounded(t *testing.T) {
 		t.Errorf("the oldest day is still there: %v", err)
 	}
 }
+
+// TestLedgerStampChangesWithTheLedger: the stamp is the same while the
+// ledger is, and changes with every recorded injection.
+func TestLedgerStampChangesWithTheLedger(t *testing.T) {
+	state := t.TempDir()
+	if s := LedgerStamp(state); s != "" {
+		t.Errorf("no ledger: stamp %q", s)
+	}
+	at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+	var stamps []string
+	for i := 0; i < 3; i++ {
+		if err := RecordInjection(state, "claude", "prompt", "s", injected("q", "lrn-x"), at.Add(time.Duration(i)*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		stamps = append(stamps, LedgerStamp(state))
+		if LedgerStamp(state) != stamps[i] {
+			t.Errorf("the stamp changed with no injection")
+		}
+	}
+	if stamps[0] == "" || stamps[0] == stamps[1] || stamps[1] == stamps[2] {
+		t.Errorf("stamps %q do not change with each injection", stamps)
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -107,6 +108,19 @@ func bothBodies(ours, theirs *Learning, sides Sides) string {
 	}
 	return fmt.Sprintf("%s%s\n\n%s\n%s%s\n\n%s",
 		oursHead, stamp(ours), withNewline(ours.Body), theirsHead, stamp(theirs), withNewline(theirs.Body))
+}
+
+// HoldsBothVersions reports whether body still holds both of the
+// versions bothBodies kept under their headings: a needs_review learning
+// whose body nobody has settled yet.
+func HoldsBothVersions(body string) bool {
+	n := 0
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "## Version kept on this machine") || strings.HasPrefix(line, "## Version from ") {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 func withNewline(s string) string {

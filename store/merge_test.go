@@ -88,3 +88,23 @@ func TestMergeSidecarsUnion(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// TestHoldsBothVersions: a body a merge kept both versions of, under
+// either heading style, holds both until a person keeps one.
+func TestHoldsBothVersions(t *testing.T) {
+	base := &Learning{Title: "T", Body: "one\n"}
+	ours, theirs := *base, *base
+	ours.Body, theirs.Body = "ours\n", "theirs\n"
+	conflict := func(string, string, string) (string, bool) { return "", false }
+	for _, sides := range []Sides{{}, {Ours: "laptop", Theirs: "desktop"}} {
+		got := MergeFrom(base, &ours, &theirs, conflict, sides)
+		if !HoldsBothVersions(got.Body) {
+			t.Errorf("sides %+v: merged body not seen as holding both versions:\n%s", sides, got.Body)
+		}
+	}
+	for _, settled := range []string{"ours\n", "## Version from laptop\n\nours\n", "## Problem\nx\n"} {
+		if HoldsBothVersions(settled) {
+			t.Errorf("settled body %q seen as holding both versions", settled)
+		}
+	}
+}

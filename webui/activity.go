@@ -60,6 +60,10 @@ type activityData struct {
 	OptIn     string
 	// Today is the current UTC day of Days.
 	Today Day
+	// Sessions are the sessions the injection ledger recorded in the
+	// charts' days, the most recent first; SessionsMore counts the rest.
+	Sessions     []sessionRef
+	SessionsMore int
 }
 
 func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
@@ -90,6 +94,9 @@ func (s *Server) activityPage(w http.ResponseWriter, r *http.Request) {
 	note(err)
 	d.Days = days(d.Runs, recall.HitsPerDay(s.cfg.StateDir), start, d.CapUSD, &d.CapBar)
 	d.Today = d.Days[len(d.Days)-1]
+	inj, err := s.ledgerWhere(func(in recall.Injection) bool { return !in.Time.Before(start) })
+	note(err)
+	d.Sessions, d.SessionsMore = sessions(inj)
 	d.Writer = strings.ToLower(strings.TrimSpace(s.cfg.Drain.Writer))
 	if d.Writer == "" {
 		d.Writer = (&writer.Builtin{}).Name()

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,23 @@ type learningData struct {
 	Confidences []string
 	Scopes      []string
 	Message     string
+	// Form is the edit form: the values loaded, or those the user posted
+	// when they could not be saved.
+	Form editForm
+	// EditOpen opens the form: it holds what the user posted.
+	EditOpen bool
+	// Marks are the feedback counts (Feedback.String), Held why hooks do
+	// not inject the learning ("" when they do).
+	Marks, Held string
+	// Marked lists the marks the buttons offer.
+	Marked []string
+	// Supersedes and SupersededBy are the supersession chain, nearest first.
+	Supersedes, SupersededBy []store.ChainLink
+	// BothVersions says a needs_review body still holds both versions.
+	BothVersions bool
+	// Injected are the sessions the ledger recorded this learning in.
+	Injected     []sessionRef
+	InjectedMore int
 }
 
 // readLearning resolves ref as the CLI does (full id, unique prefix, or
@@ -90,15 +108,41 @@ func (s *Server) learningPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, status, err.Error())
 		return
 	}
-	msg := ""
-	if r.URL.Query().Get("saved") == "1" {
-		msg = "Saved."
-	}
-	s.showLearning(w, r, l, http.StatusOK, msg)
+	s.showLearning(w, r, l, nil, http.StatusOK, pageMessage(r.URL.Query()))
 }
 
-func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.Learning, status int, msg string) {
-	d := learningData{L: l, Body: s.render(l.Body), Confidences: store.Confidences, Scopes: store.Scopes, Message: msg}
+// pageMessage is what the learning page says after a change redirected
+// to it. Only the words it knows are echoed: the address is not a place
+// to put text on the page.
+func pageMessage(q url.Values) string {
+	switch m := q.Get("marked"); {
+	case q.Get("saved") == "1":
+		if n, err := strconv.Atoi(q.Get("redacted")); err == nil && n > 0 {
+			return "Saved; " + strconv.Itoa(n) + " secret(s) redacted from what you wrote."
+		}
+		return "Saved."
+	case q.Get("saved") == "0":
+		return "Nothing changed: no field differs from the saved learning."
+	case m == "clear":
+		return "Marks cleared."
+	case slices.Contains(store.Marks, m):
+		return "Marked " + m + "."
+	}
+	return ""
+}
+
+// showLearning renders l's page; form, when not nil, is the edit form as
+// the user filled it (a save that failed), else the form of l as loaded.
+func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.Learning, form *editForm, status int, msg string) {
+	d := learningData{L: l, Body: s.render(l.Body), Confidences: store.Confidences, Scopes: store.Scopes, Message: msg,
+		Marks: l.Feedback.String(), Held: l.Held(), Marked: store.Marks, BothVersions: l.NeedsReview && store.HoldsBothVersions(l.Body)}
+	if form != nil {
+		d.Form, d.EditOpen = *form, true
+	} else {
+		d.Form = formOf(l)
+	}
+	d.Supersedes, d.SupersededBy = s.st.Chain(l)
+	d.Injected, d.InjectedMore = s.injectedIn(l.ID)
 	d.ShortID = l.ID
 	d.Cites = index.Cites(l, s.opts.Root, s.opts.Project)
 	for _, c := range d.Cites {
@@ -171,50 +215,4 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 	// ErrBusy: the file is deleted; the next search's refresh drops it
 	// from the index, as the CLI reports.
 	http.Redirect(w, r, "/?forgot="+url.QueryEscape(l.ID), http.StatusSeeOther)
-}
-
-// edit changes the frontmatter fields the learning page's form holds and
-// writes the learning through the knowledge base, as 'reflect add' does, so the
-// file and the index change together.
-func (s *Server) edit(w http.ResponseWriter, r *http.Request) {
-	l, status, err := s.readLearning(r.Context(), r.PathValue("id"))
-	if err != nil {
-		s.fail(w, status, err.Error())
-		return
-	}
-	l.Title = trimField(r.PostFormValue("title"))
-	l.Confidence = r.PostFormValue("confidence")
-	l.Scope = r.PostFormValue("scope")
-	l.Project = trimField(r.PostFormValue("project"))
-	l.Category = trimField(r.PostFormValue("category"))
-	l.KeyInsight = strings.TrimSpace(r.PostFormValue("key_insight"))
-	l.Tags = nil
-	for _, t := range strings.Split(r.PostFormValue("tags"), ",") {
-		if t = trimField(t); t != "" {
-			l.Tags = append(l.Tags, t)
-		}
-	}
-	if err := l.Validate(); err != nil {
-		s.showLearning(w, r, l, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
-		return
-	}
-	sc, err := s.st.ReadSidecar(l.ID)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		s.fail(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	now := s.opts.Now()
-	l.Updated = now
-	err = s.lockedIndex(func(ix *index.Index) error {
-		res, err := knowledge.New(ix).Put(r.Context(), l, sc, now)
-		if err != nil && res.Path != "" && errors.Is(err, index.ErrBusy) {
-			return nil // saved; the next search's refresh indexes it
-		}
-		return err
-	})
-	if err != nil {
-		s.showLearning(w, r, l, http.StatusUnprocessableEntity, "Not saved: "+err.Error())
-		return
-	}
-	http.Redirect(w, r, "/learning/"+url.PathEscape(l.ID)+"?saved=1", http.StatusSeeOther)
 }

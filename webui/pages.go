@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 
 // pageNames are the templates under templates/, each parsed with
 // layout.html.
-var pageNames = []string{"search", "learning", "forget", "graph", "activity", "inbox", "error"}
+var pageNames = []string{"search", "learning", "forget", "graph", "activity", "inbox", "session", "error"}
 
 func parsePages(csrf string) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
@@ -28,6 +29,10 @@ func parsePages(csrf string) (map[string]*template.Template, error) {
 		},
 		"usd":  money.USD,
 		"csrf": func() string { return csrf },
+		// path puts an id in a URL path as one segment: a session id is
+		// whatever the agent sent, '/', '?' and '#' included.
+		"path":   url.PathEscape,
+		"rcdata": rcdata,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
@@ -38,6 +43,15 @@ func parsePages(csrf string) (map[string]*template.Template, error) {
 		pages[name] = t
 	}
 	return pages, nil
+}
+
+// rcdata escapes a learning's text for a textarea, colons included: the
+// browser decodes the references back into the same value, and the page's
+// source never holds a 'javascript:' a link in the body could have
+// carried (the rendered body drops such links; the markdown source keeps
+// them as text).
+func rcdata(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), ":", "&#58;"))
 }
 
 // page is what every page's layout needs besides its own data.

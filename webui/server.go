@@ -75,6 +75,8 @@ type Server struct {
 	// searches and by forget and edit, which write.
 	mu sync.Mutex
 	ix *index.Index
+
+	ledgerCache ledgerCache
 }
 
 // NewToken returns a random token of 32 bytes in hex.
@@ -147,6 +149,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /learning/{id}", s.learningPage)
 	mux.HandleFunc("POST /learning/{id}/forget", s.forget)
 	mux.HandleFunc("POST /learning/{id}/edit", s.edit)
+	mux.HandleFunc("POST /learning/{id}/mark", s.mark)
+	mux.HandleFunc("POST /learning/{id}/resolve", s.resolve)
+	mux.HandleFunc("GET /session/{id}", s.sessionPage)
 	mux.HandleFunc("GET /graph", s.graphPage)
 	mux.HandleFunc("GET /api/graph", s.apiGraph)
 	mux.HandleFunc("GET /api/entity/{id}", s.apiEntity)
