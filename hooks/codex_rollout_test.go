@@ -136,7 +136,7 @@ func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
 	}
 	// Codex writes the completion after reflect's first look.
 	looks := 0
-	rolloutSleep = func(time.Duration) {
+	sleep := func(time.Duration) {
 		looks++
 		if looks == 2 {
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -148,8 +148,7 @@ func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
 			f.Close()
 		}
 	}
-	t.Cleanup(func() { rolloutSleep = time.Sleep })
-	if _, ok := CodexRolloutFailure(withTranscript(t, payload, path)); !ok {
+	if _, ok := codexRolloutFailure(withTranscript(t, payload, path), sleep); !ok {
 		t.Error("completion written during the retry window not found")
 	}
 	if looks >= rolloutTries {

@@ -89,9 +89,6 @@ func TestEnqueueQueuedAtSecondPrecision(t *testing.T) {
 func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
 	// The transcript's writer below may be slow to run on a loaded
 	// machine: the hook's wait is raised so that only its logic is tested.
-	prev := hooks.MaxTranscriptWait
-	hooks.MaxTranscriptWait = time.Minute
-	defer func() { hooks.MaxTranscriptWait = prev }()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	path := filepath.Join(t.TempDir(), "session-state", "s1", "events.jsonl")
@@ -103,7 +100,7 @@ func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
 		_ = os.WriteFile(tmp, []byte(`{"type":"session.start","data":{}}`+"\n"), 0o600)
 		_ = os.Rename(tmp, path)
 	}()
-	run(t, cfg, "stop", "copilot", in)
+	run(t, cfg, "stop", "copilot", in, func(o *hooks.Options) { o.TranscriptWait = time.Minute })
 	recs := pending(t, cfg.StateDir)
 	if len(recs) != 1 || recs[0].TranscriptPath != path || recs[0].Harness != "copilot" {
 		t.Fatalf("queued %+v, last event %+v", recs, lastEvent(t, cfg.StateDir))

@@ -25,7 +25,6 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
-	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/statusline"
@@ -255,11 +254,6 @@ func (e *hookEnv) putSeeds(t testing.TB, list []seed) {
 // subject (oldest first), isolated from any global or system git config.
 func (e *hookEnv) gitRepo(t testing.TB, branch string, subjects ...string) {
 	t.Helper()
-	// The tests check what the hooks make of the commit subjects: on a
-	// loaded machine git can take longer than the hook's 300 ms for them.
-	old := gitrepo.Timeout
-	gitrepo.Timeout = time.Minute
-	t.Cleanup(func() { gitrepo.Timeout = old })
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", e.repo, "-c", "commit.gpgsign=false"}, args...)...)
@@ -337,6 +331,9 @@ func run(t testing.TB, cfg *config.Config, event, agent string, in []byte, opts 
 	o := hooks.Options{
 		Event: event, Agent: agent, In: bytes.NewReader(in), Out: &out,
 		Config: cfg, Now: func() time.Time { return t0 }, Deadline: testDeadline,
+		// The tests check what the hooks make of the commit subjects: on a
+		// loaded machine git can take longer than gitrepo.DefaultTimeout.
+		GitTimeout: time.Minute,
 		Spawn: func(args ...string) error {
 			t.Errorf("%s --agent %s started `reflect %s` unexpectedly", event, agent, strings.Join(args, " "))
 			return errors.New("no background work in this test")
