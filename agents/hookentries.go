@@ -20,10 +20,10 @@ type mutator struct {
 // oneProc prefixes every command install writes; both agents run hook and
 // status-line commands through a shell, which applies the assignment. A
 // hook lives a few milliseconds and works on one goroutine at a time: with
-// a single P the Go runtime has no idle P to start threads for, which made
-// the stop, pre-compact and post-tool hooks faster and slowed none
-// (measured in docs/benchmarks.md). Only the environment can set it before the runtime starts its
-// threads; runtime.GOMAXPROCS(1) in main comes too late to help.
+// a single P the Go runtime has no idle P to start threads for, so a hook
+// pays for no thread it would not use. Only the environment can set it
+// before the runtime starts its threads; runtime.GOMAXPROCS(1) in main
+// comes too late to help.
 const oneProc = "GOMAXPROCS=1 "
 
 // timeout is h's timeout in the agent's unit.

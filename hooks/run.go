@@ -61,10 +61,9 @@ type Options struct {
 }
 
 // DefaultInlineRefreshMax bounds the refresh a hook does in its own time.
-// A refresh stats every document: about 60 ms at 2,000 learnings, 0.3 s at
-// 10,000 and over 3 s at 100,000, past the hook's deadline, so that every
-// hook gave up and recalled nothing until something else reindexed
-// (docs/benchmarks.md "Scale").
+// A refresh stats every document, so its cost grows with the knowledge
+// base; past this size it would not fit in the hook's deadline, and a hook
+// that gives up recalls nothing until something else reindexes.
 const DefaultInlineRefreshMax = 2000
 
 // refreshEvery debounces the background refreshes hooks start: one
@@ -153,9 +152,9 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if err := ValidEvent(r.Event, r.Agent); err != nil {
 		return answer{}, err
 	}
-	// The deadline runs from the process start: reading a payload of
-	// megabytes took longer than the whole deadline before the clock even
-	// started (measured in docs/benchmarks.md).
+	// The deadline runs from the process start: otherwise reading a
+	// payload of megabytes, or one arriving slowly, would be free, and
+	// could take longer than the whole deadline before the clock started.
 	ctx, cancel := context.WithDeadline(ctx, r.Start.Add(r.Deadline))
 	defer cancel()
 	data, err := readPayload(ctx, r.In)
