@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/agents"
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/kbsync"
 )
@@ -204,5 +205,41 @@ func TestSmallCommandFlags(t *testing.T) {
 	for _, args := range [][]string{{"--port", "70000"}, {"--port", "1", "--listen", "x:1"}} {
 		called := false
 		refused(t, NewCmdUI(seamFactory(), func(*UIOptions) error { called = true; return nil }), &called, args...)
+	}
+}
+
+func TestBenchFlags(t *testing.T) {
+	t.Parallel()
+	var rt *BenchRetrievalOptions
+	execute(t, newCmdBenchRetrieval(seamFactory(), func(o *BenchRetrievalOptions) error { rt = o; return nil }),
+		"--signals", "lexical,vector", "--run", "out.tsv", "--json", "d1", "d2")
+	sig, err := index.ParseSignals("lexical,vector")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (BenchRetrievalOptions{Datasets: []string{"d1", "d2"}, RunPath: "out.tsv", Signals: sig, JSON: true}); rt == nil || !reflect.DeepEqual(*rt, want) {
+		t.Errorf("bench retrieval: %+v, want %+v", rt, want)
+	}
+	for _, args := range [][]string{{}, {"--signals", "smell", "d"}} {
+		called := false
+		refused(t, newCmdBenchRetrieval(seamFactory(), func(*BenchRetrievalOptions) error { called = true; return nil }), &called, args...)
+	}
+
+	var gen *BenchGenerateOptions
+	execute(t, newCmdBenchGenerate(seamFactory(), func(o *BenchGenerateOptions) error { gen = o; return nil }), "/tmp/kb", "--count", "7", "--seed", "3")
+	if gen == nil || *gen != (BenchGenerateOptions{Dir: "/tmp/kb", Count: 7, Seed: 3}) {
+		t.Errorf("bench generate: %+v", gen)
+	}
+	called := false
+	refused(t, newCmdBenchGenerate(seamFactory(), func(*BenchGenerateOptions) error { called = true; return nil }), &called, "/tmp/kb", "--count", "0")
+
+	var rc *BenchRecallOptions
+	execute(t, newCmdBenchRecall(seamFactory(), func(o *BenchRecallOptions) error { rc = o; return nil }), "--set", "userset", "--sizes", "10,100", "--misses")
+	if want := (BenchRecallOptions{Sizes: []int{10, 100}, Set: "userset", Misses: true}); rc == nil || !reflect.DeepEqual(*rc, want) {
+		t.Errorf("bench recall: %+v, want %+v", rc, want)
+	}
+	for _, args := range [][]string{{"--sizes", "0"}, {"--set", "nope"}} {
+		called := false
+		refused(t, newCmdBenchRecall(seamFactory(), func(*BenchRecallOptions) error { called = true; return nil }), &called, args...)
 	}
 }
