@@ -17,13 +17,14 @@ type mutator struct {
 	res    *Result
 }
 
-// oneProc prefixes every command install writes; both agents run hook and
-// status-line commands through a shell, which applies the assignment. A
+// oneProc prefixes every command install writes into a hooks file; the
+// agents run hook and status-line commands through a shell, which applies
+// the assignment. A
 // hook lives a few milliseconds and works on one goroutine at a time: with
-// a single P the Go runtime has no idle P to start threads for, which made
-// the stop, pre-compact and post-tool hooks faster and slowed none
-// (measured in docs/benchmarks.md). Only the environment can set it before the runtime starts its
-// threads; runtime.GOMAXPROCS(1) in main comes too late to help.
+// a single P the Go runtime has no idle P to start threads for, so a hook
+// pays for no thread it would not use. Only the environment can set it
+// before the runtime starts its threads; runtime.GOMAXPROCS(1) in main
+// comes too late to help.
 const oneProc = "GOMAXPROCS=1 "
 
 // timeout is h's timeout in the agent's unit.
@@ -46,7 +47,7 @@ func (m *mutator) command(sub string) string {
 	return oneProc + shellQuote(m.binary) + " hook " + sub + " --agent " + m.agent.name
 }
 
-// hookEntry is the handler object both agents read. Field order is the order
+// hookEntry is the handler object every hooks file holds. Field order is the order
 // written to disk.
 type hookEntry struct {
 	Name          string `json:"name,omitempty"` // Gemini CLI only
@@ -364,7 +365,7 @@ func isReflectBinary(prefix string) bool {
 // or reflect.exe on Windows.
 func isReflectName(base string) bool { return base == "reflect" || base == "reflect.exe" }
 
-// shellQuote quotes a path for the shell both agents run commands with, only
+// shellQuote quotes a path for the shell the agents run commands with, only
 // when it needs it, so the common case stays readable in settings.json.
 func shellQuote(s string) string {
 	safe := true

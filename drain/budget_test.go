@@ -11,8 +11,9 @@ import (
 // The drain budgets: per run, entries per day, dollars per day.
 
 func TestRunMaxPerRun(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
+	e.setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
 	var ids []string
 	for i := 0; i < 5; i++ {
 		ids = append(ids, e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i)).ID)
@@ -37,8 +38,9 @@ func TestRunMaxPerRun(t *testing.T) {
 }
 
 func TestRunDailyMax(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	t.Setenv("REFLECT_DRAIN_DAILY_MAX", "3")
+	e.setenv("REFLECT_DRAIN_DAILY_MAX", "3")
 	for i := 0; i < 5; i++ {
 		e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
 	}
@@ -69,9 +71,9 @@ func TestRunDailyUSD(t *testing.T) {
 	e := newDrainEnv(t)
 	setWriterFixtures(t)
 	out := fakeWriterPath(t, "claude", fakeCall+`sed 's/"total_cost_usd":0.0412/"total_cost_usd":0.5/' "$FIXTURE_OK"`+"\n")
-	t.Setenv("REFLECT_WRITER", "claude")
-	t.Setenv("REFLECT_DRAIN_DAILY_USD", "1.0")
-	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "10")
+	e.setenv("REFLECT_WRITER", "claude")
+	e.setenv("REFLECT_DRAIN_DAILY_USD", "1.0")
+	e.setenv("REFLECT_DRAIN_MAX_PER_RUN", "10")
 	for i := 0; i < 4; i++ {
 		e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-%d", i))
 	}
@@ -101,6 +103,7 @@ func TestRunDailyUSD(t *testing.T) {
 // capped by what today has left, and the reason when a daily budget is
 // spent.
 func TestBudgetFor(t *testing.T) {
+	t.Parallel()
 	o := Options{MaxPerRun: 3, DailyMax: 20, DailyUSD: 1}
 	for _, tt := range []struct {
 		max    int

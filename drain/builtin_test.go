@@ -17,13 +17,14 @@ import (
 // The builtin writer over the transcript fixtures.
 
 func TestRunBuiltinClaudeFixture(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "8f14e45f-ceea-467f-a8e0-2c1d1b1e6a01")
 	size, sum, err := queue.HashFile(rec.TranscriptPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("REFLECT_WRITER", "builtin")
+	e.setenv("REFLECT_WRITER", "builtin")
 
 	rep := e.run(t, Options{})
 	if !rep.Ran || rep.Reason != "" || rep.Writer != "builtin" || rep.WriterWhy != "builtin, set by env REFLECT_WRITER" {
@@ -112,6 +113,7 @@ func TestRunBuiltinClaudeFixture(t *testing.T) {
 }
 
 func TestRunBuiltinCodexFixture(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "019aad50-a7e6-7422-b7a8-0b384290624f")
 	rep := e.run(t, Options{Writer: writer.Builtin{}, WriterWhy: "test"})
@@ -151,6 +153,7 @@ func TestRunBuiltinCodexFixture(t *testing.T) {
 // other base64 text; the condenser redacts it where it has its label, so
 // a writer never sees it bare.
 func TestRunRedactsWriterOutput(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-leak")
 	const id, secret = "AKIAIOSFODNN7EXAMPLE", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

@@ -42,7 +42,7 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	}
 	script := filepath.Join(t.TempDir(), "writer.sh")
 	writeScript(t, script, candidatesWriter)
-	setenvAll(t, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "FAKE_OUT=" + out, "ANSWER=" + answer})
+	setenvAll(t, e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "FAKE_OUT=" + out, "ANSWER=" + answer})
 
 	e.enqueueData(t, []byte(sessionLines("s1", e.repo,
 		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"},
@@ -112,7 +112,7 @@ func TestDrainWriterUpdatesAForgottenLearning(t *testing.T) {
 	writeScript(t, script, `rm "$DOC"
 cat "$ANSWER"
 `)
-	setenvAll(t, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "ANSWER=" + answer,
+	setenvAll(t, e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "ANSWER=" + answer,
 		"DOC=" + filepath.Join(e.kb, "documents", npm.ID+".md")})
 	e.enqueueData(t, []byte(sessionLines("s1", e.repo,
 		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"})), "claude", "s1")

@@ -78,6 +78,7 @@ func slicesContains(list []string, s string) bool {
 // --dry-run lists what would run and leaves the queue, the ledgers, the
 // documents and the index byte-identical.
 func TestRunDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := dryRunEnv(t)
 	if changed := dryRun(t, e, 2, "drain.log"); len(changed) > 0 {
 		t.Errorf("dry run:\n%s", strings.Join(changed, "\n"))
@@ -87,6 +88,7 @@ func TestRunDryRunChangesNothing(t *testing.T) {
 // Guards a fixed bug: a dry run appends its would-run entries to drain.log: run.go calls
 // logEntry for every entry, dry or not.
 func TestRunDryRunWritesNoLog(t *testing.T) {
+	t.Parallel()
 	e := dryRunEnv(t)
 	if changed := dryRun(t, e, 2); len(changed) > 0 {
 		t.Errorf("dry run:\n%s", strings.Join(changed, "\n"))
@@ -98,6 +100,7 @@ func TestRunDryRunWritesNoLog(t *testing.T) {
 // moved to malformed.jsonl and duplicates are merged by a run that
 // promised to change nothing.
 func TestRunDryRunDoesNotCompactQueue(t *testing.T) {
+	t.Parallel()
 	e := dryRunEnv(t)
 	qpath := filepath.Join(e.state, "pending_reflections.jsonl")
 	f, err := os.OpenFile(qpath, os.O_APPEND|os.O_WRONLY, 0)
@@ -115,6 +118,7 @@ func TestRunDryRunDoesNotCompactQueue(t *testing.T) {
 
 // A dry run leaves the entry of a deleted transcript where it is.
 func TestRunDryRunKeepsDeletedTranscriptEntry(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	gone := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-gone")
 	if err := os.Remove(gone.TranscriptPath); err != nil {

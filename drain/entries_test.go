@@ -20,6 +20,7 @@ import (
 
 // Another drain holding drain.lock makes Run return at once, untouched.
 func TestRunLockedReportsHolder(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-1")
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -57,6 +58,7 @@ func (w *blockingWriter) Write(ctx context.Context, c *transcript.Condensed) (*w
 
 // An empty writer answer is "nothing": acked, counted, no documents.
 func TestRunNothingToWrite(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-none")
 	w := &fixedWriter{}
@@ -82,8 +84,9 @@ func TestRunNothingToWrite(t *testing.T) {
 // entry again, and max_per_run such entries at the head of the queue block
 // everything behind them forever.
 func TestRunDropsEntryOfDeletedTranscript(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	t.Setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
+	e.setenv("REFLECT_DRAIN_MAX_PER_RUN", "2")
 	for i := 0; i < 2; i++ {
 		gone := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, fmt.Sprintf("s-gone-%d", i))
 		if err := os.Remove(gone.TranscriptPath); err != nil {
@@ -125,6 +128,7 @@ func (g *growingWriter) Write(ctx context.Context, c *transcript.Condensed) (*wr
 // Turns added while the writer ran are not lost: the ack re-queues the
 // transcript, and reflecting it again updates the same learnings.
 func TestRunTranscriptGrowsDuringWrite(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-live")
 	before, _, err := queue.HashFile(rec.TranscriptPath)
@@ -158,6 +162,7 @@ func TestRunTranscriptGrowsDuringWrite(t *testing.T) {
 // The transcript of one of reflect's own writer runs is acked as skipped:
 // no writer run, no budget spent, nothing written.
 func TestRunSkipsWriterTranscript(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	prompt := writer.Prompt(&transcript.Condensed{Harness: "claude", Text: "USER: fix the login\n"})
 	data := lines(
@@ -199,6 +204,7 @@ func TestRunRequeueWaitingEntry(t *testing.T) {
 // The time a writer takes reaches drain-cost.jsonl, last-drain.json and
 // drain.log: it used to read 0 whatever the writer took.
 func TestRunRecordsEntryDuration(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-slow")
 	const delay = 60 * time.Millisecond

@@ -14,8 +14,9 @@ import (
 // that kills every drain is poisoned after max_attempts instead of being
 // claimed first forever and blocking the queue behind it.
 func TestRunCountsInterruptedEntries(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	t.Setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "2")
+	e.setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "2")
 	bad := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-bad")
 	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-good")
 	marker := filepath.Join(e.state, currentFile)

@@ -20,6 +20,7 @@ import (
 // refresh indexes it, so the entry is not retried and the writer not run
 // (and paid for) again.
 func TestWriteLearningsWhileIndexBusy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	e := newDrainEnv(t)
 	c := e.config(t)

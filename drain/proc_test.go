@@ -36,7 +36,34 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) == "drain" {
 		os.Exit(helperDrain())
 	}
-	os.Exit(m.Run())
+	os.Exit(runIsolated(m))
+}
+
+// runIsolated runs the tests with HOME and both reflect directories in a
+// temp dir and reflect's settings cleared, set once for the process: a
+// writer the tests start never sees the real home, and no setting of the
+// caller's leaks into a detached drain. The tests load their configuration
+// from drainEnv.env instead.
+func runIsolated(m *testing.M) int {
+	home, err := os.MkdirTemp("", "drain-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "REFLECT_") {
+			os.Unsetenv(k)
+		}
+	}
+	for k, v := range map[string]string{"HOME": home, "REFLECT_STATE_DIR": filepath.Join(home, "state"),
+		"REFLECT_LEARNINGS_DIR": filepath.Join(home, "learnings")} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // helperDrain is the body of a drainer process.
@@ -183,11 +210,17 @@ func writerSetup(t *testing.T, sessions []string, twoEach bool) (env []string, o
 	}, out
 }
 
-// setenvAll applies KEY=VALUE pairs with t.Setenv, for in-process drains.
-func setenvAll(t *testing.T, env []string) {
+// setenvAll applies KEY=VALUE pairs for in-process drains: reflect's
+// settings to the environment e's configuration is loaded from, the rest
+// (what the writer script reads) with t.Setenv.
+func setenvAll(t *testing.T, e *drainEnv, env []string) {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
+		if strings.HasPrefix(k, "REFLECT_") {
+			e.setenv(k, v)
+		} else {
+			t.Setenv(k, v)
+		}
 	}
 }
 
@@ -310,7 +343,7 @@ func TestProcKilledMidEntry(t *testing.T) {
 	}
 
 	// The next drain (a fast writer) takes the entry and writes it once.
-	setenvAll(t, env)
+	setenvAll(t, e, env)
 	t.Setenv("WRITER_SLEEP", "0")
 	rep := e.run(t, Options{})
 	if !rep.Ran || len(rep.Entries) != 1 || rep.Entries[0].ID != rec.ID || rep.Entries[0].Outcome != OutcomeWritten ||
@@ -342,6 +375,7 @@ func TestProcKilledMidEntry(t *testing.T) {
 // syscall.SIGKILL in writerProc.run (drain/writer/writer.go), so the kernel kills the
 // writer when the drainer dies.
 func TestProcKilledDrainerTakesItsWriter(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	env, _ := writerSetup(t, []string{"sess-orphan"}, false)
 	e.enqueueData(t, sessionTranscript(t, "sess-orphan"), queue.HarnessClaude, "sess-orphan")
@@ -358,6 +392,7 @@ func TestProcKilledDrainerTakesItsWriter(t *testing.T) {
 // Ten drainers started at the same moment: one drains, the others report
 // that another drain is running, and every entry is reflected once.
 func TestProcTenDrainsAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	var sessions []string
 	for i := 0; i < 5; i++ {
@@ -438,6 +473,7 @@ func TestProcTenDrainsAtOnce(t *testing.T) {
 
 // The daily cap holds however many drainers race for it.
 func TestProcDailyCapUnderRace(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	var sessions []string
 	for i := 0; i < 8; i++ {
@@ -503,7 +539,14 @@ func TestProcDailyCapUnderRace(t *testing.T) {
 func TestProcSpawnDetachedDrains(t *testing.T) {
 	e := newDrainEnv(t)
 	env, out := writerSetup(t, []string{"sess-bg"}, false)
-	setenvAll(t, env)
+	// The detached drain inherits this process's environment.
+	for k, v := range e.env {
+		t.Setenv(k, v)
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 	e.enqueueData(t, sessionTranscript(t, "sess-bg"), queue.HarnessClaude, "sess-bg")
 	infoPath := filepath.Join(t.TempDir(), "info.json")
 	t.Setenv(helperEnv, "drain")

@@ -21,6 +21,7 @@ import (
 // machines must make the same choice), keeping both bodies, the union of
 // the tags, and the other's entities.
 func TestDrainFoldsPulledNearDuplicates(t *testing.T) {
+	t.Parallel()
 	for _, pulled := range []string{"later", "earlier"} {
 		t.Run("pulled "+pulled, func(t *testing.T) {
 			e := newDrainEnv(t)
@@ -129,6 +130,7 @@ func TestDrainDoesNotFoldPersonalLearnings(t *testing.T) {
 // that parses as a learning, as a hostile push could make it) is never
 // read, so never folded into a real learning that syncs.
 func TestDrainDoesNotFoldALinkedLearning(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	o := withConfig(e.config(t), Options{Writer: &fixedWriter{}})
 	ix, err := o.OpenIndex(context.Background())

@@ -20,6 +20,7 @@ import (
 // leaves the entry pending with its ledger line unwritten. The next drain
 // reflects it again and must update the same documents, not add copies.
 func TestRunCrashBeforeAckUpdatesInPlace(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-crash")
 	before := snapshot(t, e.state)
@@ -97,6 +98,7 @@ func countResults(res []index.Result, id string) int {
 // crash after the ledger line but before the queue rewrite) is acked as
 // skipped without running the writer.
 func TestRunSkipsContentAlreadyReflected(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-dup")
 	line, err := json.Marshal(rec)
@@ -129,6 +131,7 @@ func TestRunSkipsContentAlreadyReflected(t *testing.T) {
 
 // A reworded learning (near-duplicate) updates the existing document.
 func TestRunNearDuplicateUpdatesExisting(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-a")
 	first := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1]}})
@@ -154,6 +157,7 @@ func TestRunNearDuplicateUpdatesExisting(t *testing.T) {
 // the entry added or updated it: drain listed one id up to 7 times for an
 // entry ("→ 10 learning(s)") whose knowledge base got 3 documents.
 func TestRunListsEachLearningOnce(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-before")
 	before := e.run(t, Options{Writer: &fixedWriter{drafts: fixedDrafts[:1]}})

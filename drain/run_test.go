@@ -27,11 +27,16 @@ import (
 // those for the fixture's secrets only finds what reflect wrote.
 type drainEnv struct {
 	home, state, kb, trans string
+	// env is the environment config.Load reads (config.MapLookup): HOME,
+	// REFLECT_STATE_DIR and REFLECT_LEARNINGS_DIR, and the settings a test
+	// gives with setenv. Nothing of the process's environment leaks in,
+	// so tests that only configure the drain run in parallel.
+	env map[string]string
 }
 
 // newDrainEnv points HOME, REFLECT_STATE_DIR and REFLECT_LEARNINGS_DIR at
-// fresh temp dirs and clears every other setting the environment could
-// leak into config.Load (an empty variable counts as unset).
+// fresh temp dirs, in the environment the test's configuration is loaded
+// from.
 func newDrainEnv(t testing.TB) *drainEnv {
 	t.Helper()
 	root := t.TempDir()
@@ -46,23 +51,18 @@ func newDrainEnv(t testing.TB) *drainEnv {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", e.home)
-	t.Setenv("REFLECT_STATE_DIR", e.state)
-	t.Setenv("REFLECT_LEARNINGS_DIR", e.kb)
-	for _, k := range []string{
-		"REFLECT_DISABLE", "REFLECT_WRITER", "REFLECT_WRITER_COMMAND", "REFLECT_EMBEDDER",
-		"REFLECT_DRAIN_MAX_PER_RUN", "REFLECT_DRAIN_DAILY_MAX", "REFLECT_DRAIN_DAILY_USD",
-		"REFLECT_DRAIN_TIMEOUT", "REFLECT_DRAIN_MAX_ATTEMPTS",
-	} {
-		t.Setenv(k, "")
-	}
+	e.env = map[string]string{"HOME": e.home, "REFLECT_STATE_DIR": e.state, "REFLECT_LEARNINGS_DIR": e.kb}
 	return e
 }
 
-// config loads the configuration the environment (and t.Setenv) says.
+// setenv sets a variable of the environment the test's configuration is
+// loaded from (not the process's).
+func (e *drainEnv) setenv(key, value string) { e.env[key] = value }
+
+// config loads the configuration e.env says.
 func (e *drainEnv) config(t testing.TB) *config.Config {
 	t.Helper()
-	c, err := config.Load(os.LookupEnv)
+	c, err := config.Load(config.MapLookup(e.env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestRunFakeClaudeSuccess(t *testing.T) {
 	out := fakeWriterPath(t, "claude", fakeSuccess)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-ok")
 
-	t.Setenv("REFLECT_WRITER", "auto")
+	e.setenv("REFLECT_WRITER", "auto")
 	rep := e.run(t, Options{}) // auto: claude is on PATH
 	if rep.Writer != "claude" || !strings.HasPrefix(rep.WriterWhy, "claude found on PATH") {
 		t.Fatalf("writer %s (%s)", rep.Writer, rep.WriterWhy)
@@ -473,7 +473,7 @@ func failingRun(t *testing.T, script, wantErr string) (*drainEnv, *Report) {
 	e := newDrainEnv(t)
 	setWriterFixtures(t)
 	fakeWriterPath(t, "claude", script)
-	t.Setenv("REFLECT_WRITER", "claude")
+	e.setenv("REFLECT_WRITER", "claude")
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-fail")
 	now := time.Now()
 	rep := e.run(t, Options{Now: func() time.Time { return now }})
@@ -547,8 +547,8 @@ func TestRunFakeClaudeHangTimesOut(t *testing.T) {
 	e := newDrainEnv(t)
 	setWriterFixtures(t)
 	out := fakeWriterPath(t, "claude", fakeHang)
-	t.Setenv("REFLECT_DRAIN_TIMEOUT", "1s")
-	t.Setenv("REFLECT_WRITER", "claude")
+	e.setenv("REFLECT_DRAIN_TIMEOUT", "1s")
+	e.setenv("REFLECT_WRITER", "claude")
 	c := e.config(t)
 	if c.Drain.Timeout != time.Second {
 		t.Fatalf("timeout %s", c.Drain.Timeout)
@@ -587,8 +587,8 @@ func TestRunPoisonAndRequeue(t *testing.T) {
 	e := newDrainEnv(t)
 	setWriterFixtures(t)
 	out := fakeWriterPath(t, "claude", fakeGarbage)
-	t.Setenv("REFLECT_WRITER", "claude")
-	t.Setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "3")
+	e.setenv("REFLECT_WRITER", "claude")
+	e.setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "3")
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-poison")
 	clock := noonToday()
 	now := func() time.Time { return clock }
@@ -687,7 +687,7 @@ func TestRunFakeCodex(t *testing.T) {
 	}
 	t.Setenv("ANSWER", *env.Result)
 	t.Setenv("CODEX_FAIL", "1")
-	t.Setenv("REFLECT_WRITER", "auto")
+	e.setenv("REFLECT_WRITER", "auto")
 	out := fakeWriterPath(t, "codex", codexFake) // no claude: auto picks codex
 	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-codex")
 	now := noonToday()

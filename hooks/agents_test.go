@@ -18,6 +18,7 @@ import (
 // the exit status is only in the last line of text_result_for_llm (real
 // payloads from @github/copilot 1.0.102).
 func TestCopilotFailedBash(t *testing.T) {
+	t.Parallel()
 	e := newEmptyEnv(t)
 	f, failed := hooks.FailedBash("copilot", e.fixture(t, "copilot", "post-tool-use-failed", nil))
 	if !failed || f.Command != "ls /nope-dir" || f.ExitCode != 2 || !strings.Contains(f.ErrorHead, "No such file") ||
@@ -39,6 +40,7 @@ func TestCopilotFailedBash(t *testing.T) {
 // reflect's OpenCode plugin hookSpecificOutput (run checks both against
 // testdata/schemas); both carry the recalled learning.
 func TestNewAgentsRecall(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	for _, agent := range []string{"copilot", "opencode"} {
 		in := e.fixture(t, agent, "user-prompt-submit", map[string]any{
@@ -58,6 +60,7 @@ func TestNewAgentsRecall(t *testing.T) {
 // A failed command then the user's correction becomes a mini-learning
 // with either agent, from their own payloads.
 func TestNewAgentsMiniLearning(t *testing.T) {
+	t.Parallel()
 	for _, agent := range []string{"copilot", "opencode"} {
 		e := newHookEnv(t)
 		if out := run(t, e.cfg, "post-tool", agent, e.fixture(t, agent, "post-tool-use-failed", nil)); out != "" {
@@ -81,6 +84,7 @@ func TestNewAgentsMiniLearning(t *testing.T) {
 // one message per line, and queues it with harness opencode. Without
 // messages (an old plugin) nothing is queued and the log says what to do.
 func TestOpenCodeStop(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	in := e.fixture(t, "opencode", "stop", nil)

@@ -40,6 +40,7 @@ func leakedPiece(text, secret string) string {
 }
 
 func TestFailedBashClaudeFixture(t *testing.T) {
+	t.Parallel()
 	f, ok := FailedBash("claude", fixturePayload(t, "claude/post-tool-use-failure.json"))
 	if !ok {
 		t.Fatal("PostToolUseFailure with Exit code 60 is not a failure")
@@ -61,12 +62,14 @@ func TestFailedBashClaudeFixture(t *testing.T) {
 }
 
 func TestFailedBashClaudeSuccessIsNotAFailure(t *testing.T) {
+	t.Parallel()
 	if f, ok := FailedBash("claude", fixturePayload(t, "claude/post-tool-use.json")); ok {
 		t.Errorf("successful PostToolUse read as a failure: %+v", f)
 	}
 }
 
 func TestFailedBashCodexFixture(t *testing.T) {
+	t.Parallel()
 	f, ok := FailedBash("codex", fixturePayload(t, "codex/post-tool-use.json"))
 	if !ok {
 		t.Fatal("Codex PostToolUse with Exit code: 1 is not a failure")
@@ -88,6 +91,7 @@ func TestFailedBashCodexFixture(t *testing.T) {
 // TestFailedBashShapes covers payload shapes other versions of the agents
 // send, and the ones that must not arm a watcher.
 func TestFailedBashShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		agent    string
@@ -245,6 +249,7 @@ func TestFailedBashBoundsSizes(t *testing.T) {
 // (the last 2 kB) falls inside it: redacting after the cut would store the
 // token's tail, which no longer looks like a token.
 func TestFailedBashRedactsBeforeCutting(t *testing.T) {
+	t.Parallel()
 	// The context keeps the last 2 kB: after the key come a space and
 	// 2 kB - 41 dots, so a cut before redaction keeps the key's last 40 bytes.
 	tail := " " + strings.Repeat(".", maxContextBytes-41)
@@ -276,6 +281,7 @@ func readArmedFile(t *testing.T, path string) (map[string]any, string) {
 }
 
 func TestArmWritesPrivateFile(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	f, _ := FailedBash("claude", fixturePayload(t, "claude/post-tool-use-failure.json"))
 	sid := f.SessionID
@@ -307,6 +313,7 @@ func TestArmWritesPrivateFile(t *testing.T) {
 }
 
 func TestArmedExpiresAfterTenMinutes(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	f, _ := FailedBash("codex", fixturePayload(t, "codex/post-tool-use.json"))
 	if err := Arm(state, f.SessionID, f, armT0); err != nil {
@@ -336,6 +343,7 @@ func TestArmedExpiresAfterTenMinutes(t *testing.T) {
 }
 
 func TestArmReplacesAndDisarmClears(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	first := Failure{Tool: "Bash", Command: "npm test", ExitCode: 1}
 	second := Failure{Tool: "Bash", Command: "pnpm test", ExitCode: 2}
@@ -363,6 +371,7 @@ func TestArmReplacesAndDisarmClears(t *testing.T) {
 }
 
 func TestArmSanitisesSessionIDs(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	f := Failure{Tool: "Bash", Command: "make", ExitCode: 2}
 	for _, sid := range []string{"../../escape", "a/b\\c", "..", strings.Repeat("x", 300)} {
@@ -402,6 +411,7 @@ func TestArmSanitisesSessionIDs(t *testing.T) {
 }
 
 func TestArmRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	p, _ := json.Marshal(map[string]any{
 		"session_id": "s", "cwd": "/home/dev/app", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
@@ -432,6 +442,7 @@ func TestArmRedactsSecrets(t *testing.T) {
 }
 
 func TestArmedDropsCorruptFile(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	path := filepath.Join(state, "armed", "s.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -449,6 +460,7 @@ func TestArmedDropsCorruptFile(t *testing.T) {
 }
 
 func TestArmSweepsAbandonedWatchers(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	f := Failure{Tool: "Bash", Command: "make", ExitCode: 2}
 	for _, sid := range []string{"old", "recent"} {

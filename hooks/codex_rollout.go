@@ -24,10 +24,6 @@ const (
 	rolloutWait  = 25 * time.Millisecond
 )
 
-// rolloutSleep waits between looks at the rollout; tests replace it to
-// write the completion at a known moment.
-var rolloutSleep = time.Sleep
-
 // codexToolPayload is the part of a Codex PostToolUse that locates the
 // command's record in the rollout.
 type codexToolPayload struct {
@@ -41,6 +37,12 @@ type codexToolPayload struct {
 // succeeded, a payload that is not a shell call, or a rollout that does not
 // (yet) hold the completion after a short bounded retry.
 func CodexRolloutFailure(payload []byte) (Failure, bool) {
+	return codexRolloutFailure(payload, time.Sleep)
+}
+
+// codexRolloutFailure is CodexRolloutFailure with sleep waiting between
+// looks at the rollout (tests write the completion at a known moment).
+func codexRolloutFailure(payload []byte, sleep func(time.Duration)) (Failure, bool) {
 	var tp toolPayload
 	var cp codexToolPayload
 	if json.Unmarshal(payload, &tp) != nil || json.Unmarshal(payload, &cp) != nil {
@@ -63,7 +65,7 @@ func CodexRolloutFailure(payload []byte) (Failure, bool) {
 	)
 	for try := 0; try < rolloutTries && !found; try++ {
 		if try > 0 {
-			rolloutSleep(rolloutWait)
+			sleep(rolloutWait)
 		}
 		c, found = transcript.FindCodexCompletion(cp.TranscriptPath, cp.ToolUseID)
 	}

@@ -49,6 +49,7 @@ func withTranscript(t *testing.T, payload []byte, path string) []byte {
 // Codex 0.169's payload alone does not say the command failed; the
 // rollout does.
 func TestCodexRolloutFailureRealPayload(t *testing.T) {
+	t.Parallel()
 	payload := realCodex(t, "1795617266591576827")
 	if _, ok := FailedBash("codex", payload); ok {
 		t.Fatal("the payload itself now carries an exit code: this test no longer covers the rollout path")
@@ -74,6 +75,7 @@ func TestCodexRolloutFailureRealPayload(t *testing.T) {
 
 // A command that succeeded (cat README.md, exit 0) arms nothing.
 func TestCodexRolloutSuccessIsNotAFailure(t *testing.T) {
+	t.Parallel()
 	if f, ok := CodexRolloutFailure(realCodex(t, "1795617010192888491")); ok {
 		t.Errorf("successful command read as a failure: %+v", f)
 	}
@@ -81,6 +83,7 @@ func TestCodexRolloutSuccessIsNotAFailure(t *testing.T) {
 
 // Every real failed command in the fixtures is found.
 func TestCodexRolloutFailureAllRealFailures(t *testing.T) {
+	t.Parallel()
 	for _, stem := range []string{"1795616890707406090", "1795617006705475313", "1795617266591576827"} {
 		if f, ok := CodexRolloutFailure(realCodex(t, stem)); !ok || f.ExitCode == 0 || f.Command == "" {
 			t.Errorf("%s: %+v, %v", stem, f, ok)
@@ -91,6 +94,7 @@ func TestCodexRolloutFailureAllRealFailures(t *testing.T) {
 // The completion is found in the tail of a rollout far bigger than what is
 // read, and not found when it lies before the tail.
 func TestCodexRolloutReadsOnlyTheTail(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "testdata", "real", "payloads", "codex")
 	stem := "1795617266591576827"
 	payload, _ := os.ReadFile(filepath.Join(dir, stem+"-PostToolUse.json"))
@@ -118,6 +122,7 @@ func TestCodexRolloutReadsOnlyTheTail(t *testing.T) {
 
 // A completion Codex writes a moment after the hook started is still found.
 func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "testdata", "real", "payloads", "codex")
 	stem := "1795617266591576827"
 	payload, _ := os.ReadFile(filepath.Join(dir, stem+"-PostToolUse.json"))
@@ -136,7 +141,7 @@ func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
 	}
 	// Codex writes the completion after reflect's first look.
 	looks := 0
-	rolloutSleep = func(time.Duration) {
+	sleep := func(time.Duration) {
 		looks++
 		if looks == 2 {
 			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -148,8 +153,7 @@ func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
 			f.Close()
 		}
 	}
-	t.Cleanup(func() { rolloutSleep = time.Sleep })
-	if _, ok := CodexRolloutFailure(withTranscript(t, payload, path)); !ok {
+	if _, ok := codexRolloutFailure(withTranscript(t, payload, path), sleep); !ok {
 		t.Error("completion written during the retry window not found")
 	}
 	if looks >= rolloutTries {
@@ -159,6 +163,7 @@ func TestCodexRolloutWaitsForLateCompletion(t *testing.T) {
 
 // No rollout, a missing one, or garbage in it: not a failure, no panic.
 func TestCodexRolloutMissingOrBroken(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "testdata", "real", "payloads", "codex")
 	payload, _ := os.ReadFile(filepath.Join(dir, "1795617266591576827-PostToolUse.json"))
 	garbage := filepath.Join(t.TempDir(), "garbage.jsonl")
@@ -172,6 +177,7 @@ func TestCodexRolloutMissingOrBroken(t *testing.T) {
 
 // Older Codex versions recorded exec_command_end with call_id.
 func TestCodexRolloutExecCommandEnd(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "rollout.jsonl")
 	_ = os.WriteFile(path, []byte(`{"type":"event_msg","payload":{"type":"exec_command_end","call_id":"call_1","exit_code":2,"stderr":"make: *** No rule to make target 'tset'.  Stop."}}`+"\n"), 0o600)
 	payload := []byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make tset"},"tool_response":"","tool_use_id":"call_1","transcript_path":` + jsonQuote(path) + `}`)
@@ -189,6 +195,7 @@ func jsonQuote(s string) string {
 // When the payload carries its own exit code (Codex before 0.169), the
 // payload decides and the rollout is not consulted.
 func TestCodexRolloutNotReadWhenPayloadHasExitCode(t *testing.T) {
+	t.Parallel()
 	payload := realCodex(t, "1795617266591576827")
 	var obj map[string]any
 	if err := json.Unmarshal(payload, &obj); err != nil {

@@ -14,6 +14,7 @@ import (
 // Enqueueing hooks skip a transcript that does not exist (yet), with a
 // detail that says so, and queue nothing.
 func TestEnqueueTranscriptNotFound(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	missing := filepath.Join(t.TempDir(), "never-written.jsonl")
 	for _, f := range fixtureRuns {
@@ -43,6 +44,7 @@ func TestEnqueueTranscriptNotFound(t *testing.T) {
 // Stop fires after every turn: once a session is queued, later Stops and
 // the SessionEnd say "already queued" and the queue keeps one record.
 func TestEnqueueOncePerSession(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	transcript := e.transcript(t, "s.jsonl")
 	edits := map[string]any{"transcript_path": transcript}
@@ -69,6 +71,7 @@ func TestEnqueueOncePerSession(t *testing.T) {
 // Queue records are at second precision in UTC (queue.Record.QueuedAt,
 // ARCHITECTURE §3 "queued_at":"2026-11-22T10:42:00Z"), whatever the clock says.
 func TestEnqueueQueuedAtSecondPrecision(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	transcript := e.transcript(t, "s.jsonl")
 	now := time.Date(2026, 11, 22, 11, 42, 7, 123456789, time.FixedZone("CET", 3600))
@@ -87,11 +90,9 @@ func TestEnqueueQueuedAtSecondPrecision(t *testing.T) {
 // still creating the session's events.jsonl: the hook waits a little for
 // it (within its deadline) rather than dropping the session.
 func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
+	t.Parallel()
 	// The transcript's writer below may be slow to run on a loaded
 	// machine: the hook's wait is raised so that only its logic is tested.
-	prev := hooks.MaxTranscriptWait
-	hooks.MaxTranscriptWait = time.Minute
-	defer func() { hooks.MaxTranscriptWait = prev }()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	path := filepath.Join(t.TempDir(), "session-state", "s1", "events.jsonl")
@@ -103,7 +104,7 @@ func TestCopilotStopWaitsForItsTranscript(t *testing.T) {
 		_ = os.WriteFile(tmp, []byte(`{"type":"session.start","data":{}}`+"\n"), 0o600)
 		_ = os.Rename(tmp, path)
 	}()
-	run(t, cfg, "stop", "copilot", in)
+	run(t, cfg, "stop", "copilot", in, func(o *hooks.Options) { o.TranscriptWait = time.Minute })
 	recs := pending(t, cfg.StateDir)
 	if len(recs) != 1 || recs[0].TranscriptPath != path || recs[0].Harness != "copilot" {
 		t.Fatalf("queued %+v, last event %+v", recs, lastEvent(t, cfg.StateDir))

@@ -20,6 +20,7 @@ import (
 // and hooks.log, the queue and the ledger were appended through), and the
 // hooks still exit quietly.
 func TestHooksDoNotWriteThroughSymlinks(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	victim := filepath.Join(t.TempDir(), "victim")
@@ -61,6 +62,7 @@ func TestHooksDoNotWriteThroughSymlinks(t *testing.T) {
 // arriving slowly) made the hook wait for it forever on main, the clock
 // starting only once stdin was read.
 func TestDeadlineCoversReadingThePayload(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	// A real pipe, as from an agent, left open after half a payload.
 	pr, pw, err := os.Pipe()
@@ -110,6 +112,7 @@ func TestDeadlineCoversReadingThePayload(t *testing.T) {
 // A prompt of megabytes and a 100 KB working directory do not break the
 // hook (recall's test checks the prompt is clipped before the search).
 func TestHugePromptAndCwdAreBounded(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	huge := "why is the sqlite database locked " + strings.Repeat("padding words here ", 300_000)
 	in := e.fixture(t, "claude", "user-prompt-submit", map[string]any{"prompt": huge, "cwd": "/" + strings.Repeat("d/", 50_000)})

@@ -159,7 +159,7 @@ func checkKeys(obj map[string]any, allowed map[string]string, where string) erro
 // The validator must reject what the agents reject, or the tests that use
 // it prove nothing.
 func TestValidateOutput(t *testing.T) {
-	t.Setenv("HOME", t.TempDir())
+	t.Parallel()
 	ok := func(event, ctx string) string {
 		return fmt.Sprintf(`{"hookSpecificOutput":{"hookEventName":%q,"additionalContext":%q}}`+"\n", event, ctx)
 	}
@@ -275,6 +275,7 @@ func contextOf(t testing.TB, out string) string {
 // last-event.json and, for pre-compact/stop/session-end, the expected
 // queue record.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	// Session start: the learning its query finds, then the project's two
 	// others from the briefing (confidence × recency).
 	briefed := []string{"samesite", "clock", "insecure"}

@@ -16,6 +16,7 @@ import (
 // session's prompt hook, and not a Codex session's (Codex loads AGENTS.md
 // itself); a rule from CLAUDE.md the other way round (issue 31).
 func TestImportedRuleNotInjectedTwice(t *testing.T) {
+	t.Parallel()
 	e := newEmptyEnv(t)
 	e.gitRepo(t, "main", "initial")
 	e.cfg.Agents.Home = e.home

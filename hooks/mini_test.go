@@ -13,8 +13,8 @@ import (
 	"github.com/reflectkb/reflect/store"
 )
 
-// env is a state dir and a knowledge base in temp dirs; HOME points to a
-// temp dir too, so nothing can reach the real one.
+// env is a state dir and a knowledge base in temp dirs; HOME is a temp
+// dir too (TestMain), so nothing can reach the real one.
 type miniEnv struct {
 	state, docs string
 	ix          *index.Index
@@ -22,10 +22,7 @@ type miniEnv struct {
 
 func newMiniEnv(t *testing.T) miniEnv {
 	t.Helper()
-	t.Setenv("HOME", t.TempDir())
 	state, kb := t.TempDir(), t.TempDir()
-	t.Setenv("REFLECT_STATE_DIR", state)
-	t.Setenv("REFLECT_LEARNINGS_DIR", kb)
 	docs := filepath.Join(kb, "documents")
 	ix, err := index.Open(context.Background(), docs, filepath.Join(kb, "index"))
 	if err != nil {
@@ -75,6 +72,7 @@ func armFixture(t *testing.T, e miniEnv, agent, name string) Failure {
 }
 
 func TestCaptureCorrectionClaudeFixtures(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	ctx := context.Background()
 	f := armFixture(t, e, "claude", "claude/post-tool-use-failure.json")
@@ -143,6 +141,7 @@ func TestCaptureCorrectionClaudeFixtures(t *testing.T) {
 }
 
 func TestCaptureCorrectionCodex(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	ctx := context.Background()
 	f := armFixture(t, e, "codex", "codex/post-tool-use.json")
@@ -185,6 +184,7 @@ func TestCaptureCorrectionCodex(t *testing.T) {
 }
 
 func TestCaptureCorrectionWatcherLifecycle(t *testing.T) {
+	t.Parallel()
 	correction := "no, use --insecure for local dev instead, the dev cert is self-signed"
 	tests := []struct {
 		name      string
@@ -231,6 +231,7 @@ func TestCaptureCorrectionWatcherLifecycle(t *testing.T) {
 }
 
 func TestCaptureCorrectionLeavesPastedOutputOut(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	f := armFixture(t, e, "claude", "claude/post-tool-use-failure.json")
 	prompt := "no, use --insecure for local dev instead.\nThe dev cert is self-signed.\n\n$ curl https://localhost:8443/\ncurl: (60) SSL certificate problem\nmore log"
@@ -252,6 +253,7 @@ func TestCaptureCorrectionLeavesPastedOutputOut(t *testing.T) {
 }
 
 func TestCaptureCorrectionWithoutWatcher(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	ev := promptEvent(t, "claude", "claude/user-prompt-correction.json")
 	id, ok, err := CaptureCorrection(context.Background(), e.ix, e.state, ev, armT0)
@@ -266,6 +268,7 @@ func TestCaptureCorrectionWithoutWatcher(t *testing.T) {
 // TestCaptureCorrectionKeepsSecretsOffDisk sends secrets and a <private>
 // block through every field and checks every file written.
 func TestCaptureCorrectionKeepsSecretsOffDisk(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	p, _ := json.Marshal(map[string]any{
 		"session_id": "sess-1", "cwd": "/home/dev/billing", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
@@ -325,6 +328,7 @@ func TestCaptureCorrectionKeepsSecretsOffDisk(t *testing.T) {
 }
 
 func TestMiniLearningTitles(t *testing.T) {
+	t.Parallel()
 	head := "curl: (60) SSL certificate problem: self-signed certificate"
 	tests := []struct {
 		command, correction, want string
@@ -367,6 +371,7 @@ func TestMiniLearningTitles(t *testing.T) {
 // TestMiniLearningIsAValidDocument writes awkward text (backticks, fences,
 // YAML-looking colons, newlines) and parses the document back.
 func TestMiniLearningIsAValidDocument(t *testing.T) {
+	t.Parallel()
 	f := Failure{
 		Agent: "codex", SessionID: "s", Tool: "Bash", ExitCode: 2,
 		Command:      "echo `date` && printf '```\\n' | grep -e '- key: value'",
@@ -402,6 +407,7 @@ func TestMiniLearningIsAValidDocument(t *testing.T) {
 }
 
 func TestMiniLearningSameInputSameID(t *testing.T) {
+	t.Parallel()
 	e := newMiniEnv(t)
 	f := armFixture(t, e, "claude", "claude/post-tool-use-failure.json")
 	ev := promptEvent(t, "claude", "claude/user-prompt-correction.json")
@@ -422,6 +428,7 @@ func TestMiniLearningSameInputSameID(t *testing.T) {
 }
 
 func TestProgramOf(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ command, prog, sub string }{
 		{"curl -k https://x", "curl", ""},
 		{"/usr/local/bin/go test ./...", "go", "test"},

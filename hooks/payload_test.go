@@ -8,6 +8,7 @@ import "testing"
 // correction judgement must see what the user typed, and only for Gemini:
 // another agent's prompt is the user's own text.
 func TestNormalizeGeminiPrompt(t *testing.T) {
+	t.Parallel()
 	const typed = "no, use ls /var/cache/widget instead"
 	withContext := "<hook_context>&lt;reflect-learnings&gt;\n- [high] Widget cache lives in /var/cache/widget (lrn-x)\n&lt;/reflect-learnings&gt;</hook_context>\n\n" + typed
 	for _, tc := range []struct{ agent, in, want string }{

@@ -81,6 +81,7 @@ func bigPayload(size int) []byte {
 // to a wrong invocation, exit 0 with nothing on stderr and nothing (or a
 // valid answer) on stdout.
 func TestProcessBadInput(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	inputs := []struct {
 		name string
@@ -154,6 +155,7 @@ func TestProcessHugePayload(t *testing.T) {
 // The end-to-end path works as a process too: config from the
 // environment, payload from stdin, the golden answer on stdout.
 func TestProcessAnswers(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	for _, f := range []struct{ agent, fixture, event string }{
 		{"claude", "user-prompt-submit", "prompt"},
@@ -178,6 +180,7 @@ func TestProcessAnswers(t *testing.T) {
 // `reflect drain` (this test binary, recorded by TestMain) and exits
 // without waiting for it.
 func TestProcessStartsDrain(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	in := e.fixture(t, "claude", "stop", map[string]any{"transcript_path": e.transcript(t, "t.jsonl")})
 	checkProc(t, runProc(t, e, in, nil, "hook", "stop", "--agent", "claude"), "claude", "stop")
@@ -197,6 +200,7 @@ func TestProcessStartsDrain(t *testing.T) {
 // REFLECT_DISABLE=1 in the environment and a broken config.toml both make
 // the process a silent no-op that exits 0.
 func TestProcessDisabledAndBrokenConfig(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	transcript := e.transcript(t, "t.jsonl")
 	t.Run("disabled", func(t *testing.T) {

@@ -47,6 +47,7 @@ func (e *hookEnv) realPayload(t *testing.T, agent, name, transcript string) []by
 // A failed command in Codex 0.169 arms a watcher: its payload has no exit
 // code, the rollout beside it has.
 func TestPostToolRealCodexFailureArms(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	const stem = "1795617266591576827-PostToolUse.json"
@@ -62,6 +63,7 @@ func TestPostToolRealCodexFailureArms(t *testing.T) {
 
 // A successful Codex command arms nothing.
 func TestPostToolRealCodexSuccessDoesNotArm(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	const stem = "1795617010192888491-PostToolUse.json"
@@ -73,6 +75,7 @@ func TestPostToolRealCodexSuccessDoesNotArm(t *testing.T) {
 
 // Claude 2.1.197's PostToolUseFailure arms a watcher from its own text.
 func TestPostToolRealClaudeFailureArms(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	ents, _ := filepath.Glob(filepath.Join("..", "testdata", "real", "payloads", "claude", "*-PostToolUseFailure.json"))
@@ -96,6 +99,7 @@ func TestPostToolRealClaudeFailureArms(t *testing.T) {
 // its event, gets an answer the client accepts; the queueing events queue
 // the transcript with the trigger their payload implies.
 func TestRealPayloadsAnswerValidly(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	events := map[string]string{
 		"SessionStart": "session-start", "UserPromptSubmit": "prompt", "PreCompact": "pre-compact",

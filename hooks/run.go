@@ -51,13 +51,21 @@ type Options struct {
 	// hook recalls from the index as it stands. Zero means
 	// DefaultInlineRefreshMax.
 	InlineRefreshMax int
+	// TranscriptWait bounds how long a Stop waits for a transcript the
+	// agent is still creating (see awaitTranscript); zero means
+	// DefaultTranscriptWait. Tests on a loaded machine raise it for the
+	// writer they stand in for.
+	TranscriptWait time.Duration
+	// GitTimeout bounds the git work of a session-start recall; zero means
+	// gitrepo.DefaultTimeout. Tests raise it to check what git returns on
+	// a loaded machine.
+	GitTimeout time.Duration
 }
 
 // DefaultInlineRefreshMax bounds the refresh a hook does in its own time.
-// A refresh stats every document: about 60 ms at 2,000 learnings, 0.3 s at
-// 10,000 and over 3 s at 100,000, past the hook's deadline, so that every
-// hook gave up and recalled nothing until something else reindexed
-// (docs/benchmarks.md "Scale").
+// A refresh stats every document, so its cost grows with the knowledge
+// base; past this size it would not fit in the hook's deadline, and a hook
+// that gives up recalls nothing until something else reindexes.
 const DefaultInlineRefreshMax = 2000
 
 // refreshEvery debounces the background refreshes hooks start: one
@@ -108,6 +116,9 @@ func Run(ctx context.Context, o Options) {
 	if o.Spawn == nil {
 		o.Spawn = proc.SpawnDetached
 	}
+	if o.TranscriptWait <= 0 {
+		o.TranscriptWait = DefaultTranscriptWait
+	}
 	if o.Config == nil || o.Config.Disabled {
 		return
 	}
@@ -143,9 +154,9 @@ func (r *invocation) handle(ctx context.Context) (answer, error) {
 	if err := ValidEvent(r.Event, r.Agent); err != nil {
 		return answer{}, err
 	}
-	// The deadline runs from the process start: reading a payload of
-	// megabytes took longer than the whole deadline before the clock even
-	// started (measured in docs/benchmarks.md).
+	// The deadline runs from the process start: otherwise reading a
+	// payload of megabytes, or one arriving slowly, would be free, and
+	// could take longer than the whole deadline before the clock started.
 	ctx, cancel := context.WithDeadline(ctx, r.Start.Add(r.Deadline))
 	defer cancel()
 	data, err := readPayload(ctx, r.In)
@@ -284,10 +295,9 @@ const (
 	enqueueMargin  = 400 * time.Millisecond
 )
 
-// MaxTranscriptWait is the longest awaitTranscript waits. A variable so
-// that tests on a loaded machine can give the writer they stand in for
-// more time (as gitrepo.Timeout).
-var MaxTranscriptWait = time.Second
+// DefaultTranscriptWait is the longest awaitTranscript waits: a transcript
+// still missing after it is not one the agent is about to write.
+const DefaultTranscriptWait = time.Second
 
 // awaitTranscript waits, within the hook's deadline, for the payload's
 // transcript to exist and hold something. Copilot CLI (1.0.102) runs the
@@ -301,7 +311,7 @@ func (r *invocation) awaitTranscript() {
 		return
 	}
 	until := r.Start.Add(r.Deadline - enqueueMargin)
-	if limit := time.Now().Add(MaxTranscriptWait); limit.Before(until) {
+	if limit := time.Now().Add(r.TranscriptWait); limit.Before(until) {
 		until = limit
 	}
 	for {
@@ -469,8 +479,9 @@ func (r *invocation) request(kind recall.Kind) recall.Request {
 	return recall.Request{
 		Kind: kind, Prompt: p.Prompt, Cwd: p.Cwd, SessionID: p.SessionID, Source: p.Source,
 		Max: r.Config.Recall.Max, Chars: r.Config.Recall.Chars, StateDir: r.Config.StateDir, Now: r.now,
-		Agent:     r.Agent,
-		AgentDirs: importer.Dirs{Home: r.Config.Agents.Home, Claude: r.Config.Agents.Claude, Codex: r.Config.Agents.Codex},
+		Agent:      r.Agent,
+		AgentDirs:  importer.Dirs{Home: r.Config.Agents.Home, Claude: r.Config.Agents.Claude, Codex: r.Config.Agents.Codex},
+		GitTimeout: r.GitTimeout,
 	}
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
-	"github.com/reflectkb/reflect/internal/gitrepo"
 	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/statusline"
@@ -66,7 +65,29 @@ func TestMain(m *testing.M) {
 	if os.Getenv(asReflectEnv) == "1" || (len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-")) {
 		os.Exit(fakeReflect(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(runIsolated(m))
+}
+
+// runIsolated runs the tests with HOME and both reflect directories in a
+// temp dir, set once for the process rather than per test so that the
+// tests can run in parallel: nothing can reach the real ~/.reflect or
+// ~/.learnings, and the tests pass each hook its configuration
+// (hookEnv.cfg) instead of reading it from the environment.
+func runIsolated(m *testing.M) int {
+	home, err := os.MkdirTemp("", "hooks-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for k, v := range map[string]string{"HOME": home, "REFLECT_STATE_DIR": filepath.Join(home, "state"),
+		"REFLECT_LEARNINGS_DIR": filepath.Join(home, "learnings"), "REFLECT_DISABLE": ""} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 // fakeReflect is the part of cmd/reflect's main that `reflect hook` runs:
@@ -205,13 +226,9 @@ func newHookEnv(t testing.TB) *hookEnv {
 // newEmptyEnv builds the environment with an empty knowledge base.
 func newEmptyEnv(t testing.TB) *hookEnv {
 	t.Helper()
+	// The hooks get e.cfg; a process test (runProc) passes the same
+	// directories in its child's environment.
 	e := &hookEnv{home: t.TempDir(), state: t.TempDir(), kb: t.TempDir(), ids: map[string]string{}}
-	t.Setenv("HOME", e.home)
-	// The config is built here, but a spawned child and config.Load must
-	// see the same directories, never the real ~/.reflect or ~/.learnings.
-	t.Setenv("REFLECT_STATE_DIR", e.state)
-	t.Setenv("REFLECT_LEARNINGS_DIR", e.kb)
-	t.Setenv("REFLECT_DISABLE", "")
 	e.cfg = &config.Config{
 		StateDir:     e.state,
 		LearningsDir: e.kb,
@@ -255,11 +272,6 @@ func (e *hookEnv) putSeeds(t testing.TB, list []seed) {
 // subject (oldest first), isolated from any global or system git config.
 func (e *hookEnv) gitRepo(t testing.TB, branch string, subjects ...string) {
 	t.Helper()
-	// The tests check what the hooks make of the commit subjects: on a
-	// loaded machine git can take longer than the hook's 300 ms for them.
-	old := gitrepo.Timeout
-	gitrepo.Timeout = time.Minute
-	t.Cleanup(func() { gitrepo.Timeout = old })
 	git := func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", e.repo, "-c", "commit.gpgsign=false"}, args...)...)
@@ -337,6 +349,9 @@ func run(t testing.TB, cfg *config.Config, event, agent string, in []byte, opts 
 	o := hooks.Options{
 		Event: event, Agent: agent, In: bytes.NewReader(in), Out: &out,
 		Config: cfg, Now: func() time.Time { return t0 }, Deadline: testDeadline,
+		// The tests check what the hooks make of the commit subjects: on a
+		// loaded machine git can take longer than gitrepo.DefaultTimeout.
+		GitTimeout: time.Minute,
 		Spawn: func(args ...string) error {
 			t.Errorf("%s --agent %s started `reflect %s` unexpectedly", event, agent, strings.Join(args, " "))
 			return errors.New("no background work in this test")
@@ -467,12 +482,12 @@ var fixtureRuns = []struct{ agent, fixture, event string }{
 // every hook into a no-op: nothing printed, nothing written anywhere, not
 // even last-event.json or a log line.
 func TestRunDisabledDoesNothing(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	e.gitRepo(t, "fix/oauth-state-cookie", "callback: keep the OAuth state cookie on redirect")
 	state := t.TempDir()
-	t.Setenv("REFLECT_STATE_DIR", state)
-	t.Setenv("REFLECT_DISABLE", "1")
-	cfg, err := config.Load(os.LookupEnv)
+	cfg, err := config.Load(config.MapLookup(map[string]string{"HOME": e.home, "REFLECT_STATE_DIR": state,
+		"REFLECT_LEARNINGS_DIR": e.kb, "REFLECT_DISABLE": "1"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,6 +514,7 @@ func TestRunDisabledDoesNothing(t *testing.T) {
 // A config that failed to load reaches Run as nil: nothing to do, nothing
 // printed, no panic.
 func TestRunNilConfig(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	for _, f := range fixtureRuns {
 		if out := run(t, nil, f.event, f.agent, e.fixture(t, f.agent, f.fixture, nil)); out != "" {
@@ -513,6 +529,7 @@ func TestRunNilConfig(t *testing.T) {
 // Bad invocations and bad payloads fail open: no output, an error line in
 // hooks.log, and last-event.json marked as an error.
 func TestRunFailsOpen(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	valid := e.fixture(t, "claude", "user-prompt-submit", nil)
 	for _, tc := range []struct {
@@ -549,6 +566,7 @@ func TestRunFailsOpen(t *testing.T) {
 // `null` is a JSON value but not a payload: every field is empty, so the
 // hooks have nothing to work on and must say nothing, without an error.
 func TestRunNullPayload(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	for _, event := range hooks.Events {
 		for _, agent := range hooks.Agents {
@@ -670,6 +688,7 @@ func TestPromptWithBrokenCatalog(t *testing.T) {
 // the prompt hook recalls from the index as it stands instead of failing
 // or waiting out its deadline.
 func TestPromptWhileIndexUpdating(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	fl := flock.New(filepath.Join(e.cfg.IndexDir(), "update.lock"))
 	if ok, err := fl.TryLock(); err != nil || !ok {
@@ -703,6 +722,7 @@ func TestPromptWhileIndexUpdating(t *testing.T) {
 // background `reflect reindex` per refreshEvery and recalls from the
 // index as it stands. At or below the limit it refreshes inline.
 func TestLargeKBRefreshedInBackground(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	l := &store.Learning{Title: "Kafka consumer lag after a rebalance", KeyInsight: "Raise max.poll.interval.ms",
 		Confidence: "high", Created: t0}

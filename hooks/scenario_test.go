@@ -55,6 +55,7 @@ func injectedState(t testing.TB, stateDir, sid string) []string {
 // relevant" instead of repeating it and inject only what is new; after a
 // compaction the agent has lost it all, so it is injected again.
 func TestSessionDedupeScenario(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	e.gitRepo(t, "fix/oauth-state-cookie",
 		"login: redirect to the IdP with a state parameter",
@@ -194,6 +195,7 @@ func newDocs(t testing.TB, e *hookEnv) []*store.Learning {
 // but not echoed back in the answer to the prompt that said it; the
 // watcher is cleared.
 func TestMiniLearningFlowClaude(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	if out := run(t, e.cfg, "post-tool", "claude", e.fixture(t, "claude", "post-tool-use-failure", nil)); out != "" {
 		t.Errorf("post-tool printed %q", out)
@@ -264,6 +266,7 @@ func TestMiniLearningFlowClaude(t *testing.T) {
 // tool_response starts with "Exit code: N": that arms a watcher too, and a
 // correction then becomes a mini-learning of the codex harness.
 func TestMiniLearningFlowCodex(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	if out := run(t, e.cfg, "post-tool", "codex", e.fixture(t, "codex", "post-tool-use", nil)); out != "" {
 		t.Errorf("post-tool printed %q", out)
@@ -307,6 +310,7 @@ func TestMiniLearningFlowCodex(t *testing.T) {
 // A watcher waits ten minutes: a correction-like prompt after that is
 // about something else and records nothing.
 func TestMiniLearningWatcherExpires(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	run(t, e.cfg, "post-tool", "claude", e.fixture(t, "claude", "post-tool-use-failure", nil))
 	run(t, e.cfg, "prompt", "claude", e.fixture(t, "claude", "user-prompt-correction", nil),
@@ -324,6 +328,7 @@ func TestMiniLearningWatcherExpires(t *testing.T) {
 // within the hook's deadline; the next refresh once that update ends
 // indexes the mini-learning.
 func TestMiniLearningWhileIndexUpdating(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	run(t, e.cfg, "post-tool", "claude", e.fixture(t, "claude", "post-tool-use-failure", nil))
 	fl := flock.New(filepath.Join(e.cfg.IndexDir(), "update.lock"))

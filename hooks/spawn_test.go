@@ -52,6 +52,7 @@ func recordSpawns(calls *[]string, err error) func(*hooks.Options) {
 // queue, at most once every ten minutes, and says so in the last event;
 // with an empty queue it starts nothing.
 func TestSessionStartStartsDrain(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	e.gitRepo(t, "fix/oauth-state-cookie", "cookie: set SameSite on the OAuth state cookie")
 	start := func(at time.Time, spawnErr error) ([]string, string) {
@@ -92,6 +93,7 @@ func TestSessionStartStartsDrain(t *testing.T) {
 // synced learnings directory at most once per sync.pull_interval; without
 // it, or before 'reflect sync init', it starts nothing.
 func TestSessionStartStartsSync(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	start := func(at time.Time) []string {
 		t.Helper()

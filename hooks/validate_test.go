@@ -16,6 +16,7 @@ import (
 // a symlink to one, a FIFO, another extension) is refused at enqueue:
 // nothing is queued and the file is never hashed or read (issue 27).
 func TestEnqueueRefusesNonTranscripts(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	dir := t.TempDir()
 	secretFile := filepath.Join(dir, "id_rsa")
@@ -88,6 +89,7 @@ func TestEnqueueRefusesNonTranscripts(t *testing.T) {
 // A token sent as session_id never reaches disk: not last-event.json, not
 // the queue, not a file name. Real ids pass unchanged (issue 27).
 func TestSessionIDTokenNeverWritten(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 	for _, id := range []string{token, "password=hunter2x", strings.Repeat("a", 300), "../../etc/x"} {
@@ -129,6 +131,7 @@ func TestSessionIDTokenNeverWritten(t *testing.T) {
 // messages are logged (issue 27: sessions over 8 MB were never captured
 // and every idle resent the whole session).
 func TestOpenCodeIncrementalParts(t *testing.T) {
+	t.Parallel()
 	e := newHookEnv(t)
 	cfg := e.withState(t)
 	msg := func(id, text string) map[string]any {

@@ -16,6 +16,7 @@ import (
 // from the remote: they are read as regular files within the document cap,
 // so a FIFO or a huge file is an error, not a hang or an unbounded read.
 func TestEnsureLinesReadsOwnedFilesBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, ".gitattributes")
 	if err := testfs.Mkfifo(fifo); err != nil {

@@ -13,6 +13,7 @@ func doc(extra string) []byte {
 }
 
 func TestPlan(t *testing.T) {
+	t.Parallel()
 	files := map[string][]byte{
 		"documents/lrn-shared-000001.md":            doc(""),
 		"documents/lrn-shared-000001.entities.yaml": []byte("document_id: lrn-shared-000001\n"),
@@ -81,6 +82,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestPlanUnreadableFileIsHeld(t *testing.T) {
+	t.Parallel()
 	steps := Plan([]Change{{Path: "documents/lrn-a-000001.md"}}, func(string) ([]byte, error) { return nil, errors.New("permission denied") })
 	if len(steps) != 1 || steps[0].Action != Hold {
 		t.Fatalf("steps = %+v", steps)
@@ -88,6 +90,7 @@ func TestPlanUnreadableFileIsHeld(t *testing.T) {
 }
 
 func TestFindSecretLine(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text string
 		line int
@@ -107,6 +110,7 @@ func TestFindSecretLine(t *testing.T) {
 // YAML keys are case sensitive, so "Private: true" is an unknown field to
 // the store; whoever wrote it meant the learning to stay here (issue 27).
 func TestPlanPrivateSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		field string
 		local bool

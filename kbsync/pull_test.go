@@ -15,6 +15,7 @@ import (
 // counted as pulled (the next drain would fold it away as a duplicate
 // that arrived) nor slipped into the merge's commit (issue 27, item 3).
 func TestLocalWriteDuringPullIsNotPulled(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -57,6 +58,7 @@ func TestLocalWriteDuringPullIsNotPulled(t *testing.T) {
 // A sync says which learnings its merge marked needs_review, and the
 // second commit still carries a same-id collision the driver wrote.
 func TestSyncReportsNeedsReview(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -111,6 +113,7 @@ func section(body, heading string) string {
 // conflicting edit cannot switch the merge driver off for that merge:
 // $GIT_DIR/info/attributes wins.
 func TestRemoteAttributesDoNotTakeEffectDuringTheMerge(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -171,6 +174,7 @@ func TestRemoteAttributesDoNotTakeEffectDuringTheMerge(t *testing.T) {
 }
 
 func TestMachineNameFromCommits(t *testing.T) {
+	t.Parallel()
 	for subject, want := range map[string]string{
 		"reflect sync from laptop: 2 file(s)":                         "laptop",
 		"reflect sync init on desk.local: 1 file(s)":                  "desk.local",
@@ -192,6 +196,7 @@ func TestMachineNameFromCommits(t *testing.T) {
 
 // A push that fails after a refusal reports both.
 func TestRefusalReportedWithAFailedPush(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a := machine(root, "a", remote)
@@ -225,6 +230,7 @@ func TestRefusalReportedWithAFailedPush(t *testing.T) {
 // link in documents/: the next sync removes it (the link, not its target)
 // and the push removes it from the remote.
 func TestTrackedSymlinkIsRemoved(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a := machine(root, "a", remote)

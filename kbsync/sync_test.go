@@ -49,7 +49,27 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(runIsolated(m))
+}
+
+// runIsolated runs the tests with a HOME of their own (no user git
+// identity or config, no system config), set once for the whole process
+// rather than per test, so that the tests can run in parallel; git, the
+// merge driver and the helper processes inherit it.
+func runIsolated(m *testing.M) int {
+	home, err := os.MkdirTemp("", "kbsync-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for k, v := range map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1", "XDG_CONFIG_HOME": filepath.Join(home, ".config")} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
 }
 
 func driver() string {
@@ -60,17 +80,11 @@ func driver() string {
 	return exe
 }
 
-// isolate gives the test its own HOME (no user git identity or config).
+// isolate gives the test a directory of its own; HOME is the process's,
+// which TestMain isolated (runIsolated).
 func isolate(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	t.Setenv("HOME", filepath.Join(root, "home"))
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(root, "home", ".config"))
-	if err := os.MkdirAll(filepath.Join(root, "home"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return root
+	return t.TempDir()
 }
 
 func gitT(t *testing.T, dir string, args ...string) string {
@@ -156,6 +170,7 @@ func allObjects(t *testing.T, gitDir string) string {
 }
 
 func TestInitJoinAndSyncBetweenMachines(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -218,6 +233,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestPersonalAndPrivateNeverLeave(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a := machine(root, "a", remote)
@@ -270,6 +286,7 @@ func TestPersonalAndPrivateNeverLeave(t *testing.T) {
 var fakeToken = "ghp_" + "FAKEexample0123456789abcdefghijklmno"
 
 func TestSecretHeldBackAndNeverInHistory(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a := machine(root, "a", remote)
@@ -311,6 +328,7 @@ func TestSecretHeldBackAndNeverInHistory(t *testing.T) {
 }
 
 func TestRejectingRemote(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	hook := filepath.Join(remote, "hooks", "pre-receive")
@@ -332,6 +350,7 @@ func TestRejectingRemote(t *testing.T) {
 }
 
 func TestOfflineRemote(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	a := machine(root, "a", filepath.Join(root, "no", "such", "remote.git"))
 	write(t, a, newLearning("A lesson", "insight"))
@@ -345,6 +364,7 @@ func TestOfflineRemote(t *testing.T) {
 }
 
 func TestSyncBeforeInit(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	_, err := Sync(context.Background(), machine(root, "a", ""))
 	if !errors.Is(err, ErrNotInitialized) {
@@ -353,6 +373,7 @@ func TestSyncBeforeInit(t *testing.T) {
 }
 
 func TestInitRefusesForeignChanges(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	a := machine(root, "a", "")
 	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
@@ -376,6 +397,7 @@ func TestInitRefusesForeignChanges(t *testing.T) {
 }
 
 func TestSameLearningEditedOnBothSides(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -433,6 +455,7 @@ func TestSameLearningEditedOnBothSides(t *testing.T) {
 }
 
 func TestEditVersusDelete(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -458,6 +481,7 @@ func TestEditVersusDelete(t *testing.T) {
 }
 
 func TestSameIDCollision(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -491,6 +515,7 @@ func TestSameIDCollision(t *testing.T) {
 }
 
 func TestConcurrentSyncsFromTwoMachines(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	a, b := machine(root, "a", remote), machine(root, "b", remote)
@@ -537,6 +562,7 @@ func TestConcurrentSyncsFromTwoMachines(t *testing.T) {
 }
 
 func TestThousandLearningsArriveInOnePull(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes 1,000 learnings")
 	}
@@ -585,6 +611,7 @@ func TestSyncIgnoresCallersGitDir(t *testing.T) {
 // A merge left half-done by hand is not built upon: sync says so and
 // changes nothing.
 func TestSyncRefusesMergeInProgress(t *testing.T) {
+	t.Parallel()
 	root := isolate(t)
 	a := machine(root, "a", "")
 	mustInit(t, a)

@@ -50,8 +50,7 @@ type CompactStats struct {
 // drops the entries of transcripts that no longer exist. An Enqueue that
 // finds no pending record reads the whole ledger under the lock, and the
 // ledger would otherwise grow by a line per reflection forever, and each
-// Enqueue slow down with it (measured in docs/benchmarks.md). Neither kind can cover anything in
-// practice: transcripts only grow, so an older entry's size is gone for
+// Enqueue slow down with it. Neither kind can cover anything in practice: transcripts only grow, so an older entry's size is gone for
 // good, and Enqueue skips a missing transcript before it reads the ledger.
 // The cost of being wrong is one more reflection of the same content.
 func (q *Queue) Compact() (CompactStats, error) {

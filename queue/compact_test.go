@@ -10,6 +10,7 @@ import (
 )
 
 func TestClaimMovesMalformedLinesAside(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	good := []string{
 		rawLine(t, Record{ID: "q-1", TranscriptPath: "/t/1.jsonl", SessionID: "s1"}),
@@ -86,6 +87,7 @@ func TestClaimMovesMalformedLinesAside(t *testing.T) {
 }
 
 func TestCompact(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	at := func(h int) *time.Time { t := time.Date(2026, 11, 22, h, 0, 0, 0, time.UTC); return &t }
 	lines := []string{
@@ -144,6 +146,7 @@ func TestCompact(t *testing.T) {
 // TestRequeueDuplicateIsMerged covers a poisoned record requeued while its
 // transcript was queued again: Claim hands the drainer one record for it.
 func TestRequeueDuplicateIsMerged(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
 	mustEnqueue(t, q, testRecord(tr, "s"))
@@ -166,6 +169,7 @@ func TestRequeueDuplicateIsMerged(t *testing.T) {
 }
 
 func TestCompactPrunesLedger(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	a := writeTranscript(t, dir, "a.jsonl", "1\n")

@@ -253,6 +253,7 @@ func runRace(t *testing.T, q *Queue, transDir, mode string, mark bool) []*helper
 // while 8 others append: no appended line may be lost or duplicated, and
 // every line the compactor set aside must be in malformed.jsonl once.
 func TestCompactRacesAppenders(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	transDir := t.TempDir()
 	mustEnqueue(t, q, testRecord(writeTranscript(t, transDir, "seed.jsonl", "x\n"), "seed"))
@@ -310,6 +311,7 @@ func TestCompactRacesAppenders(t *testing.T) {
 // no appended line may be lost, and every victim must end where its
 // treatment says.
 func TestAckRetryRacesAppenders(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	transDir := t.TempDir()
 	victims := raceVictims

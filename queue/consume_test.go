@@ -90,6 +90,7 @@ func appendTo(t testing.TB, path, s string) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	want := []time.Duration{0, time.Minute, 4 * time.Minute, 16 * time.Minute, 64 * time.Minute, 256 * time.Minute, 6 * time.Hour, 6 * time.Hour}
 	for n, w := range want {
 		if got := Backoff(n); got != w {
@@ -102,6 +103,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestClaimOrderAndNotBefore(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *time.Time { t := now.Add(d); return &t }
@@ -146,6 +148,7 @@ func TestClaimOrderAndNotBefore(t *testing.T) {
 }
 
 func TestClaimOnMissingQueue(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "never-created")
 	q, err := Open(dir)
 	if err != nil {
@@ -169,6 +172,7 @@ func TestClaimOnMissingQueue(t *testing.T) {
 }
 
 func TestAck(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	var trs []string
@@ -243,6 +247,7 @@ func TestAck(t *testing.T) {
 // drainer reflected it: its hooks skipped as "already queued", so Ack must
 // leave a fresh record for the new turns.
 func TestAckTranscriptGrew(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	other := writeTranscript(t, dir, "other.jsonl", "x\n")
@@ -318,6 +323,7 @@ func TestAckTranscriptGrew(t *testing.T) {
 }
 
 func TestRetryBackoffAndPoison(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	tr := writeTranscript(t, dir, "t.jsonl", "boom\n")
@@ -400,6 +406,7 @@ func TestRetryBackoffAndPoison(t *testing.T) {
 }
 
 func TestRetryPoisonsAtOnceWithMaxOne(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	// The transcript is gone: poisoned all the same, with no ledger entry.
 	writeQueue(t, q, rawLine(t, Record{ID: "q-1", TranscriptPath: "/nonexistent/t.jsonl"}))
@@ -415,6 +422,7 @@ func TestRetryPoisonsAtOnceWithMaxOne(t *testing.T) {
 }
 
 func TestRequeue(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	now := q.now()
@@ -475,6 +483,7 @@ func TestRequeue(t *testing.T) {
 // TestConsumeKeepsTornLastLine checks that rewrites never glue a record to a
 // line a crashed writer left without its newline.
 func TestConsumeKeepsTornLastLine(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
 	writeQueue(t, q, rawLine(t, Record{ID: "q-1", TranscriptPath: tr, SessionID: "s"}))
@@ -495,6 +504,7 @@ func TestConsumeKeepsTornLastLine(t *testing.T) {
 
 // Interrupted counts an attempt without a backoff: the entry stays due.
 func TestInterruptedCountsWithoutBackoff(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
 	writeQueue(t, q, rawLine(t, Record{ID: "q-1", TranscriptPath: tr, SessionID: "s"}))

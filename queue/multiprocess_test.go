@@ -170,6 +170,7 @@ func (c *helperChild) count(name string) int {
 // while a 17th rewrites the queue (Drop renames a new file into place) 100
 // times, and checks that no line is lost, torn or duplicated.
 func TestConcurrentProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns 17 processes")
 	}

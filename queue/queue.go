@@ -180,8 +180,8 @@ func (q *Queue) Depth() int {
 // It waits in a blocking flock(2) rather than polling: the kernel wakes a
 // waiter the moment the lock is released, whereas a poller sleeping between
 // tries loses the race, again and again, to a process that unlocks and
-// relocks in a loop (measured: appending processes starved each other past
-// LockWait; see docs/benchmarks.md). A blocked flock(2) cannot be
+// relocks in a loop, so appending processes could starve each other past
+// LockWait. A blocked flock(2) cannot be
 // cancelled, so after LockWait the call is abandoned to a goroutine that
 // releases the lock as soon as it gets it; a hook exits soon anyway, and the
 // kernel drops the request with the process.

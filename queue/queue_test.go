@@ -74,6 +74,7 @@ func markHashed(t testing.TB, q *Queue, path string) {
 }
 
 func TestEnqueueSkipRules(t *testing.T) {
+	t.Parallel()
 	const content = `{"type":"user","message":"fix the build"}` + "\n"
 	tests := []struct {
 		name string
@@ -266,6 +267,7 @@ func TestEnqueueSkipRules(t *testing.T) {
 }
 
 func TestEnqueueRecordFormat(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "a & b.jsonl", "x\n")
 	rec := testRecord(tr, "8f14e45f-ceea-467f-a8f5-7c1b4e0d1a2b")
@@ -312,6 +314,7 @@ func TestEnqueueRecordFormat(t *testing.T) {
 }
 
 func TestEnqueueAfterTornLine(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	if err := os.MkdirAll(q.dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -331,6 +334,7 @@ func TestEnqueueAfterTornLine(t *testing.T) {
 }
 
 func TestListMalformedLines(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	if err := os.MkdirAll(q.dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -375,6 +379,7 @@ func TestListMalformedLines(t *testing.T) {
 }
 
 func TestListAndDepthOnMissingState(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "never-created")
 	q, err := Open(dir)
 	if err != nil {
@@ -396,6 +401,7 @@ func TestListAndDepthOnMissingState(t *testing.T) {
 }
 
 func TestOpenRejects(t *testing.T) {
+	t.Parallel()
 	if _, err := Open(""); err == nil {
 		t.Error("Open(\"\") succeeded")
 	}
@@ -406,6 +412,7 @@ func TestOpenRejects(t *testing.T) {
 }
 
 func TestDrop(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := t.TempDir()
 	for _, s := range []string{"s1", "s2", "s3"} {
@@ -464,6 +471,7 @@ func TestDrop(t *testing.T) {
 }
 
 func TestReflected(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "hello\n")
 	markHashed(t, q, tr)
@@ -515,6 +523,7 @@ func TestReflected(t *testing.T) {
 }
 
 func TestMarkProcessed(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	if err := q.MarkProcessed(Processed{Path: "/t.jsonl"}); err == nil {
 		t.Error("MarkProcessed without sha256 succeeded")
@@ -533,6 +542,7 @@ func TestMarkProcessed(t *testing.T) {
 }
 
 func TestFilePermissions(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
 	mustEnqueue(t, q, testRecord(tr, "s1"))
@@ -551,6 +561,7 @@ func TestFilePermissions(t *testing.T) {
 }
 
 func TestLockIsBounded(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	tr := writeTranscript(t, t.TempDir(), "t.jsonl", "x\n")
 	mustEnqueue(t, q, testRecord(tr, "s0"))

@@ -119,7 +119,7 @@ func jsonString(s string) []byte {
 //
 // The opening quote is left out on purpose: JSON has a '"' every few bytes,
 // which pushes bytes.Index off its IndexByte fast path onto a brute-force
-// scan (measured: most of the CPU enqueues took; docs/benchmarks.md). The
+// scan, which would be most of what an enqueue costs. The
 // closing quote keeps keys from matching ("session" vs "session_id"), and 32
 // bytes stay within bytes.Index's SIMD needle size while still singling out
 // a path by its file name.

@@ -9,6 +9,7 @@ import (
 )
 
 func TestResolveShortIDs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	q, err := Open(dir)
 	if err != nil {

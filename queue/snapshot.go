@@ -33,8 +33,8 @@ func readSnapshot(path string) (snapshot, error) {
 	}
 	defer f.Close()
 	// Sized from the stat, as os.ReadFile does: io.ReadAll's doubling
-	// buffer copied a large ledger many times over, a cost every hook paid
-	// (measured in docs/benchmarks.md).
+	// buffer would copy a large ledger many times over, a cost every hook
+	// would pay.
 	data := make([]byte, fi.Size())
 	n, err := io.ReadFull(f, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {

@@ -38,6 +38,7 @@ func helperHold(t *testing.T, q *Queue, stop string) {
 // captures were dropped ("queue.lock still held"); now every one is queued
 // (spilled and folded in later), exactly once and in each process's order.
 func TestEnqueueNeverDropsUnderLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("spawns 9 processes")
 	}
@@ -95,6 +96,7 @@ func TestEnqueueNeverDropsUnderLoad(t *testing.T) {
 // A spill file that does not hold a record is set aside in malformed.jsonl
 // instead of blocking the fold or being dropped silently.
 func TestFoldSetsAsideBadSpill(t *testing.T) {
+	t.Parallel()
 	q := newTestQueue(t)
 	dir := filepath.Join(q.dir, spillDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -120,6 +122,7 @@ func TestFoldSetsAsideBadSpill(t *testing.T) {
 // A FIFO planted at the queue or the ledger is refused at once: on main
 // Enqueue and Depth (the status line) blocked opening it forever.
 func TestQueueFilesRefuseFIFOs(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{pendingFile, processedFile} {
 		t.Run(name, func(t *testing.T) {
 			q := newTestQueue(t)

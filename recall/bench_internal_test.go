@@ -19,7 +19,7 @@ func BenchmarkSessionStartQuery(b *testing.B) {
 	b.Run("git", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if q, _, _ := sessionQuery(ctx, dir); q == "" {
+			if q, _, _ := sessionQuery(ctx, dir, gitWait); q == "" {
 				b.Fatal("empty query")
 			}
 		}

@@ -39,7 +39,7 @@ func TestSessionStartBriefsTheProject(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "checkout")
 	NewRepo(t, dir, "main", "git@github.com:acme/payments-api.git", "init")
-	res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Now: briefNow})
+	res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Now: briefNow, GitTimeout: gitWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSessionStartBriefingRanksAndBounds(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "checkout")
 	NewRepo(t, dir, "main", "git@github.com:acme/payments-api.git", "init")
-	res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Max: 3, Now: briefNow})
+	res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Max: 3, Now: briefNow, GitTimeout: gitWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSessionStartBriefingRanksAndBounds(t *testing.T) {
 
 	other := filepath.Join(t.TempDir(), "checkout")
 	NewRepo(t, other, "main", "git@github.com:acme/ledger.git", "init")
-	res, err = Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: other, Now: briefNow})
+	res, err = Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: other, Now: briefNow, GitTimeout: gitWait})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestSessionStartBriefingDedupes(t *testing.T) {
 	})
 	dir := filepath.Join(t.TempDir(), "checkout")
 	NewRepo(t, dir, "main", "git@github.com:acme/payments-api.git", "init")
-	req := Request{Kind: SessionStart, Cwd: dir, Max: 3, Now: briefNow, SessionID: "s1", StateDir: t.TempDir()}
+	req := Request{Kind: SessionStart, Cwd: dir, Max: 3, Now: briefNow, SessionID: "s1", StateDir: t.TempDir(), GitTimeout: gitWait}
 	first, err := Recall(context.Background(), ix, req)
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
-	"github.com/reflectkb/reflect/internal/gitrepo"
 )
 
 // NewKB makes a knowledge base in a temp dir, lets fill write documents
@@ -188,15 +187,15 @@ func IDs(hits []Hit) []string {
 	return ids
 }
 
+// gitWait is the GitTimeout of the tests' session-start requests: they
+// check the commit subjects git returns, and on a loaded machine git can
+// take longer than the hook's gitrepo.DefaultTimeout for them.
+const gitWait = time.Minute
+
 // GitEnv isolates git from the machine's and the user's configuration and
 // points HOME at a temp dir, for the test and for the git that recall runs.
 func GitEnv(t testing.TB) string {
 	t.Helper()
-	// The tests check the commit subjects git returns: on a loaded
-	// machine git can take longer than the hook's 300 ms for them.
-	old := gitrepo.Timeout
-	gitrepo.Timeout = time.Minute
-	t.Cleanup(func() { gitrepo.Timeout = old })
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")

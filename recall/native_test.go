@@ -79,7 +79,7 @@ func TestBriefingLeavesOutRulesTheAgentLoads(t *testing.T) {
 	})
 	start := func(agent string) []string {
 		t.Helper()
-		res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Agent: agent, AgentDirs: importer.Dirs{Home: home}})
+		res, err := Recall(context.Background(), ix, Request{Kind: SessionStart, Cwd: dir, Agent: agent, AgentDirs: importer.Dirs{Home: home}, GitTimeout: gitWait})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -74,11 +75,11 @@ const maxCommitTokens = 6
 // the words of the branch and the telling words of the last five commit
 // subjects. It also returns the project name, which ranks the project's own
 // learnings first.
-func sessionQuery(ctx context.Context, cwd string) (query, project, skip string) {
+func sessionQuery(ctx context.Context, cwd string, gitTimeout time.Duration) (query, project, skip string) {
 	if skip := gitrepo.SkipDir(cwd); skip != "" {
 		return "", "", skip
 	}
-	r := gitrepo.Inspect(ctx, filepath.Clean(cwd), true)
+	r := gitrepo.Inspect(ctx, filepath.Clean(cwd), true, gitTimeout)
 	words := []string{r.Project}
 	words = append(words, branchWords(r.Branch)...)
 	// Commit words already in the query would only take the place of

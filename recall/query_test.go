@@ -110,7 +110,7 @@ func TestSessionQueryRepo(t *testing.T) {
 		"wip",
 		"Document the callback flow",
 	)
-	q, project, skip := sessionQuery(context.Background(), dir)
+	q, project, skip := sessionQuery(context.Background(), dir, gitWait)
 	if skip != "" {
 		t.Fatalf("skipped: %s", skip)
 	}
@@ -130,7 +130,7 @@ func TestSessionQueryRepo(t *testing.T) {
 	if err := os.MkdirAll(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if q2, _, _ := sessionQuery(context.Background(), sub); q2 != q {
+	if q2, _, _ := sessionQuery(context.Background(), sub, gitWait); q2 != q {
 		t.Errorf("from a subdirectory: %q, want %q", q2, q)
 	}
 	if got := projectName(context.Background(), sub); got != "auth-service" {
@@ -142,7 +142,7 @@ func TestSessionQueryTrunkAndNoRemote(t *testing.T) {
 	GitEnv(t)
 	dir := filepath.Join(t.TempDir(), "billing-api")
 	NewRepo(t, dir, "main", "", "Use PgBouncer in transaction mode", "Shrink the postgres pool to 5")
-	q, project, _ := sessionQuery(context.Background(), dir)
+	q, project, _ := sessionQuery(context.Background(), dir, gitWait)
 	if project != "billing-api" {
 		t.Errorf("project = %q, want the directory name", project)
 	}
@@ -161,7 +161,7 @@ func TestSessionQueryWorktree(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(wt, ".git")); err != nil || fi.IsDir() {
 		t.Fatalf("worktree .git should be a file: %v", err)
 	}
-	q, project, _ := sessionQuery(context.Background(), wt)
+	q, project, _ := sessionQuery(context.Background(), wt, gitWait)
 	if project != "ingest-worker" {
 		t.Errorf("project = %q, want ingest-worker (from the shared config)", project)
 	}
@@ -176,12 +176,12 @@ func TestSessionQueryNoRepo(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	q, project, skip := sessionQuery(context.Background(), dir)
+	q, project, skip := sessionQuery(context.Background(), dir, gitWait)
 	if q != "scratch-notes" || project != "scratch-notes" || skip != "" {
 		t.Errorf("sessionQuery = %q, %q, %q; want the directory name", q, project, skip)
 	}
 	// A directory that does not exist (a stale payload) still has a name.
-	q, _, _ = sessionQuery(context.Background(), filepath.Join(dir, "gone"))
+	q, _, _ = sessionQuery(context.Background(), filepath.Join(dir, "gone"), gitWait)
 	if q != "gone" {
 		t.Errorf("missing dir: %q", q)
 	}
@@ -190,7 +190,7 @@ func TestSessionQueryNoRepo(t *testing.T) {
 func TestSessionQuerySkips(t *testing.T) {
 	home := GitEnv(t)
 	for _, cwd := range []string{home, home + "/", "", "/"} {
-		q, project, skip := sessionQuery(context.Background(), cwd)
+		q, project, skip := sessionQuery(context.Background(), cwd, gitWait)
 		if skip == "" || q != "" || project != "" {
 			t.Errorf("sessionQuery(%q) = %q, %q, %q; want a skip", cwd, q, project, skip)
 		}
@@ -205,7 +205,7 @@ func TestSessionQueryDetachedAndBrokenGitFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "svc")
 	NewRepo(t, dir, "feature/redis-eviction", "", "Move sessions to their own redis")
 	Git(t, dir, "checkout", "-q", "--detach")
-	q, _, _ := sessionQuery(context.Background(), dir)
+	q, _, _ := sessionQuery(context.Background(), dir, gitWait)
 	if strings.Contains(q, "eviction") || !strings.Contains(q, "redis") {
 		t.Errorf("detached HEAD: query %q should hold commit words but no branch words", q)
 	}
@@ -219,7 +219,7 @@ func TestSessionQueryDetachedAndBrokenGitFile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(odd, ".git"), []byte("not a gitdir line\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if q, p, _ := sessionQuery(context.Background(), odd); q != "odd" || p != "odd" {
+	if q, p, _ := sessionQuery(context.Background(), odd, gitWait); q != "odd" || p != "odd" {
 		t.Errorf("broken .git file: %q, %q", q, p)
 	}
 }

@@ -63,6 +63,9 @@ type Request struct {
 	// AgentDirs are where the agents keep their own files (the home
 	// directory, $CLAUDE_CONFIG_DIR, $CODEX_HOME), for Agent's check.
 	AgentDirs importer.Dirs
+	// GitTimeout bounds the git work of a session-start query; zero means
+	// gitrepo.DefaultTimeout.
+	GitTimeout time.Duration
 }
 
 // Hit is a learning in the block.
@@ -128,7 +131,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 			res.Project = projectName(ctx, req.Cwd)
 		}
 	case SessionStart:
-		res.Query, res.Project, skip = sessionQuery(ctx, req.Cwd)
+		res.Query, res.Project, skip = sessionQuery(ctx, req.Cwd, req.GitTimeout)
 	default:
 		return res, fmt.Errorf("recall: unknown request kind %d", req.Kind)
 	}

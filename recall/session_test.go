@@ -69,7 +69,7 @@ func TestSessionScenario(t *testing.T) {
 	run := func(req Request) Result {
 		t.Helper()
 		step++
-		req.SessionID, req.StateDir, req.Cwd = sid, state, repo
+		req.SessionID, req.StateDir, req.Cwd, req.GitTimeout = sid, state, repo, gitWait
 		req.Now = now.Add(time.Duration(step) * time.Minute)
 		res, err := Recall(ctx, ix, req)
 		if err != nil {
@@ -211,7 +211,7 @@ func TestResumeKeepsDedupe(t *testing.T) {
 	state := t.TempDir()
 	repo := filepath.Join(t.TempDir(), "auth-service")
 	NewRepo(t, repo, "main", "", "Pass the OAuth state through the callback")
-	req := Request{Kind: SessionStart, Source: "startup", Cwd: repo, SessionID: "s1", StateDir: state}
+	req := Request{Kind: SessionStart, Source: "startup", Cwd: repo, SessionID: "s1", StateDir: state, GitTimeout: gitWait}
 	first, err := Recall(context.Background(), ix, req)
 	if err != nil || len(first.Injected) == 0 {
 		t.Fatalf("first start injected nothing: %v %+v", err, first)

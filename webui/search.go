@@ -12,9 +12,8 @@ import (
 // searchLimit is how many results a search shows; filters are applied to
 // up to filterPool ranked results first, so a filter narrows the ranking
 // instead of re-ranking. A search's cost grows with its limit (every result
-// is hydrated and checked for freshness): at 10,000 learnings 50 results
-// took about three times as long as 10 (docs/benchmarks.md), too slow for
-// search as you type.
+// is hydrated and checked for freshness), and search as you type runs one
+// per keystroke, so the limit stays at a page one reads at a glance.
 const (
 	searchLimit = 20
 	filterPool  = 100

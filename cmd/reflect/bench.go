@@ -27,13 +27,23 @@ func NewCmdBench(f *Factory) *cobra.Command {
 		Args:  noSubcommand,
 		RunE:  showHelp,
 	}
-	cmd.AddCommand(newCmdBenchRetrieval(f), newCmdBenchGenerate(f), newCmdBenchRecall(f))
+	cmd.AddCommand(newCmdBenchRetrieval(f, nil), newCmdBenchGenerate(f, nil), newCmdBenchRecall(f, nil))
 	return cmd
 }
 
-func newCmdBenchRetrieval(f *Factory) *cobra.Command {
-	var runPath, signals string
-	var asJSON bool
+// BenchRetrievalOptions are the inputs of `reflect bench retrieval`.
+type BenchRetrievalOptions struct {
+	Datasets []string
+	RunPath  string
+	Signals  index.Signals
+	JSON     bool
+}
+
+// newCmdBenchRetrieval builds `reflect bench retrieval`; runF, when not
+// nil, runs instead with the parsed options.
+func newCmdBenchRetrieval(f *Factory, runF func(*BenchRetrievalOptions) error) *cobra.Command {
+	opts := &BenchRetrievalOptions{}
+	var signals string
 	cmd := &cobra.Command{
 		Use:   "retrieval DATASET_DIR...",
 		Short: "Score search on BEIR-layout datasets (nDCG@10, recall@5/10, MRR@10, latency)",
@@ -57,70 +67,86 @@ touched. The embedder is the one config.toml sets (hash by default);
 			if err != nil {
 				return usagef("--signals: %v", err)
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
+			opts.Datasets, opts.Signals = args, sig
+			if runF != nil {
+				return runF(opts)
 			}
-			ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
-			if err != nil {
-				return err
-			}
-			var reports []*bench.Report
-			var runFile *os.File
-			if runPath != "" {
-				if runFile, err = os.Create(runPath); err != nil {
-					return err
-				}
-				defer runFile.Close()
-			}
-			for _, dir := range args {
-				ds, err := bench.LoadBEIR(dir)
-				if err != nil {
-					return usagef("%v", err)
-				}
-				if !asJSON {
-					fmt.Fprintf(f.IO.Err, "loading %s: %d documents, %d queries…\n", ds.Name, len(ds.Corpus), len(ds.Queries))
-				}
-				work, err := os.MkdirTemp("", "reflect-bench-*")
-				if err != nil {
-					return err
-				}
-				rep, err := bench.Retrieval(cmd.Context(), ds, filepath.Join(work, "kb"), bench.Options{Signals: sig, Index: ixOpts})
-				os.RemoveAll(work)
-				if err != nil {
-					return err
-				}
-				if runFile != nil {
-					if err := bench.WriteRun(runFile, rep.Run); err != nil {
-						return err
-					}
-				}
-				reports = append(reports, rep)
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"reports": reports})
-			}
-			fmt.Fprintf(f.IO.Out, "%-12s %7s %7s %7s %7s %6s %8s %8s\n", "dataset", "nDCG@10", "R@5", "R@10", "MRR@10", "q", "p50 ms", "p95 ms")
-			for _, r := range reports {
-				s := r.Scores
-				fmt.Fprintf(f.IO.Out, "%-12s %7.4f %7.4f %7.4f %7.4f %6d %8.2f %8.2f\n", r.Dataset, s.NDCG10, s.Recall5, s.Recall10, s.MRR10, s.Queries, r.P50MS, r.P95MS)
-			}
-			if runPath != "" {
-				fmt.Fprintf(f.IO.Err, "run written to %s\n", runPath)
-			}
-			return nil
+			return benchRetrievalRun(cmd, f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&runPath, "run", "", "write the ranked lists to this file")
+	cmd.Flags().StringVar(&opts.RunPath, "run", "", "write the ranked lists to this file")
 	cmd.Flags().StringVar(&signals, "signals", "all", "lists to fuse: all, or some of lexical,trigram,vector,graph")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func newCmdBenchGenerate(f *Factory) *cobra.Command {
-	var count int
-	var seed uint64
-	var asJSON bool
+func benchRetrievalRun(cmd *cobra.Command, f *Factory, opts *BenchRetrievalOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
+	if err != nil {
+		return err
+	}
+	var reports []*bench.Report
+	var runFile *os.File
+	if opts.RunPath != "" {
+		if runFile, err = os.Create(opts.RunPath); err != nil {
+			return err
+		}
+		defer runFile.Close()
+	}
+	for _, dir := range opts.Datasets {
+		ds, err := bench.LoadBEIR(dir)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		if !opts.JSON {
+			fmt.Fprintf(f.IO.Err, "loading %s: %d documents, %d queries…\n", ds.Name, len(ds.Corpus), len(ds.Queries))
+		}
+		work, err := os.MkdirTemp("", "reflect-bench-*")
+		if err != nil {
+			return err
+		}
+		rep, err := bench.Retrieval(cmd.Context(), ds, filepath.Join(work, "kb"), bench.Options{Signals: opts.Signals, Index: ixOpts})
+		os.RemoveAll(work)
+		if err != nil {
+			return err
+		}
+		if runFile != nil {
+			if err := bench.WriteRun(runFile, rep.Run); err != nil {
+				return err
+			}
+		}
+		reports = append(reports, rep)
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"reports": reports})
+	}
+	fmt.Fprintf(f.IO.Out, "%-12s %7s %7s %7s %7s %6s %8s %8s\n", "dataset", "nDCG@10", "R@5", "R@10", "MRR@10", "q", "p50 ms", "p95 ms")
+	for _, r := range reports {
+		s := r.Scores
+		fmt.Fprintf(f.IO.Out, "%-12s %7.4f %7.4f %7.4f %7.4f %6d %8.2f %8.2f\n", r.Dataset, s.NDCG10, s.Recall5, s.Recall10, s.MRR10, s.Queries, r.P50MS, r.P95MS)
+	}
+	if opts.RunPath != "" {
+		fmt.Fprintf(f.IO.Err, "run written to %s\n", opts.RunPath)
+	}
+	return nil
+}
+
+// BenchGenerateOptions are the inputs of `reflect bench generate`.
+type BenchGenerateOptions struct {
+	Dir   string
+	Count int
+	Seed  uint64
+	JSON  bool
+}
+
+// newCmdBenchGenerate builds `reflect bench generate`; runF, when not nil,
+// runs instead with the parsed options.
+func newCmdBenchGenerate(f *Factory, runF func(*BenchGenerateOptions) error) *cobra.Command {
+	opts := &BenchGenerateOptions{}
 	cmd := &cobra.Command{
 		Use:   "generate LEARNINGS_DIR",
 		Short: "Write a synthetic knowledge base for latency benchmarks",
@@ -131,30 +157,45 @@ at LEARNINGS_DIR to benchmark commands against it.`,
   REFLECT_LEARNINGS_DIR=/tmp/kb10k reflect reindex --full`,
 		Args: exactArgs(1, "one directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if count < 1 {
+			if opts.Count < 1 {
 				return usagef("--count must be at least 1")
 			}
-			docs := filepath.Join(args[0], "documents")
-			if err := bench.Generate(docs, count, seed); err != nil {
-				return err
+			opts.Dir = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{"documents": docs, "count": count, "seed": seed})
-			}
-			fmt.Fprintf(f.IO.Out, "Wrote %s to %s\n", countOf(count, "learning"), docs)
-			return nil
+			return benchGenerateRun(f, opts)
 		},
 	}
-	cmd.Flags().IntVar(&count, "count", 10000, "how many learnings")
-	cmd.Flags().Uint64Var(&seed, "seed", 1, "random seed (same seed, same KB)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().IntVar(&opts.Count, "count", 10000, "how many learnings")
+	cmd.Flags().Uint64Var(&opts.Seed, "seed", 1, "random seed (same seed, same KB)")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
 
-func newCmdBenchRecall(f *Factory) *cobra.Command {
-	var sizes []int
-	var setName string
-	var asJSON, misses bool
+func benchGenerateRun(f *Factory, opts *BenchGenerateOptions) error {
+	docs := filepath.Join(opts.Dir, "documents")
+	if err := bench.Generate(docs, opts.Count, opts.Seed); err != nil {
+		return err
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"documents": docs, "count": opts.Count, "seed": opts.Seed})
+	}
+	fmt.Fprintf(f.IO.Out, "Wrote %s to %s\n", countOf(opts.Count, "learning"), docs)
+	return nil
+}
+
+// BenchRecallOptions are the inputs of `reflect bench recall`.
+type BenchRecallOptions struct {
+	Sizes        []int
+	Set          string
+	JSON, Misses bool
+}
+
+// newCmdBenchRecall builds `reflect bench recall`; runF, when not nil, runs
+// instead with the parsed options.
+func newCmdBenchRecall(f *Factory, runF func(*BenchRecallOptions) error) *cobra.Command {
+	opts := &BenchRecallOptions{}
 	cmd := &cobra.Command{
 		Use:   "recall",
 		Short: "Measure the prompt hook's recall on a built-in labelled prompt set",
@@ -178,51 +219,58 @@ knowledge base is not touched.`,
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, n := range sizes {
+			for _, n := range opts.Sizes {
 				if n < 1 {
 					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
 				}
 			}
-			if !slices.Contains(bench.SetNames, setName) {
-				return usagef("--set: no labelled set %q; use one of %s", setName, strings.Join(bench.SetNames, ", "))
+			if !slices.Contains(bench.SetNames, opts.Set) {
+				return usagef("--set: no labelled set %q; use one of %s", opts.Set, strings.Join(bench.SetNames, ", "))
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
-			if err != nil {
-				return err
-			}
-			set, err := bench.LoadSet(setName)
-			if err != nil {
-				return err
-			}
-			opts := bench.RecallOptions{Sizes: sizes, Index: ixOpts, Recall: hookRecall}
-			if !asJSON {
-				opts.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
-			}
-			rep, err := bench.Recall(cmd.Context(), set, opts)
-			if err != nil {
-				return err
-			}
-			if !misses {
-				for _, s := range rep.Sizes {
-					s.Misses = nil
-				}
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, rep)
-			}
-			printRecallReport(f.IO.Out, rep)
-			return nil
+			return benchRecallRun(cmd, f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&setName, "set", bench.SetRecall, "labelled set: "+strings.Join(bench.SetNames, " or "))
-	cmd.Flags().IntSliceVar(&sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
-	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&opts.Set, "set", bench.SetRecall, "labelled set: "+strings.Join(bench.SetNames, " or "))
+	cmd.Flags().IntSliceVar(&opts.Sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
+	cmd.Flags().BoolVar(&opts.Misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func benchRecallRun(cmd *cobra.Command, f *Factory, opts *BenchRecallOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	ixOpts, err := index.SettingsOptions(index.Settings(c.Index), false)
+	if err != nil {
+		return err
+	}
+	set, err := bench.LoadSet(opts.Set)
+	if err != nil {
+		return err
+	}
+	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall}
+	if !opts.JSON {
+		ro.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
+	}
+	rep, err := bench.Recall(cmd.Context(), set, ro)
+	if err != nil {
+		return err
+	}
+	if !opts.Misses {
+		for _, s := range rep.Sizes {
+			s.Misses = nil
+		}
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, rep)
+	}
+	printRecallReport(f.IO.Out, rep)
+	return nil
 }
 
 // printRecallReport prints one table per part of the set: a row per size

@@ -10,11 +10,17 @@ import (
 	"github.com/reflectkb/reflect/queue"
 )
 
-// NewCmdDrain builds `reflect drain`.
-func NewCmdDrain(f *Factory) *cobra.Command {
-	var detach, dryRun, asJSON bool
-	var maxN int
-	var writer string
+// DrainOptions are the inputs of `reflect drain`.
+type DrainOptions struct {
+	Detach, DryRun, JSON bool
+	Max                  int
+	Writer               string
+}
+
+// NewCmdDrain builds `reflect drain`; runF, when not nil, runs instead with
+// the parsed options.
+func NewCmdDrain(f *Factory, runF func(*DrainOptions) error) *cobra.Command {
+	opts := &DrainOptions{}
 	cmd := &cobra.Command{
 		Use:   "drain",
 		Short: "Turn queued transcripts into learnings",
@@ -32,80 +38,95 @@ background drain when the queue is not empty.`,
   reflect drain --detach`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := f.Config()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if maxN < 0 {
-				return usagef("--max must be positive")
-			}
-			if writer != "" {
-				switch writer {
-				case "claude", "codex", "builtin", "command":
-				default:
-					return usagef("--writer must be claude, codex, builtin or command")
-				}
-				c.Drain.Writer = writer
-				c.Origin["drain.writer"] = "--writer"
-			}
-			if detach {
-				bg := []string{"drain"}
-				if writer != "" {
-					bg = append(bg, "--writer", writer)
-				}
-				if maxN > 0 {
-					bg = append(bg, "--max", fmt.Sprint(maxN))
-				}
-				if err := proc.SpawnDetached(bg...); err != nil {
-					return fmt.Errorf("start a background drain: %w", err)
-				}
-				if asJSON {
-					return printJSON(f.IO.Out, map[string]any{"detached": true})
-				}
-				fmt.Fprintln(f.IO.Out, "Draining in the background; see 'reflect status'.")
-				return nil
-			}
-			opts := drainOptions(c)
-			opts.Max, opts.DryRun = maxN, dryRun
-			if !asJSON {
-				opts.Progress = func(rec queue.Record) {
-					fmt.Fprintf(f.IO.Err, "reflecting %s (%s, %s)…\n", rec.TranscriptPath, rec.Harness, rec.Trigger)
-				}
-			}
-			rep, err := drain.Run(cmd.Context(), opts)
-			if err != nil {
-				return err
-			}
-			syncing := false
-			if c.Sync.Auto && !dryRun && wroteLearnings(rep) {
-				// Detached: the drain (and any hook that started it) never
-				// waits on the network; sync's own lock keeps syncs apart.
-				if serr := proc.SpawnDetached("sync", "--background"); serr != nil {
-					fmt.Fprintf(f.IO.Err, "reflect: start a background sync: %v\n", serr)
-				} else {
-					syncing = true
-				}
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, struct {
-					*drain.Report
-					Syncing bool `json:"syncing,omitempty"`
-				}{rep, syncing})
-			}
-			printDrain(f, rep)
-			if syncing {
-				fmt.Fprintln(f.IO.Out, "Syncing the new learnings in the background (sync.auto).")
-			}
-			return nil
+			return drainRun(cmd, f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&detach, "detach", false, "run in the background and return at once")
-	cmd.Flags().IntVar(&maxN, "max", 0, "reflect at most N entries (default drain.max_per_run)")
-	cmd.Flags().StringVar(&writer, "writer", "", "claude, codex, builtin or command")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would run; change nothing")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "run in the background and return at once")
+	cmd.Flags().IntVar(&opts.Max, "max", 0, "reflect at most N entries (default drain.max_per_run)")
+	cmd.Flags().StringVar(&opts.Writer, "writer", "", "claude, codex, builtin or command")
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would run; change nothing")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("writer", completeValues("claude", "codex", "builtin", "command"))
 	return cmd
+}
+
+// drainRun checks the flags after loading the configuration, so a broken
+// config.toml is the error reported first, as it always was.
+func drainRun(cmd *cobra.Command, f *Factory, opts *DrainOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if opts.Max < 0 {
+		return usagef("--max must be positive")
+	}
+	if opts.Writer != "" {
+		switch opts.Writer {
+		case "claude", "codex", "builtin", "command":
+		default:
+			return usagef("--writer must be claude, codex, builtin or command")
+		}
+		c.Drain.Writer = opts.Writer
+		c.Origin["drain.writer"] = "--writer"
+	}
+	if opts.Detach {
+		return drainDetached(f, opts)
+	}
+	do := drainOptions(c)
+	do.Max, do.DryRun = opts.Max, opts.DryRun
+	if !opts.JSON {
+		do.Progress = func(rec queue.Record) {
+			fmt.Fprintf(f.IO.Err, "reflecting %s (%s, %s)…\n", rec.TranscriptPath, rec.Harness, rec.Trigger)
+		}
+	}
+	rep, err := drain.Run(cmd.Context(), do)
+	if err != nil {
+		return err
+	}
+	syncing := false
+	if c.Sync.Auto && !opts.DryRun && wroteLearnings(rep) {
+		// Detached: the drain (and any hook that started it) never
+		// waits on the network; sync's own lock keeps syncs apart.
+		if serr := proc.SpawnDetached("sync", "--background"); serr != nil {
+			fmt.Fprintf(f.IO.Err, "reflect: start a background sync: %v\n", serr)
+		} else {
+			syncing = true
+		}
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, struct {
+			*drain.Report
+			Syncing bool `json:"syncing,omitempty"`
+		}{rep, syncing})
+	}
+	printDrain(f, rep)
+	if syncing {
+		fmt.Fprintln(f.IO.Out, "Syncing the new learnings in the background (sync.auto).")
+	}
+	return nil
+}
+
+// drainDetached starts the drain in the background with the same
+// --writer and --max.
+func drainDetached(f *Factory, opts *DrainOptions) error {
+	bg := []string{"drain"}
+	if opts.Writer != "" {
+		bg = append(bg, "--writer", opts.Writer)
+	}
+	if opts.Max > 0 {
+		bg = append(bg, "--max", fmt.Sprint(opts.Max))
+	}
+	if err := proc.SpawnDetached(bg...); err != nil {
+		return fmt.Errorf("start a background drain: %w", err)
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{"detached": true})
+	}
+	fmt.Fprintln(f.IO.Out, "Draining in the background; see 'reflect status'.")
+	return nil
 }
 
 // wroteLearnings reports whether a drain wrote any learning.

@@ -26,8 +26,9 @@ type GraphOptions struct {
 // graphSorts are the orders --sort accepts, in the order help lists them.
 var graphSorts = []string{graph.ByDocuments, graph.ByDegree, graph.ByName, graph.ByCommunity}
 
-// NewCmdGraph builds `reflect graph`.
-func NewCmdGraph(f *Factory) *cobra.Command {
+// NewCmdGraph builds `reflect graph`; runF, when not nil, runs instead
+// with the parsed options.
+func NewCmdGraph(f *Factory, runF func(*GraphOptions) error) *cobra.Command {
 	opts := &GraphOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "graph",
@@ -58,25 +59,10 @@ its text; communities are computed by 'reflect reindex'.`,
 			if opts.Community < 0 {
 				return usagef("--community must be a community number (1 and up)")
 			}
-			ix, err := f.OpenIndex(cmd.Context(), true)
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			defer ix.Close()
-			lo := graph.ListOptions{Type: opts.Type, Community: opts.Community, Sort: opts.Sort}
-			if opts.Limit > 0 {
-				// One more than asked says whether the list was cut.
-				lo.Limit = opts.Limit + 1
-			}
-			ents, err := ix.Entities(cmd.Context(), lo)
-			if err != nil {
-				return err
-			}
-			more := opts.Limit > 0 && len(ents) > opts.Limit
-			if more {
-				ents = ents[:opts.Limit]
-			}
-			return graphOutput(opts, ents, more)
+			return graphRun(cmd, f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
@@ -87,6 +73,28 @@ its text; communities are computed by 'reflect reindex'.`,
 	_ = cmd.RegisterFlagCompletionFunc("type", completeValues(store.EntityTypes...))
 	_ = cmd.RegisterFlagCompletionFunc("sort", completeValues(graphSorts...))
 	return cmd
+}
+
+func graphRun(cmd *cobra.Command, f *Factory, opts *GraphOptions) error {
+	ix, err := f.OpenIndex(cmd.Context(), true)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	lo := graph.ListOptions{Type: opts.Type, Community: opts.Community, Sort: opts.Sort}
+	if opts.Limit > 0 {
+		// One more than asked says whether the list was cut.
+		lo.Limit = opts.Limit + 1
+	}
+	ents, err := ix.Entities(cmd.Context(), lo)
+	if err != nil {
+		return err
+	}
+	more := opts.Limit > 0 && len(ents) > opts.Limit
+	if more {
+		ents = ents[:opts.Limit]
+	}
+	return graphOutput(opts, ents, more)
 }
 
 func graphOutput(opts *GraphOptions, ents []graph.EntityInfo, more bool) error {

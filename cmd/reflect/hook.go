@@ -13,11 +13,17 @@ import (
 // huge payload is not free.
 var processStart = time.Now()
 
+// HookOptions are the inputs of `reflect hook`.
+type HookOptions struct {
+	Event, Agent string
+}
+
 // NewCmdHook builds `reflect hook EVENT --agent AGENT`, the entry
 // point of every agent hook. It always exits 0: whatever goes wrong is
-// logged to logs/hooks.log, never shown to the agent as a failure.
-func NewCmdHook(f *Factory) *cobra.Command {
-	var agent string
+// logged to logs/hooks.log, never shown to the agent as a failure. runF,
+// when not nil, runs instead with the parsed options.
+func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
+	opts := &HookOptions{}
 	cmd := &cobra.Command{
 		Use:   "hook EVENT --agent claude|codex|gemini|opencode|copilot",
 		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
@@ -31,22 +37,30 @@ no-op. 'reflect install' sets these up for you.`,
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			event := ""
+			opts.Event = ""
 			if len(args) > 0 {
-				event = args[0]
+				opts.Event = args[0]
 			}
-			f.QuietConfig = true
-			cfg, _ := f.Config() // a broken config.toml must not break the agent
-			hooks.Run(cmd.Context(), hooks.Options{
-				Event: event, Agent: agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,
-				Start: processStart,
-			})
+			if runF != nil {
+				return runF(opts)
+			}
+			hookRun(cmd, f, opts)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&agent, "agent", "", "claude, codex, gemini, opencode or copilot")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", "claude, codex, gemini, opencode or copilot")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
 	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`
 	return cmd
+}
+
+// hookRun handles the event; it returns nothing, as a hook never fails.
+func hookRun(cmd *cobra.Command, f *Factory, opts *HookOptions) {
+	f.QuietConfig = true
+	cfg, _ := f.Config() // a broken config.toml must not break the agent
+	hooks.Run(cmd.Context(), hooks.Options{
+		Event: opts.Event, Agent: opts.Agent, In: f.IO.In, Out: f.IO.Out, Config: cfg,
+		Start: processStart,
+	})
 }

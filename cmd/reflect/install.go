@@ -14,10 +14,18 @@ import (
 	"github.com/reflectkb/reflect/internal/config"
 )
 
-// NewCmdInstall builds `reflect install` and `reflect uninstall`.
-func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
-	opts := agents.InstallOptions{}
-	var asJSON, all bool
+// InstallOptions are the inputs of `reflect install`, `reflect uninstall`
+// and `reflect mcp install|uninstall`.
+type InstallOptions struct {
+	agents.InstallOptions
+	// Uninstall is set for the uninstall commands; All is uninstall --all.
+	Uninstall, All, JSON bool
+}
+
+// NewCmdInstall builds `reflect install` and `reflect uninstall`; runF,
+// when not nil, runs instead with the parsed options.
+func NewCmdInstall(f *Factory, uninstall bool, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{Uninstall: uninstall}
 	verb, short := "install", "Add reflect's hooks to Claude Code, Codex, Gemini CLI, OpenCode or Copilot CLI"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the hooks reflect added"
@@ -25,7 +33,7 @@ func NewCmdInstall(f *Factory, uninstall bool) *cobra.Command {
 	args := agentArg(verb)
 	if uninstall {
 		args = func(cmd *cobra.Command, a []string) error {
-			if all {
+			if opts.All {
 				if len(a) > 0 || opts.SettingsPath != "" {
 					return usagef("uninstall --all takes no agent and no --settings: it removes reflect from every agent's default files")
 				}
@@ -47,17 +55,13 @@ not hooks: reflect writes (and uninstall deletes) its own plugin file,
 		Example: "  reflect " + verb + " claude --dry-run\n  reflect " + verb + " codex",
 		Args:    args,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if all {
-				return runUninstallAll(f, opts, asJSON)
+			if len(args) > 0 {
+				opts.Agent = args[0]
 			}
-			run := agents.Install
-			if uninstall {
-				run = agents.Uninstall
+			if runF != nil {
+				return runF(opts)
 			}
-			if err := runInstall(f, run, opts, args[0], asJSON); err != nil || uninstall || opts.DryRun {
-				return err
-			}
-			return askWriter(f, args[0], asJSON)
+			return installRun(f, opts)
 		},
 	}
 	if uninstall {
@@ -66,7 +70,7 @@ A file reflect created is removed once nothing else is in it, and the backup
 once the file is back to the original. --all removes reflect from every
 agent: hooks, status line, MCP server entries and OpenCode's plugin file.`
 		cmd.Example += "\n  reflect uninstall --all"
-		cmd.Flags().BoolVar(&all, "all", false, "remove hooks, status line and MCP entries from every agent")
+		cmd.Flags().BoolVar(&opts.All, "all", false, "remove hooks, status line and MCP entries from every agent")
 	} else {
 		cmd.Long += `
 Learnings are written by the builtin writer (no LLM, nothing spent) until
@@ -76,9 +80,25 @@ otherwise it prints that command ('reflect config set drain.writer claude').`
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "settings file to edit instead of the default")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.ValidArgsFunction = completeFirstArg(agents.Names...)
 	return cmd
+}
+
+// installRun installs or uninstalls the hooks and, after an install, asks
+// about the writer.
+func installRun(f *Factory, opts *InstallOptions) error {
+	if opts.All {
+		return runUninstallAll(f, opts.InstallOptions, opts.JSON)
+	}
+	run := agents.Install
+	if opts.Uninstall {
+		run = agents.Uninstall
+	}
+	if err := runInstall(f, run, opts.InstallOptions, opts.Agent, opts.JSON); err != nil || opts.Uninstall || opts.DryRun {
+		return err
+	}
+	return askWriter(f, opts.Agent, opts.JSON)
 }
 
 // agentArg accepts exactly one argument naming an agent reflect installs

@@ -1,5 +1,5 @@
-// The release binary is linked statically (Makefile), which cuts a hook's
-// start-up (measured in docs/benchmarks.md). A static glibc cannot load the
+// The release binary is linked statically (Makefile), so a hook does not
+// pay the dynamic loader at every start. A static glibc cannot load the
 // NSS modules its resolver needs, so DNS always goes through Go's own
 // resolver (only the ollama and openai embedders ever resolve a name).
 // The package documentation is in doc.go.

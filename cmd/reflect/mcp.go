@@ -14,8 +14,14 @@ import (
 	"github.com/reflectkb/reflect/internal/proc"
 )
 
-// NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall.
-func NewCmdMCP(f *Factory) *cobra.Command {
+// MCPOptions are the inputs of `reflect mcp`: none, the server takes its
+// settings from the environment.
+type MCPOptions struct{}
+
+// NewCmdMCP builds `reflect mcp` (the server) and its install/uninstall;
+// runF, when not nil, runs instead of the server with the parsed options.
+func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{}
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the knowledge base to MCP clients on stdio",
@@ -34,10 +40,13 @@ See docs/mcp.md for other clients.`,
   npx @modelcontextprotocol/inspector --cli reflect mcp --method tools/list`,
 		Args: exactArgs(0, "no arguments (or a subcommand: install, uninstall)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runMCPServer()
 		},
 	}
-	cmd.AddCommand(newCmdMCPInstall(f, false), newCmdMCPInstall(f, true))
+	cmd.AddCommand(newCmdMCPInstall(f, false, nil), newCmdMCPInstall(f, true, nil))
 	return cmd
 }
 
@@ -90,9 +99,10 @@ func isExecutable(path string) bool {
 	return err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0)
 }
 
-func newCmdMCPInstall(f *Factory, uninstall bool) *cobra.Command {
-	opts := agents.InstallOptions{}
-	var asJSON bool
+// newCmdMCPInstall builds `reflect mcp install` and `reflect mcp
+// uninstall`; runF, when not nil, runs instead with the parsed options.
+func newCmdMCPInstall(f *Factory, uninstall bool, runF func(*InstallOptions) error) *cobra.Command {
+	opts := &InstallOptions{Uninstall: uninstall}
 	verb, short := "install", "Register reflect's MCP server with Claude Code, Codex, Gemini CLI, Copilot CLI or OpenCode"
 	if uninstall {
 		verb, short = "uninstall", "Remove exactly the MCP server entry reflect added"
@@ -114,16 +124,20 @@ refused untouched.`,
 		Example: "  reflect mcp " + verb + " claude --dry-run\n  reflect mcp " + verb + " codex",
 		Args:    agentArg("mcp " + verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Agent = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			run := agents.InstallMCP
-			if uninstall {
+			if opts.Uninstall {
 				run = agents.UninstallMCP
 			}
-			return runInstall(f, run, opts, args[0], asJSON)
+			return runInstall(f, run, opts.InstallOptions, opts.Agent, opts.JSON)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would change; write nothing")
 	cmd.Flags().StringVar(&opts.SettingsPath, "settings", "", "config file to edit instead of the default")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	cmd.ValidArgsFunction = completeFirstArg(agents.Names...)
 	return cmd
 }

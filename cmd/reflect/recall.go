@@ -22,10 +22,14 @@ type RecallOptions struct {
 	Session string
 	Agent   string
 	JSON    bool
+	// CwdSet is whether --cwd was given (a session-start recall), even
+	// empty.
+	CwdSet bool
 }
 
-// NewCmdRecall builds `reflect recall`: what a hook would inject, on demand.
-func NewCmdRecall(f *Factory) *cobra.Command {
+// NewCmdRecall builds `reflect recall`: what a hook would inject, on
+// demand; runF, when not nil, runs instead with the parsed options.
+func NewCmdRecall(f *Factory, runF func(*RecallOptions) error) *cobra.Command {
 	opts := &RecallOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "recall (--prompt TEXT | --cwd DIR)",
@@ -55,38 +59,11 @@ file that agent loads itself (reflect import).`,
 			case opts.Agent != "" && opts.JSON:
 				return usagef("--agent and --json are two output formats; choose one")
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
+			opts.CwdSet = cwdSet
+			if runF != nil {
+				return runF(opts)
 			}
-			req := recall.Request{
-				Kind: recall.Prompt, Prompt: opts.Prompt,
-				SessionID: opts.Session, StateDir: c.StateDir,
-				Max: c.Recall.Max, Chars: c.Recall.Chars,
-				// As in that agent's hook, the rules it loads itself are left out.
-				Agent:     opts.Agent,
-				AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},
-			}
-			if opts.Agent != "" && !cwdSet {
-				// The hook knows the session's directory; here it is ours.
-				req.Cwd, _ = os.Getwd()
-			}
-			if cwdSet {
-				req.Kind = recall.SessionStart
-				if req.Cwd, err = filepath.Abs(opts.Cwd); err != nil {
-					return usagef("--cwd %s: %v", opts.Cwd, err)
-				}
-			}
-			ix, err := f.OpenIndex(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			res, err := recall.Recall(cmd.Context(), ix, req)
-			if err != nil {
-				return err
-			}
-			return recallOutput(opts, req.Kind, res)
+			return recallRun(cmd, f, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Prompt, "prompt", "", "recall for this user prompt")
@@ -96,6 +73,41 @@ file that agent loads itself (reflect import).`,
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	return cmd
+}
+
+func recallRun(cmd *cobra.Command, f *Factory, opts *RecallOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	req := recall.Request{
+		Kind: recall.Prompt, Prompt: opts.Prompt,
+		SessionID: opts.Session, StateDir: c.StateDir,
+		Max: c.Recall.Max, Chars: c.Recall.Chars,
+		// As in that agent's hook, the rules it loads itself are left out.
+		Agent:     opts.Agent,
+		AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},
+	}
+	if opts.Agent != "" && !opts.CwdSet {
+		// The hook knows the session's directory; here it is ours.
+		req.Cwd, _ = os.Getwd()
+	}
+	if opts.CwdSet {
+		req.Kind = recall.SessionStart
+		if req.Cwd, err = filepath.Abs(opts.Cwd); err != nil {
+			return usagef("--cwd %s: %v", opts.Cwd, err)
+		}
+	}
+	ix, err := f.OpenIndex(cmd.Context(), true)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	res, err := recall.Recall(cmd.Context(), ix, req)
+	if err != nil {
+		return err
+	}
+	return recallOutput(opts, req.Kind, res)
 }
 
 func recallOutput(opts *RecallOptions, kind recall.Kind, res recall.Result) error {

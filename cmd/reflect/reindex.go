@@ -9,9 +9,15 @@ import (
 	"github.com/reflectkb/reflect/index"
 )
 
-// NewCmdReindex builds `reflect reindex`.
-func NewCmdReindex(f *Factory) *cobra.Command {
-	var full, asJSON bool
+// ReindexOptions are the inputs of `reflect reindex`.
+type ReindexOptions struct {
+	Full, JSON bool
+}
+
+// NewCmdReindex builds `reflect reindex`; runF, when not nil, runs instead
+// with the parsed options.
+func NewCmdReindex(f *Factory, runF func(*ReindexOptions) error) *cobra.Command {
+	opts := &ReindexOptions{}
 	cmd := &cobra.Command{
 		Use: "reindex",
 		Example: `  reflect reindex
@@ -24,54 +30,61 @@ the embedder changed), and the entity graph's communities are recomputed.
 Malformed documents are reported and skipped.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			show := f.IO.ErrTTY && !asJSON
-			progress, finish := progressBar(f, "indexing", show)
-			embedProgress, finishEmbed := progressBar(f, "embedding", show)
-			ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress), f.WaitNotice())
-			if err != nil {
-				finish()
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			defer ix.Close()
-			opts := index.UpdateOptions{Full: full, Progress: progress, EmbedProgress: embedProgress, Communities: true, DropRetired: true}
-			if ix.Rebuilt != "" {
-				// A catalog Open just rebuilt is complete: the second pass
-				// only adds what a rebuild leaves to reindex (communities,
-				// removing retired files).
-				opts.Full = false
-			}
-			st, err := ix.Update(cmd.Context(), opts)
-			finish()
-			finishEmbed()
-			if err != nil {
-				return err
-			}
-			if ix.Rebuilt != "" {
-				rb := ix.RebuildStats
-				rb.Graph, rb.Embedded = st.Graph, rb.Embedded || st.Embedded
-				rb.Duration += st.Duration
-				st = rb
-			}
-			problems := make([]map[string]string, 0, len(st.Problems))
-			for _, p := range st.Problems {
-				problems = append(problems, map[string]string{"path": p.Path, "reason": p.Reason})
-			}
-			if asJSON {
-				return printJSON(f.IO.Out, map[string]any{
-					"full": full, "stats": st, "duration_ms": st.Duration.Milliseconds(), "malformed": problems,
-				})
-			}
-			fmt.Fprintf(f.IO.Out, "Indexed %s in %s: %d added, %d updated, %d removed, %d unchanged.\n",
-				countOf(st.Indexed, "learning"), st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
-			for _, p := range st.Problems {
-				fmt.Fprintf(f.IO.Err, "reflect: skipped %s\n", p.Error())
-			}
-			return nil
+			return reindexRun(cmd, f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&full, "full", false, "rebuild the index from scratch")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.Full, "full", false, "rebuild the index from scratch")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func reindexRun(cmd *cobra.Command, f *Factory, opts *ReindexOptions) error {
+	show := f.IO.ErrTTY && !opts.JSON
+	progress, finish := progressBar(f, "indexing", show)
+	embedProgress, finishEmbed := progressBar(f, "embedding", show)
+	ix, err := f.OpenIndex(cmd.Context(), false, index.WithProgress(progress), f.WaitNotice())
+	if err != nil {
+		finish()
+		return err
+	}
+	defer ix.Close()
+	uo := index.UpdateOptions{Full: opts.Full, Progress: progress, EmbedProgress: embedProgress, Communities: true, DropRetired: true}
+	if ix.Rebuilt != "" {
+		// A catalog Open just rebuilt is complete: the second pass
+		// only adds what a rebuild leaves to reindex (communities,
+		// removing retired files).
+		uo.Full = false
+	}
+	st, err := ix.Update(cmd.Context(), uo)
+	finish()
+	finishEmbed()
+	if err != nil {
+		return err
+	}
+	if ix.Rebuilt != "" {
+		rb := ix.RebuildStats
+		rb.Graph, rb.Embedded = st.Graph, rb.Embedded || st.Embedded
+		rb.Duration += st.Duration
+		st = rb
+	}
+	problems := make([]map[string]string, 0, len(st.Problems))
+	for _, p := range st.Problems {
+		problems = append(problems, map[string]string{"path": p.Path, "reason": p.Reason})
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, map[string]any{
+			"full": opts.Full, "stats": st, "duration_ms": st.Duration.Milliseconds(), "malformed": problems,
+		})
+	}
+	fmt.Fprintf(f.IO.Out, "Indexed %s in %s: %d added, %d updated, %d removed, %d unchanged.\n",
+		countOf(st.Indexed, "learning"), st.Duration.Round(1e6), st.Added, st.Updated, st.Removed, st.Unchanged)
+	for _, p := range st.Problems {
+		fmt.Fprintf(f.IO.Err, "reflect: skipped %s\n", p.Error())
+	}
+	return nil
 }
 
 // progressBar returns a progress callback that draws a bar on stderr when

@@ -18,9 +18,15 @@ import (
 // line must never hang, even when stdin is a pipe nobody writes to.
 const stdinWait = 200 * time.Millisecond
 
-// NewCmdStatusline builds `reflect statusline`.
-func NewCmdStatusline(f *Factory) *cobra.Command {
-	var session, colorMode string
+// StatuslineOptions are the inputs of `reflect statusline`.
+type StatuslineOptions struct {
+	Session, Color string
+}
+
+// NewCmdStatusline builds `reflect statusline`; runF, when not nil, runs
+// instead with the parsed options.
+func NewCmdStatusline(f *Factory, runF func(*StatuslineOptions) error) *cobra.Command {
+	opts := &StatuslineOptions{}
 	cmd := &cobra.Command{
 		Use: "statusline",
 		Example: `  echo '{"session_id":"s1"}' | reflect statusline
@@ -32,32 +38,40 @@ Output is plain text when NO_COLOR is set or stdout is not a terminal, unless
 --color=always.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f.QuietConfig = true
-			c, err := f.Config()
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if session == "" && !f.IO.InTTY {
-				session = sessionFromStdin(f.IO.In)
-			}
-			var color bool
-			switch colorMode {
-			case "always":
-				color = true
-			case "never":
-			case "auto":
-				color = f.IO.OutTTY && f.Getenv("NO_COLOR") == ""
-			default:
-				return usagef("--color must be auto, always or never")
-			}
-			fmt.Fprintln(f.IO.Out, statusline.Line(c.StateDir, session, color, statusDrain(c, time.Now())))
-			return nil
+			return statuslineRun(f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&session, "session", "", "session id (default: from the JSON on stdin)")
-	cmd.Flags().StringVar(&colorMode, "color", "auto", "auto, always or never")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "session id (default: from the JSON on stdin)")
+	cmd.Flags().StringVar(&opts.Color, "color", "auto", "auto, always or never")
 	_ = cmd.RegisterFlagCompletionFunc("color", completeValues("auto", "always", "never"))
 	return cmd
+}
+
+func statuslineRun(f *Factory, opts *StatuslineOptions) error {
+	f.QuietConfig = true
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	session := opts.Session
+	if session == "" && !f.IO.InTTY {
+		session = sessionFromStdin(f.IO.In)
+	}
+	var color bool
+	switch opts.Color {
+	case "always":
+		color = true
+	case "never":
+	case "auto":
+		color = f.IO.OutTTY && f.Getenv("NO_COLOR") == ""
+	default:
+		return usagef("--color must be auto, always or never")
+	}
+	fmt.Fprintln(f.IO.Out, statusline.Line(c.StateDir, session, color, statusDrain(c, time.Now())))
+	return nil
 }
 
 // statusDrain is the writer a drain would use and today's writer runs and

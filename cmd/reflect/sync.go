@@ -25,10 +25,20 @@ type syncOutput struct {
 	Error   string       `json:"error,omitempty"`
 }
 
-// NewCmdSync builds `reflect sync` and `reflect sync init`.
-func NewCmdSync(f *Factory) *cobra.Command {
-	var asJSON, background bool
-	var timeout time.Duration
+// SyncOptions are the inputs of `reflect sync` and `reflect sync init`.
+type SyncOptions struct {
+	// Init is set for `reflect sync init`, with its Remote and Branch.
+	Init           bool
+	Remote, Branch string
+	Timeout        time.Duration
+	// Background is the automatic sync sync.auto starts.
+	Background, JSON bool
+}
+
+// NewCmdSync builds `reflect sync` and `reflect sync init`; runF, when not
+// nil, runs instead of either with the parsed options.
+func NewCmdSync(f *Factory, runF func(*SyncOptions) error) *cobra.Command {
+	opts := &SyncOptions{}
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Share learnings with your other machines and your team over git",
@@ -59,19 +69,28 @@ doctor'). Run 'reflect sync init REMOTE' first. See docs/sync.md.`,
   reflect sync --json | jq '.pulled | length'`,
 		Args: exactArgs(0, "no arguments (did you mean 'reflect sync init'?)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if background {
-				return runBackgroundSync(f, cmd, timeout)
+			if runF != nil {
+				return runF(opts)
 			}
-			return runSync(f, cmd, false, "", timeout, asJSON)
+			if opts.Background {
+				return runBackgroundSync(f, cmd, opts)
+			}
+			return runSync(f, cmd, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	// --background is what sync.auto starts (detached, from the drainer
 	// and SessionStart): bounded, silent, and recorded in last-sync.json.
-	cmd.Flags().BoolVar(&background, "background", false, "run as the automatic sync: silent, outcome in last-sync.json")
+	cmd.Flags().BoolVar(&opts.Background, "background", false, "run as the automatic sync: silent, outcome in last-sync.json")
 	_ = cmd.Flags().MarkHidden("background")
-	cmd.Flags().DurationVar(&timeout, "timeout", kbsync.DefaultTimeout, "bound on each network operation")
-	var branch string
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", kbsync.DefaultTimeout, "bound on each network operation")
+	cmd.AddCommand(newCmdSyncInit(f, runF))
+	return cmd
+}
+
+// newCmdSyncInit builds `reflect sync init`.
+func newCmdSyncInit(f *Factory, runF func(*SyncOptions) error) *cobra.Command {
+	opts := &SyncOptions{Init: true}
 	initCmd := &cobra.Command{
 		Use:   "init [REMOTE]",
 		Short: "Make the learnings directory a git repository and connect it to REMOTE",
@@ -87,43 +106,41 @@ uncommitted changes outside documents/ or a merge in progress.`,
   reflect sync init          # a local history only`,
 		Args: maxArgs(1, "one REMOTE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			remote := ""
 			if len(args) == 1 {
-				remote = args[0]
+				opts.Remote = args[0]
 			}
-			return runSync(f, cmd, true, remote, timeout, asJSON, branch)
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSync(f, cmd, opts)
 		},
 	}
-	initCmd.Flags().StringVar(&branch, "branch", "main", "branch to sync")
-	initCmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	initCmd.Flags().DurationVar(&timeout, "timeout", kbsync.DefaultTimeout, "bound on each network operation")
-	cmd.AddCommand(initCmd)
-	return cmd
+	initCmd.Flags().StringVar(&opts.Branch, "branch", "main", "branch to sync")
+	initCmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
+	initCmd.Flags().DurationVar(&opts.Timeout, "timeout", kbsync.DefaultTimeout, "bound on each network operation")
+	return initCmd
 }
 
 // runSync runs Init or Sync, refreshes the index from the pulled files and
 // reports.
-func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout time.Duration, asJSON bool, branch ...string) error {
+func runSync(f *Factory, cmd *cobra.Command, opts *SyncOptions) error {
 	c, err := f.Config()
 	if err != nil {
 		return err
 	}
-	if timeout <= 0 {
+	if opts.Timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	opts := kbsync.Options{Dir: c.LearningsDir, Remote: remote, Driver: exe, Timeout: timeout}
-	if len(branch) > 0 {
-		opts.Branch = branch[0]
-	}
+	so := kbsync.Options{Dir: c.LearningsDir, Remote: opts.Remote, Driver: exe, Timeout: opts.Timeout, Branch: opts.Branch}
 	var res *kbsync.Result
-	if isInit {
-		res, err = kbsync.Init(cmd.Context(), opts)
+	if opts.Init {
+		res, err = kbsync.Init(cmd.Context(), so)
 	} else {
-		res, err = kbsync.Sync(cmd.Context(), opts)
+		res, err = kbsync.Sync(cmd.Context(), so)
 	}
 	if res == nil {
 		return syncError(err)
@@ -157,7 +174,7 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 			err = ierr
 		}
 	}
-	if asJSON {
+	if opts.JSON {
 		if err != nil {
 			out.Error = err.Error()
 		}
@@ -172,7 +189,7 @@ func runSync(f *Factory, cmd *cobra.Command, isInit bool, remote string, timeout
 		}
 		return nil
 	}
-	printSync(f, res, out.Indexed, isInit)
+	printSync(f, res, out.Indexed, opts.Init)
 	return syncError(err)
 }
 
@@ -195,7 +212,7 @@ type lastSync struct {
 // runBackgroundSync is the automatic sync: nothing to do before 'reflect
 // sync init', nothing to do while another sync runs, and otherwise a sync
 // whose outcome goes to last-sync.json instead of a terminal nobody sees.
-func runBackgroundSync(f *Factory, cmd *cobra.Command, timeout time.Duration) error {
+func runBackgroundSync(f *Factory, cmd *cobra.Command, opts *SyncOptions) error {
 	c, err := f.Config()
 	if err != nil {
 		return err
@@ -204,7 +221,7 @@ func runBackgroundSync(f *Factory, cmd *cobra.Command, timeout time.Duration) er
 	defer cancel()
 	cmd.SetContext(ctx)
 	f.IO.Out, f.IO.Err = io.Discard, io.Discard
-	err = runSync(f, cmd, false, "", timeout, false)
+	err = runSync(f, cmd, &SyncOptions{Timeout: opts.Timeout})
 	if errors.Is(err, kbsync.ErrNotInitialized) || errors.Is(err, kbsync.ErrBusy) {
 		return nil
 	}
@@ -327,35 +344,49 @@ func secretHint(se *kbsync.SecretError) string {
 	return b.String()
 }
 
+// MergeLearningOptions are the inputs of `reflect merge-learning`: git's
+// %O %A %B and the path of the file merged.
+type MergeLearningOptions struct {
+	Base, Ours, Theirs, Path string
+}
+
 // NewCmdMergeLearning builds `reflect merge-learning`, the merge driver
-// `reflect sync init` configures git to run.
-func NewCmdMergeLearning(f *Factory) *cobra.Command {
+// `reflect sync init` configures git to run; runF, when not nil, runs
+// instead with the parsed options.
+func NewCmdMergeLearning(f *Factory, runF func(*MergeLearningOptions) error) *cobra.Command {
 	return &cobra.Command{
 		Use:    "merge-learning BASE OURS THEIRS [PATH]",
 		Short:  "Git merge driver for learnings (configured by 'reflect sync init')",
 		Hidden: true,
 		Args:   func(_ *cobra.Command, args []string) error { return rangeArgs(args, 3, 4) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := args[1]
+			opts := &MergeLearningOptions{Base: args[0], Ours: args[1], Theirs: args[2], Path: args[1]}
 			if len(args) == 4 {
-				path = args[3]
+				opts.Path = args[3]
 			}
-			res, err := kbsync.MergeFileIn(cmd.Context(), args[0], args[1], args[2], path, kbsync.DriverEnvFrom(f.Getenv))
-			if err != nil {
-				return err
+			if runF != nil {
+				return runF(opts)
 			}
-			if res.Renamed != "" {
-				fmt.Fprintf(f.IO.Err, "reflect: %s: two different learnings had this id; the incoming one is kept as %s\n", path, res.Renamed)
-			}
-			if res.NeedsReview {
-				fmt.Fprintf(f.IO.Err, "reflect: %s: both bodies kept; marked needs_review\n", path)
-			}
-			if !res.Clean {
-				return quietError{errors.New("conflict")}
-			}
-			return nil
+			return mergeLearningRun(cmd, f, opts)
 		},
 	}
+}
+
+func mergeLearningRun(cmd *cobra.Command, f *Factory, opts *MergeLearningOptions) error {
+	res, err := kbsync.MergeFileIn(cmd.Context(), opts.Base, opts.Ours, opts.Theirs, opts.Path, kbsync.DriverEnvFrom(f.Getenv))
+	if err != nil {
+		return err
+	}
+	if res.Renamed != "" {
+		fmt.Fprintf(f.IO.Err, "reflect: %s: two different learnings had this id; the incoming one is kept as %s\n", opts.Path, res.Renamed)
+	}
+	if res.NeedsReview {
+		fmt.Fprintf(f.IO.Err, "reflect: %s: both bodies kept; marked needs_review\n", opts.Path)
+	}
+	if !res.Clean {
+		return quietError{errors.New("conflict")}
+	}
+	return nil
 }
 
 func rangeArgs(args []string, lo, hi int) error {

@@ -14,11 +14,17 @@ const uiBinary = "reflect-ui"
 var errNoUIBinary = errors.New("reflect ui needs the " + uiBinary + " binary next to reflect or on PATH; " +
 	"'make install' installs it, or: go install -tags sqlite_fts5 github.com/reflectkb/reflect/cmd/...@latest")
 
-// NewCmdUI builds `reflect ui`.
-func NewCmdUI(f *Factory) *cobra.Command {
-	var port int
-	var listen string
-	var open bool
+// UIOptions are the inputs of `reflect ui`.
+type UIOptions struct {
+	Port   int
+	Listen string
+	Open   bool
+}
+
+// NewCmdUI builds `reflect ui`; runF, when not nil, runs instead with the
+// parsed options.
+func NewCmdUI(f *Factory, runF func(*UIOptions) error) *cobra.Command {
+	opts := &UIOptions{}
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Browse the knowledge base, its graph and its costs in a local web view",
@@ -38,27 +44,35 @@ Ctrl-C. See docs/ui.md.`,
   reflect ui --listen 0.0.0.0:8765`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if port < 0 || port > 65535 {
+			if opts.Port < 0 || opts.Port > 65535 {
 				return usagef("--port must be between 0 and 65535")
 			}
-			if port != 0 && listen != "" {
+			if opts.Port != 0 && opts.Listen != "" {
 				return usagef("give --port or --listen, not both")
 			}
-			var pass []string
-			if port != 0 {
-				pass = append(pass, "--port", strconv.Itoa(port))
+			if runF != nil {
+				return runF(opts)
 			}
-			if listen != "" {
-				pass = append(pass, "--listen", listen)
-			}
-			if open {
-				pass = append(pass, "--open")
-			}
-			return execSibling(uiBinary, pass, errNoUIBinary)
+			return execSibling(uiBinary, opts.args(), errNoUIBinary)
 		},
 	}
-	cmd.Flags().IntVar(&port, "port", 0, "port on 127.0.0.1 (default: a free port)")
-	cmd.Flags().StringVar(&listen, "listen", "", "address to listen on instead of 127.0.0.1 (warns)")
-	cmd.Flags().BoolVar(&open, "open", false, "open the URL in a browser")
+	cmd.Flags().IntVar(&opts.Port, "port", 0, "port on 127.0.0.1 (default: a free port)")
+	cmd.Flags().StringVar(&opts.Listen, "listen", "", "address to listen on instead of 127.0.0.1 (warns)")
+	cmd.Flags().BoolVar(&opts.Open, "open", false, "open the URL in a browser")
 	return cmd
+}
+
+// args are the flags reflect-ui is started with.
+func (o *UIOptions) args() []string {
+	var pass []string
+	if o.Port != 0 {
+		pass = append(pass, "--port", strconv.Itoa(o.Port))
+	}
+	if o.Listen != "" {
+		pass = append(pass, "--listen", o.Listen)
+	}
+	if o.Open {
+		pass = append(pass, "--open")
+	}
+	return pass
 }

@@ -21,9 +21,16 @@ func versionInfo() (v, goVersion, platform string) {
 	return v, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH
 }
 
-// NewCmdVersion builds `reflect version`.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	var asJSON bool
+// VersionOptions are the inputs of `reflect version`.
+type VersionOptions struct {
+	IO   *Streams
+	JSON bool
+}
+
+// NewCmdVersion builds `reflect version`; runF, when not nil, runs instead
+// with the parsed options.
+func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
@@ -32,14 +39,21 @@ func NewCmdVersion(f *Factory) *cobra.Command {
   reflect version --json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, goVersion, platform := versionInfo()
-			if asJSON {
-				return printJSON(f.IO.Out, map[string]string{"version": v, "go": goVersion, "platform": platform})
+			if runF != nil {
+				return runF(opts)
 			}
-			fmt.Fprintf(f.IO.Out, "reflect %s\n", versionString())
-			return nil
+			return versionRun(opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+func versionRun(opts *VersionOptions) error {
+	v, goVersion, platform := versionInfo()
+	if opts.JSON {
+		return printJSON(opts.IO.Out, map[string]string{"version": v, "go": goVersion, "platform": platform})
+	}
+	fmt.Fprintf(opts.IO.Out, "reflect %s\n", versionString())
+	return nil
 }

@@ -636,8 +636,8 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	cmd.Cancel = func() error { return proc.KillGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = writerWaitDelay
 	// A writer printing past the cap is killed at once: its answer is
-	// worthless, and reading a runaway writer's output to EOF took many
-	// seconds (measured in docs/benchmarks.md).
+	// worthless, and reading a runaway writer's output to EOF lasts as
+	// long as it keeps printing.
 	stdout := &cappedBuffer{max: writerMaxStdout, onOver: stop}
 	stderr := &cappedBuffer{max: writerMaxStderr}
 	cmd.Stdout = stdout

@@ -4,12 +4,13 @@
 //
 // It is the one package that reads the environment (ARCHITECTURE §2), and
 // only through the LookupFunc its caller passes: the program's edge passes
-// os.LookupEnv, tests pass a map (MapLookup). Tests that run a whole
-// command or a child process as the program runs (some of the hooks',
-// the drainer's, the web view's, security's and cmd/reflect's) still set
-// the process environment with t.Setenv and load it through os.LookupEnv,
-// which keeps them from running in parallel. Other packages get settings as their own
-// options from the command layer, never by importing this package.
+// os.LookupEnv, tests pass a map (MapLookup), which lets them run in
+// parallel. The exceptions run the program as it runs: a child process
+// (the hooks' and the drainer's process tests, given an explicit
+// environment) or a whole command that reads the process environment (the
+// web view's, security's and cmd/reflect's, which set it with t.Setenv and
+// so run serially). Other packages get settings as their own options from
+// the command layer, never by importing this package.
 package config
 
 import (

@@ -184,8 +184,8 @@ func SafeName(id string) string {
 // WriteLocked replaces the content of path in place under an exclusive
 // flock; ReadLocked reads it under a shared one, so a reader never sees a
 // partial write. It is for small files rewritten by every hook: unlike
-// WriteAtomic it creates no new file (inode) per write, which on ext4 was
-// a measurable share of a hook (docs/benchmarks.md).
+// WriteAtomic it creates no new file (inode) per write, a cost (on ext4,
+// among others) every hook would pay.
 func WriteLocked(path string, data []byte, perm os.FileMode) error {
 	if err := EnsureDir(filepath.Dir(path)); err != nil {
 		return err

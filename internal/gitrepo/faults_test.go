@@ -13,7 +13,7 @@ import (
 
 // A FIFO at .git/HEAD or .git/config hung every hook started in that
 // repository, and a 2 GB HEAD was read whole. Now neither is read, Inspect
-// returns within git's Timeout (git itself never reads them either), and
+// returns within git's DefaultTimeout (git itself never reads them either), and
 // the project is still named from the directory.
 func TestInspectRefusesHostileGitFiles(t *testing.T) {
 	for _, tc := range []struct {
@@ -56,7 +56,7 @@ func TestInspectRefusesHostileGitFiles(t *testing.T) {
 				}
 				tc.damage(t, path)
 				done := make(chan Repo, 1)
-				go func() { done <- Inspect(context.Background(), root, true) }()
+				go func() { done <- Inspect(context.Background(), root, true, 0) }()
 				select {
 				case r := <-done:
 					if r.Project != "myproj" {

@@ -20,11 +20,10 @@ import (
 	"github.com/reflectkb/reflect/internal/text"
 )
 
-// Timeout bounds all git work of one Inspect. The hook has a
+// DefaultTimeout bounds all git work of one Inspect. The hook has a
 // 1.5 s deadline for everything; recent commits are a nicety, not worth
-// more than this. A variable only so that tests, which check what git
-// returns, can wait for it on a loaded machine; nothing else changes it.
-var Timeout = 300 * time.Millisecond
+// more than this.
+const DefaultTimeout = 300 * time.Millisecond
 
 // Repo is what reflect knows about a working directory.
 type Repo struct {
@@ -40,7 +39,7 @@ func Project(ctx context.Context, cwd string) string {
 	if SkipDir(cwd) != "" {
 		return ""
 	}
-	return Inspect(ctx, filepath.Clean(cwd), false).Project
+	return Inspect(ctx, filepath.Clean(cwd), false, 0).Project
 }
 
 // Root is the top directory of the git working tree around cwd (the
@@ -81,14 +80,19 @@ func SkipDir(cwd string) string {
 // cheaper than starting git); git itself only runs for the commit subjects,
 // or when the files are in a layout this reader does not know. Outside a
 // repository the directory name is all there is, and that is fine.
-func Inspect(ctx context.Context, cwd string, full bool) Repo {
+// timeout bounds the git work; zero means DefaultTimeout (tests, which
+// check what git returns, give it longer on a loaded machine).
+func Inspect(ctx context.Context, cwd string, full bool, timeout time.Duration) Repo {
 	r := Repo{Project: filepath.Base(cwd)}
 	root, gitDir, ok := findGitDir(cwd)
 	if !ok {
 		return r
 	}
 	r.Project = filepath.Base(root)
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	url, cfgOK := readOriginURL(commonDir(gitDir))

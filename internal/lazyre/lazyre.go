@@ -1,8 +1,7 @@
 // Package lazyre is a regexp compiled on first use. reflect's hooks are
 // short processes: compiling every package-level pattern at start-up (the
-// redaction rules, the correction detector, the transcript condenser) was a
-// large share of every hook's start-up whether or not any pattern was
-// needed (measured in docs/benchmarks.md).
+// redaction rules, the correction detector, the transcript condenser)
+// would cost every hook's start-up whether or not any pattern is needed.
 package lazyre
 
 import (
