@@ -99,7 +99,11 @@ func expandVocabulary(text string, terms []string) ([]string, map[string][]strin
 		if named[g] == nil {
 			continue
 		}
-		for _, p := range group.phrases {
+		to := group.phrases[:1]
+		if group.all {
+			to = group.phrases
+		}
+		for _, p := range to {
 			for _, w := range strings.Fields(p) {
 				if have[w] || stopwords[w] || len(aliases) == maxExpansion {
 					continue
