@@ -11,7 +11,7 @@ the top five BM25F normalised by the best, words matched), takes the lowest
 threshold that rescues no silent tuning prompt at any size, and prints what the
 gate would then inject on both parts. The denominators are the userset's.
 """
-import csv, sys, math, collections
+import csv, sys, math, collections, statistics
 def load(path):
     rows=list(csv.DictReader(open(path), delimiter='\t'))
     groups=[]; prev=None
