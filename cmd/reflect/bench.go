@@ -153,7 +153,7 @@ at LEARNINGS_DIR to benchmark commands against it.`,
 
 func newCmdBenchRecall(f *Factory) *cobra.Command {
 	var sizes []int
-	var setName string
+	var setName, padding string
 	var asJSON, misses bool
 	cmd := &cobra.Command{
 		Use:   "recall",
@@ -172,9 +172,14 @@ the tuning and held-out parts of the set: recall (the expected learning
 was injected), false injections (a silent prompt got anything, an
 answerable one only wrong learnings), characters injected per prompt, and
 where 'reflect search' ranks the expected learning. Runs offline; your
-knowledge base is not touched.`,
+knowledge base is not touched. --padding everyday draws half of the
+synthetic learnings' filler words from everyday developer prose (the Go
+standard library's doc comments) instead of pseudo-words, so that words
+such as "order" or "database" are not rarer in the padding than in real
+notes.`,
 		Example: `  reflect bench recall
   reflect bench recall --set userset --sizes 10,100,1000,10000
+  reflect bench recall --set userset --sizes 10000 --padding everyday
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -182,6 +187,9 @@ knowledge base is not touched.`,
 				if n < 1 {
 					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
 				}
+			}
+			if padding != "synthetic" && padding != "everyday" {
+				return usagef("--padding: %q is not a padding; use synthetic or everyday", padding)
 			}
 			if !slices.Contains(bench.SetNames, setName) {
 				return usagef("--set: no labelled set %q; use one of %s", setName, strings.Join(bench.SetNames, ", "))
@@ -199,6 +207,9 @@ knowledge base is not touched.`,
 				return err
 			}
 			opts := bench.RecallOptions{Sizes: sizes, Index: ixOpts, Recall: hookRecall}
+			if padding == "everyday" {
+				opts.Everyday = bench.EverydayWords()
+			}
 			if !asJSON {
 				opts.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
 			}
@@ -221,6 +232,7 @@ knowledge base is not touched.`,
 	cmd.Flags().StringVar(&setName, "set", bench.SetRecall, "labelled set: "+strings.Join(bench.SetNames, " or "))
 	cmd.Flags().IntSliceVar(&sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
 	cmd.Flags().BoolVar(&misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
+	cmd.Flags().StringVar(&padding, "padding", "synthetic", "filler of the synthetic learnings: synthetic (pseudo-words) or everyday (half of them everyday prose)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
