@@ -172,6 +172,10 @@ type RecallOptions struct {
 	Index []index.OpenOption
 	// Progress, when set, is told what is being built.
 	Progress func(msg string)
+	// Everyday, when set, are words of real prose (most frequent first)
+	// that the padding's bodies draw half their pseudo-words from
+	// (GenerateEveryday).
+	Everyday []string
 }
 
 // KindScore is how one kind of prompt fared at one size in one part.
@@ -331,7 +335,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 	defer os.RemoveAll(work)
 	docs := filepath.Join(work, "documents")
 	if pad := size - len(group); pad > 0 {
-		if err := Generate(docs, pad, 1); err != nil {
+		if err := GenerateEveryday(docs, pad, 1, opts.Everyday); err != nil {
 			return err
 		}
 	} else if err := os.MkdirAll(docs, 0o700); err != nil {

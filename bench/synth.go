@@ -1,6 +1,7 @@
 package bench
 
 import (
+	_ "embed"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -68,6 +69,15 @@ func vocabulary(r *rand.Rand, size int) []string {
 // tags, symptoms, code identifiers and paths) into docsDir. The same seed
 // gives the same KB.
 func Generate(docsDir string, n int, seed uint64) error {
+	return GenerateEveryday(docsDir, n, seed, nil)
+}
+
+// GenerateEveryday is Generate with half of the pseudo-words of every body
+// drawn instead from everyday, words of real prose most frequent first, at
+// Zipf rates. Generate's learnings share no everyday word with real notes
+// (order, service, database are in none of them), so in a KB padded with
+// them such a word is as rare as an error code (docs/benchmarks.md).
+func GenerateEveryday(docsDir string, n int, seed uint64, everyday []string) error {
 	if err := fsutil.EnsureDir(docsDir); err != nil {
 		return err
 	}
@@ -76,6 +86,16 @@ func Generate(docsDir string, n int, seed uint64) error {
 	vocab := vocabulary(r, 30000)
 	zipf := rand.NewZipf(rand.New(rand.NewPCG(seed, 7)), 1.07, 2, uint64(len(vocab)-1))
 	word := func() string { return vocab[zipf.Uint64()] }
+	if len(everyday) > 1 {
+		ez := rand.NewZipf(rand.New(rand.NewPCG(seed, 11)), 1.07, 2, uint64(len(everyday)-1))
+		pseudo := word
+		word = func() string {
+			if r.IntN(2) == 0 {
+				return everyday[ez.Uint64()]
+			}
+			return pseudo()
+		}
+	}
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < n; i++ {
 		tech, noun, verb, ident := pick(synthTech), pick(synthNouns), pick(synthVerbs), pick(synthIdents)
@@ -139,4 +159,21 @@ func Generate(docsDir string, n int, seed uint64) error {
 		}
 	}
 	return nil
+}
+
+//go:embed everyday.txt
+var everydayText string
+
+// EverydayWords are the words GenerateEveryday draws from for `bench
+// recall --padding everyday`: the commonest words of the Go standard
+// library's doc comments, most frequent first (everyday.txt says how they
+// were counted).
+func EverydayWords() []string {
+	var out []string
+	for _, line := range strings.Split(everydayText, "\n") {
+		if w := strings.TrimSpace(line); w != "" && !strings.HasPrefix(w, "#") {
+			out = append(out, w)
+		}
+	}
+	return out
 }

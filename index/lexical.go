@@ -17,15 +17,29 @@ import (
 // which is what a learning matching all of them with full weight would
 // score (saturation tends to 1). A score divided by it is the share of
 // the query's evidence a learning holds, whatever the KB's size.
-func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap float64) ([]hit, float64, error) {
+//
+// aliases maps a word the developer vocabulary added (vocab.go) to the
+// query words it stands for: its idf is capped at theirs, so "db" added for
+// "the test database" is as telling as "database" is, not as rare as "db"
+// happens to be in the KB.
+func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap float64, aliases map[string][]string) ([]hit, float64, error) {
 	cache := map[string]string{}
 	seen := map[string]bool{}
 	var stems []string
+	var sources map[string][]string // an added stem → the stems it stands for
 	for _, t := range terms {
 		for _, s := range analyze(t, cache) {
 			if !seen[s] && len(s) <= maxTermLen {
 				seen[s] = true
 				stems = append(stems, s)
+				if src, ok := aliases[t]; ok {
+					if sources == nil {
+						sources = map[string][]string{}
+					}
+					for _, w := range src {
+						sources[s] = append(sources[s], analyze(w, cache)...)
+					}
+				}
 			}
 		}
 	}
@@ -38,7 +52,16 @@ func (ix *Index) lexical(ctx context.Context, terms []string, limit int, idfCap 
 	}
 	var df map[string]int
 	idf := func(term string) float64 {
-		if v := cs.idf(df[term]); idfCap <= 0 || v < idfCap {
+		v := cs.idf(df[term])
+		if src := sources[term]; len(src) > 0 {
+			// As telling as the rarest word it stands for, no more.
+			most := 0.0
+			for _, s := range src {
+				most = math.Max(most, cs.idf(df[s]))
+			}
+			v = aliasWeight * math.Min(v, most)
+		}
+		if idfCap <= 0 || v < idfCap {
 			return v
 		}
 		return idfCap

@@ -48,7 +48,7 @@ func lexicalHits(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var out []string
 	for _, q := range orderQueries {
-		hits, att, err := ix.lexical(context.Background(), q, 50, 0)
+		hits, att, err := ix.lexical(context.Background(), q, 50, 0, nil)
 		if err != nil {
 			t.Fatalf("lexical %v: %v", q, err)
 		}

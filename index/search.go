@@ -46,6 +46,9 @@ type Query struct {
 	// Pending says whether drafts awaiting review are found (by default
 	// they are not).
 	Pending PendingFilter
+	// aliases are the words the developer vocabulary added to the query
+	// (vocab.go), each with the query's words it stands for.
+	aliases map[string][]string
 }
 
 // Signals is a set of ranked lists that fusion combines.
@@ -176,7 +179,9 @@ func (ix *Index) search(ctx context.Context, q Query) ([]Result, error) {
 	if len(terms) == 0 && len(idents) == 0 {
 		return nil, nil
 	}
-	cands, err := ix.collect(ctx, q, terms, idents)
+	searched, aliases := expandVocabulary(q.Text, terms)
+	q.aliases = aliases
+	cands, err := ix.collect(ctx, q, searched, idents)
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}
@@ -255,7 +260,7 @@ func (ix *Index) collect(ctx context.Context, q Query, terms, idents []string) (
 // through get.
 func (ix *Index) collectLists(ctx context.Context, q Query, terms, idents []string, depth int, get func(int64) *Why) error {
 	if len(terms) > 0 && q.Signals&Lexical != 0 {
-		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap)
+		lexical, attainable, err := ix.lexical(ctx, terms, depth, q.IDFCap, q.aliases)
 		if err != nil {
 			return err
 		}

@@ -41,6 +41,12 @@ func TestGateDump(t *testing.T) {
 			sizes = append(sizes, n)
 		}
 	}
+	// REFLECT_GATE_PADDING=everyday pads as `bench recall --padding
+	// everyday` does.
+	var everyday []string
+	if os.Getenv("REFLECT_GATE_PADDING") == "everyday" {
+		everyday = bench.EverydayWords()
+	}
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +55,9 @@ func TestGateDump(t *testing.T) {
 	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers\tpassing\tdocs\tterms\tmatched_terms\tquery_bm25")
 	for _, size := range sizes {
 		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
-			Sizes:   []int{size},
-			WorkDir: t.TempDir(),
+			Sizes:    []int{size},
+			WorkDir:  t.TempDir(),
+			Everyday: everyday,
 			Recall: func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
 				p := byText[prompt]
 				c, err := recall.GateCandidatesFull(ctx, ix, prompt, now)

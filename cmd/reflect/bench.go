@@ -187,8 +187,10 @@ func benchGenerateRun(f *Factory, opts *BenchGenerateOptions) error {
 
 // BenchRecallOptions are the inputs of `reflect bench recall`.
 type BenchRecallOptions struct {
-	Sizes        []int
-	Set          string
+	Sizes []int
+	Set   string
+	// Padding is the synthetic learnings' filler: synthetic or everyday.
+	Padding      string
 	JSON, Misses bool
 }
 
@@ -213,9 +215,14 @@ the tuning and held-out parts of the set: recall (the expected learning
 was injected), false injections (a silent prompt got anything, an
 answerable one only wrong learnings), characters injected per prompt, and
 where 'reflect search' ranks the expected learning. Runs offline; your
-knowledge base is not touched.`,
+knowledge base is not touched. --padding everyday draws half of the
+synthetic learnings' filler words from everyday developer prose (the Go
+standard library's doc comments) instead of pseudo-words, so that words
+such as "order" or "database" are not rarer in the padding than in real
+notes.`,
 		Example: `  reflect bench recall
   reflect bench recall --set userset --sizes 10,100,1000,10000
+  reflect bench recall --set userset --sizes 10000 --padding everyday
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -223,6 +230,9 @@ knowledge base is not touched.`,
 				if n < 1 {
 					return usagef("--sizes: %d is not a knowledge-base size; give sizes of at least 1, e.g. --sizes 10,100", n)
 				}
+			}
+			if opts.Padding != "synthetic" && opts.Padding != "everyday" {
+				return usagef("--padding: %q is not a padding; use synthetic or everyday", opts.Padding)
 			}
 			if !slices.Contains(bench.SetNames, opts.Set) {
 				return usagef("--set: no labelled set %q; use one of %s", opts.Set, strings.Join(bench.SetNames, ", "))
@@ -236,6 +246,7 @@ knowledge base is not touched.`,
 	cmd.Flags().StringVar(&opts.Set, "set", bench.SetRecall, "labelled set: "+strings.Join(bench.SetNames, " or "))
 	cmd.Flags().IntSliceVar(&opts.Sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
 	cmd.Flags().BoolVar(&opts.Misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
+	cmd.Flags().StringVar(&opts.Padding, "padding", "synthetic", "filler of the synthetic learnings: synthetic (pseudo-words) or everyday (half of them everyday prose)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -254,6 +265,9 @@ func benchRecallRun(cmd *cobra.Command, f *Factory, opts *BenchRecallOptions) er
 		return err
 	}
 	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall}
+	if opts.Padding == "everyday" {
+		ro.Everyday = bench.EverydayWords()
+	}
 	if !opts.JSON {
 		ro.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
 	}

@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readKB returns the documents of a generated KB by file name.
+func readKB(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[e.Name()] = string(data)
+	}
+	return out
+}
+
+// share is the fraction of docs holding word as a whole word.
+func share(docs map[string]string, word string) float64 {
+	re := regexp.MustCompile(`(?i)\b` + word + `\b`)
+	n := 0
+	for _, d := range docs {
+		if re.MatchString(d) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(docs))
+}
+
+// Without everyday words the padding is Generate's, byte for byte; with
+// them, everyday words such as "order" and "database" are in some of the
+// learnings, as in real notes, where the plain padding has none.
+func TestGenerateEveryday(t *testing.T) {
+	plain, same, everyday := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := Generate(plain, 300, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := GenerateEveryday(same, 300, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	words := EverydayWords()
+	if len(words) < 1000 || words[0] != "the" {
+		t.Fatalf("EverydayWords: %d words starting %v", len(words), words[:min(3, len(words))])
+	}
+	if err := GenerateEveryday(everyday, 300, 1, words); err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := readKB(t, plain), readKB(t, same), readKB(t, everyday)
+	if len(a) != 300 || len(b) != 300 || len(c) != 300 {
+		t.Fatalf("generated %d, %d, %d learnings, want 300 each", len(a), len(b), len(c))
+	}
+	for name, d := range a {
+		if b[name] != d {
+			t.Fatalf("%s differs between Generate and GenerateEveryday without words", name)
+		}
+	}
+	for _, w := range []string{"order", "database", "loop"} {
+		if s := share(a, w); s != 0 {
+			t.Errorf("plain padding: %q in %.2f of the learnings, want none (the test's premise)", w, s)
+		}
+		if s := share(c, w); s == 0 || s > 0.5 {
+			t.Errorf("everyday padding: %q in %.3f of the learnings, want some and not most", w, s)
+		}
+	}
+	for name, d := range c {
+		if !strings.HasPrefix(d, "---\n") {
+			t.Fatalf("%s: not a learning document", name)
+		}
+	}
+}
