@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reflectkb/reflect/queue"
@@ -146,28 +148,37 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 	for _, a := range agents {
 		byAgent[a] = &AgentPlan{Agent: a}
 	}
-	newCount := 0
-	for i, f := range todo {
+	newCount, workers := 0, examineWorkers()
+	for start := 0; start < len(todo); start += workers * batchPerWorker {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		ap := byAgent[f.agent]
+		batch := todo[start:min(start+workers*batchPerWorker, len(todo))]
 		if o.Limit > 0 && newCount >= o.Limit {
-			ap.Left++
-			continue
+			batch = nil // nothing more to read
 		}
-		s, keep := ex.examine(f)
-		if o.Progress != nil {
-			o.Progress(i+1, len(todo))
+		results := ex.examineAll(batch, workers)
+		// Folded in order, so --limit keeps the most recent sessions
+		// whichever worker finished first.
+		for i, f := range todo[start:min(start+workers*batchPerWorker, len(todo))] {
+			ap := byAgent[f.agent]
+			if o.Limit > 0 && newCount >= o.Limit {
+				ap.Left++
+				continue
+			}
+			r := results[i]
+			if o.Progress != nil {
+				o.Progress(start+i+1, len(todo))
+			}
+			if !r.keep {
+				continue
+			}
+			if r.s.Status == StatusNew {
+				newCount++
+			}
+			ap.add(r.s)
+			p.Sessions = append(p.Sessions, r.s)
 		}
-		if !keep {
-			continue
-		}
-		if s.Status == StatusNew {
-			newCount++
-		}
-		ap.add(s)
-		p.Sessions = append(p.Sessions, s)
 	}
 	for _, a := range agents {
 		ap := *byAgent[a]
@@ -176,6 +187,45 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 	}
 	p.Total.Agent = "all"
 	return p, nil
+}
+
+// batchPerWorker is how many sessions each worker takes per batch: a
+// batch is examined in parallel, then folded in order.
+const batchPerWorker = 4
+
+// examineWorkers is how many sessions are condensed at once: the
+// condenser is CPU-bound (JSON decoding), and each costs bounded memory.
+func examineWorkers() int {
+	return max(1, min(runtime.GOMAXPROCS(0), 4))
+}
+
+// examined is what examine said of one session.
+type examined struct {
+	s    Session
+	keep bool
+}
+
+// examineAll examines batch on workers goroutines; the result of batch[i]
+// is at i.
+func (ex *examiner) examineAll(batch []found, workers int) []examined {
+	out := make([]examined, len(batch))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < min(workers, len(batch)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i].s, out[i].keep = ex.examine(batch[i])
+			}
+		}()
+	}
+	for i := range batch {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
 }
 
 // found is a candidate and its Lstat.
