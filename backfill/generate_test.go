@@ -17,7 +17,7 @@ import (
 var (
 	historyDir   = flag.String("history", "", "TestGenerateHistory: write a synthetic HOME of agent sessions here")
 	historyCount = flag.Int("sessions", 1000, "TestGenerateHistory: how many sessions")
-	historyBig   = flag.Int64("big", 0, "TestGenerateHistory: also one Claude Code session of this many bytes")
+	historyBig   = flag.Int64("big", 0, "TestGenerateHistory: also one Claude Code session of this many bytes (its fixture repeated)")
 )
 
 // TestGenerateHistory writes, when -history is given, a HOME holding
@@ -45,18 +45,17 @@ func TestGenerateHistory(t *testing.T) {
 		id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i)
 		path := syntheticPath(*historyDir, agent, id, i)
 		repeat := 1 + (i*7919)%40
-		data := []byte(strings.Repeat(string(body[agent]), repeat))
+		text := string(body[agent])
+		if agent == "gemini" {
+			// Gemini's id is in the chat, not its name: one per session.
+			text = strings.ReplaceAll(text, "53e0fb2d-02fe-4555-a75b-0f478d419ca4", id)
+		}
+		data := []byte(strings.Repeat(text, repeat))
 		w.write(t, path, data, time.Now().Add(-time.Duration(24+i%720)*time.Hour))
 		total += int64(len(data))
 	}
 	if *historyBig > 0 {
-		path := syntheticPath(*historyDir, "claude", "big-session", 0)
-		writeLargeClaudeSession(t, path, *historyBig)
-		old := time.Now().Add(-48 * time.Hour)
-		if err := os.Chtimes(path, old, old); err != nil {
-			t.Fatal(err)
-		}
-		total += *historyBig
+		total += writeBig(t, syntheticPath(*historyDir, "claude", "big-session", 0), body["claude"], *historyBig)
 	}
 	t.Logf("wrote %d sessions, %d MB, under %s", *historyCount, total>>20, *historyDir)
 }
@@ -74,4 +73,33 @@ func syntheticPath(home, agent, id string, i int) string {
 	default:
 		return filepath.Join(home, ".copilot", "session-state", id, "events.jsonl")
 	}
+}
+
+// writeBig writes a session of at least size bytes, record after record
+// of body, in one pass and without holding it.
+func writeBig(t *testing.T, path string, body []byte, size int64) int64 {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for n < size {
+		k, err := f.Write(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += int64(k)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
