@@ -143,16 +143,17 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 	}
 	rep := backfillReport{DryRun: opts.DryRun, Plan: plan, Estimate: backfillEstimate(f, c, plan)}
 	if opts.DryRun || plan.Total.New == 0 {
-		return backfillPrint(f, rep, opts)
+		return backfillPrint(f, rep, opts, false)
 	}
-	if ok, err := backfillConsent(f, rep, opts); !ok || err != nil {
+	shown, err := backfillConsent(f, rep, opts)
+	if err != nil || !shown.ok {
 		return err
 	}
 	progress, finish = progressBar(f, "queueing", show)
 	res, err := backfill.Enqueue(q, plan, st, time.Now(), progress)
 	finish()
 	rep.Result = &res
-	if perr := backfillPrint(f, rep, opts); perr != nil && err == nil {
+	if perr := backfillPrint(f, rep, opts, shown.asked); perr != nil && err == nil {
 		err = perr
 	}
 	return err
@@ -211,36 +212,41 @@ func backfillEstimate(f *Factory, c *config.Config, plan *backfill.Plan) backfil
 // with the builtin writer; with an LLM writer, which spends from the
 // user's account, only with --yes or a yes on a terminal (default no).
 // The plan and its cost are printed before the question.
-func backfillConsent(f *Factory, rep backfillReport, opts *BackfillOptions) (bool, error) {
+func backfillConsent(f *Factory, rep backfillReport, opts *BackfillOptions) (consent, error) {
 	e := rep.Estimate
 	if !e.LLM || opts.Yes {
-		return true, nil
+		return consent{ok: true}, nil
 	}
 	sessions := countOf(rep.Plan.Total.New, "session")
 	if opts.JSON || !f.IO.InTTY || !f.IO.ErrTTY {
-		if err := backfillPrint(f, rep, opts); err != nil {
-			return false, err
+		if err := backfillPrint(f, rep, opts, false); err != nil {
+			return consent{}, err
 		}
-		return false, usagef("nothing queued: the %s writer would reflect %s, spending from your account (%s); run again with --yes to queue them", e.Writer, sessions, costText(e))
+		return consent{}, usagef("nothing queued: the %s writer would reflect %s, spending from your account (%s); run again with --yes to queue them", e.Writer, sessions, costText(e))
 	}
-	if err := backfillPrintTo(f.IO.Err, rep); err != nil {
-		return false, err
+	if err := backfillPrintTo(f.IO.Err, rep, true); err != nil {
+		return consent{}, err
 	}
 	if !confirm(f.IO, fmt.Sprintf("Queue %s for the %s writer? [y/N] ", sessions, e.Writer)) {
 		fmt.Fprintln(f.IO.Err, "Nothing queued.")
-		return false, nil
+		return consent{asked: true}, nil
 	}
-	return true, nil
+	return consent{ok: true, asked: true}, nil
 }
 
-// backfillPrint prints the report: JSON, or the plan and what was queued.
+// consent is backfillConsent's answer: whether to queue, and whether the
+// plan was printed with the question.
+type consent struct{ ok, asked bool }
+
+// backfillPrint prints the report: JSON, or the plan (unless shown
+// already, before the question) and what was queued.
 // Problems make the exit status 1, after everything else was done.
-func backfillPrint(f *Factory, rep backfillReport, opts *BackfillOptions) error {
+func backfillPrint(f *Factory, rep backfillReport, opts *BackfillOptions, shown bool) error {
 	if opts.JSON {
 		if err := printJSON(f.IO.Out, rep); err != nil {
 			return err
 		}
-	} else if err := backfillPrintTo(f.IO.Out, rep); err != nil {
+	} else if err := backfillPrintTo(f.IO.Out, rep, !shown); err != nil {
 		return err
 	}
 	n := rep.Plan.Total.Problems + len(rep.Plan.Problems)
@@ -254,9 +260,30 @@ func backfillPrint(f *Factory, rep backfillReport, opts *BackfillOptions) error 
 	return nil
 }
 
-// backfillPrintTo writes the plan, and what was queued, as text.
-func backfillPrintTo(w io.Writer, rep backfillReport) error {
-	p, e := rep.Plan, rep.Estimate
+// backfillPrintTo writes the plan (with withPlan), and what was queued,
+// as text.
+func backfillPrintTo(w io.Writer, rep backfillReport, withPlan bool) error {
+	if withPlan {
+		if err := printPlan(w, rep.Plan, rep.Estimate); err != nil {
+			return err
+		}
+	}
+	if r := rep.Result; r != nil {
+		for _, pr := range r.Problems {
+			fmt.Fprintf(w, "not queued %s: %s\n", pr.Path, pr.Reason)
+		}
+		fmt.Fprintf(w, "Queued %s", countOf(r.Queued, "session"))
+		if r.Already > 0 {
+			fmt.Fprintf(w, " (%d more were queued or reflected meanwhile)", r.Already)
+		}
+		fmt.Fprintln(w, "; the drainer reflects them within the caps at the next session starts, or now: reflect drain")
+	}
+	return nil
+}
+
+// printPlan writes the plan's table, the writer and its cost, the caps,
+// and the sessions skipped or unreadable.
+func printPlan(w io.Writer, p *backfill.Plan, e backfill.Estimate) error {
 	fmt.Fprintf(w, "Backfill plan: %s to queue, %s examined.\n", countOf(p.Total.New, "session"), countOf(p.Total.Sessions, "session"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tSESSIONS\tNEW\tCONDENSED\tWRITER RUNS\tALREADY\tNOTHING\tBUSY\tPROBLEMS")
@@ -285,16 +312,6 @@ func backfillPrintTo(w io.Writer, rep backfillReport) error {
 	}
 	if p.Total.Left > 0 {
 		fmt.Fprintf(w, "%s beyond --limit not read: the next backfill takes them.\n", countOf(p.Total.Left, "session"))
-	}
-	if r := rep.Result; r != nil {
-		for _, pr := range r.Problems {
-			fmt.Fprintf(w, "not queued %s: %s\n", pr.Path, pr.Reason)
-		}
-		fmt.Fprintf(w, "Queued %s", countOf(r.Queued, "session"))
-		if r.Already > 0 {
-			fmt.Fprintf(w, " (%d more were queued or reflected meanwhile)", r.Already)
-		}
-		fmt.Fprintln(w, "; the drainer reflects them within the caps at the next session starts, or now: reflect drain")
 	}
 	return nil
 }

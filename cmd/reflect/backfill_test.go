@@ -131,7 +131,9 @@ func TestBackfillAsksBeforeAnLLMWriter(t *testing.T) {
 		}
 	}
 	code, stdout, stderr = kb.run(t, "y\n", true, "backfill")
-	if code != 0 || !strings.Contains(stdout, "Queued 1 session") || len(queued(t, kb)) != 1 {
+	// The plan went with the question, on stderr; stdout says what was queued.
+	if code != 0 || !strings.Contains(stdout, "Queued 1 session") || strings.Contains(stdout, "Backfill plan") ||
+		!strings.Contains(stderr, "Backfill plan") || len(queued(t, kb)) != 1 {
 		t.Fatalf("yes: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
