@@ -226,3 +226,16 @@ func TestBackfillJSON(t *testing.T) {
 		t.Error("--dry-run --json queued")
 	}
 }
+
+func TestBackfillQuietStderrOffATerminal(t *testing.T) {
+	t.Parallel()
+	kb, _ := backfillKB(t)
+	// The progress bar is for terminals: piped, or with --json even on a
+	// terminal, stderr holds nothing.
+	for _, args := range [][]string{{"backfill", "--dry-run"}, {"backfill", "--dry-run", "--json"}} {
+		tty := len(args) == 3
+		if code, _, stderr := kb.run(t, "", tty, args...); code != 0 || stderr != "" {
+			t.Errorf("%q (terminal %v): exit %d, stderr %q", args, tty, code, stderr)
+		}
+	}
+}
