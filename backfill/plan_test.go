@@ -264,3 +264,23 @@ func TestPlanNothingToReflect(t *testing.T) {
 		t.Errorf("next plan: %+v", s)
 	}
 }
+
+func TestPlanProjectThroughASymbolicLink(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	real := filepath.Join(w.dirs.Home, "src", "real")
+	link := filepath.Join(w.dirs.Home, "link")
+	if err := os.MkdirAll(filepath.Join(real, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	// The agent recorded the resolved directory; the user names the link.
+	path := filepath.Join(w.dirs.Home, ".claude", "projects", "-real", "s1.jsonl")
+	w.write(t, path, []byte(`{"type":"user","sessionId":"s1","cwd":"`+filepath.Join(real, "sub")+`","message":{"role":"user","content":"run the tests"}}`+"\n"), clock.Add(-time.Hour))
+	p := w.plan(t, Options{Project: link})
+	if len(p.Sessions) != 1 || p.Sessions[0].Path != path || p.Sessions[0].Status != StatusNew {
+		t.Errorf("--project through a link: %+v", p.Sessions)
+	}
+}

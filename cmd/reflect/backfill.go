@@ -298,6 +298,11 @@ func printPlan(w io.Writer, p *backfill.Plan, e backfill.Estimate) error {
 	if e.WriterRuns > 0 {
 		fmt.Fprintf(w, "Caps: %s; the %s take at least %s of drains.\n", spendCapsOf(e.Caps.DailyUSD, e.Caps.DailyMax, e.Caps.MaxPerRun),
 			countOf(e.WriterRuns, "writer run"), countOf(e.Days, "day"))
+		if !e.LLM && e.Days > 1 {
+			// The run caps hold for the builtin writer too, though it
+			// spends nothing: say which one to raise.
+			fmt.Fprintf(w, "The builtin writer spends nothing: 'reflect config set drain.daily_max %d' lets the drains take them in a day.\n", e.WriterRuns)
+		}
 	}
 	for _, s := range p.Sessions {
 		switch s.Status {
