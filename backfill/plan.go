@@ -119,27 +119,10 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 	if o.Settle <= 0 {
 		o.Settle = DefaultSettle
 	}
-	agents := o.Agents
-	if len(agents) == 0 {
-		agents = Agents
-	}
+	agents := o.agents()
 	p := &Plan{Sessions: []Session{}, Problems: []Problem{}}
-	var todo []found
-	for _, a := range agents {
-		cands, probs := locate(o.Dirs, a)
-		p.Problems = append(p.Problems, probs...)
-		for _, c := range cands {
-			f := found{candidate: c}
-			f.fi, f.err = os.Lstat(c.path)
-			if f.err == nil && !o.Since.IsZero() && f.fi.ModTime().Before(o.Since) {
-				continue
-			}
-			todo = append(todo, f)
-		}
-	}
-	// The most recent first: with --limit, the sessions most worth a
-	// learning are queued, and the oldest wait.
-	sort.SliceStable(todo, func(i, j int) bool { return todo[i].modTime().After(todo[j].modTime()) })
+	todo, probs := o.collect(agents)
+	p.Problems = append(p.Problems, probs...)
 	ex := examiner{o: o, st: st, known: known, now: o.Now()}
 	if o.Project != "" {
 		ex.projects = projectForms(o.Project)
@@ -187,6 +170,45 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 	}
 	p.Total.Agent = "all"
 	return p, nil
+}
+
+// agents are the agents to plan, each once, in Agents' order.
+func (o Options) agents() []string {
+	if len(o.Agents) == 0 {
+		return Agents
+	}
+	var out []string
+	for _, a := range Agents {
+		for _, b := range o.Agents {
+			if a == b {
+				out = append(out, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// collect lists the agents' session files last written since o.Since,
+// the most recent first: with --limit, the sessions most worth a
+// learning are queued, and the oldest wait.
+func (o Options) collect(agents []string) ([]found, []Problem) {
+	var todo []found
+	var problems []Problem
+	for _, a := range agents {
+		cands, probs := locate(o.Dirs, a)
+		problems = append(problems, probs...)
+		for _, c := range cands {
+			f := found{candidate: c}
+			f.fi, f.err = os.Lstat(c.path)
+			if f.err == nil && !o.Since.IsZero() && f.fi.ModTime().Before(o.Since) {
+				continue
+			}
+			todo = append(todo, f)
+		}
+	}
+	sort.SliceStable(todo, func(i, j int) bool { return todo[i].modTime().After(todo[j].modTime()) })
+	return todo, problems
 }
 
 // batchPerWorker is how many sessions each worker takes per batch: a

@@ -80,7 +80,7 @@ func TestPlanFilters(t *testing.T) {
 		o    Options
 		want []string
 	}{
-		{"agent", Options{Agents: []string{"gemini", "copilot"}}, []string{"gemini", "copilot"}},
+		{"agent", Options{Agents: []string{"gemini", "copilot", "gemini"}}, []string{"gemini", "copilot"}},
 		{"since", Options{Since: clock.AddDate(0, 0, -30)}, []string{"claude", "gemini", "opencode", "copilot"}},
 		{"project", Options{Project: "/home/dev/src/widget-service"}, []string{"claude", "codex", "gemini"}},
 		{"project below", Options{Project: "/home/dev"}, []string{"claude", "codex", "gemini", "opencode", "copilot"}},
@@ -89,7 +89,8 @@ func TestPlanFilters(t *testing.T) {
 	} {
 		p := w.plan(t, tc.o)
 		got := statuses(p)
-		if len(got) != len(tc.want) {
+		// One session per agent: an agent named twice is read once.
+		if len(got) != len(tc.want) || len(p.Sessions) != len(tc.want) {
 			t.Errorf("%s: sessions of %v, want %v", tc.name, got, tc.want)
 		}
 		for _, a := range tc.want {
