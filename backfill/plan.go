@@ -320,7 +320,7 @@ func (ex *examiner) examine(f found) (s Session, keep bool) {
 	case f.err != nil:
 		return problem("unreadable: " + reason(f.err))
 	case !f.fi.Mode().IsRegular():
-		return problem("not a regular file (" + f.fi.Mode().Type().String() + ")")
+		return problem("not a regular file: " + kindOf(f.fi.Mode()))
 	}
 	s.Size, s.Modified = f.fi.Size(), f.fi.ModTime()
 	if r, ok := ex.st.done(f.path, s.Size, s.Modified); ok {
@@ -414,4 +414,21 @@ func projectForms(p string) []string {
 		out = append(out, r)
 	}
 	return out
+}
+
+// kindOf names what a file that is not a regular one is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }

@@ -144,12 +144,13 @@ func TestPlanNamesUnreadableFilesAndGoesOn(t *testing.T) {
 	w.write(t, oldGemini, []byte("{\n  \"sessionId\": \"x\",\n  \"messages\": []\n}\n"), clock.Add(-time.Hour))
 	p, res := w.run(t, Options{})
 	got := byPath(p)
-	for _, path := range []string{filepath.Join(dir, "link.jsonl"), fifo, oldGemini} {
+	for path, why := range map[string]string{filepath.Join(dir, "link.jsonl"): "not a regular file: a symbolic link",
+		fifo: "not a regular file: a named pipe", oldGemini: "format before 0.61"} {
 		if path == "" {
 			continue
 		}
-		if s := got[path]; s.Status != StatusProblem || s.Reason == "" {
-			t.Errorf("%s: %+v, want a problem with a reason", path, s)
+		if s := got[path]; s.Status != StatusProblem || !strings.Contains(s.Reason, why) {
+			t.Errorf("%s: %+v, want a problem saying %q", path, s, why)
 		}
 	}
 	if _, ok := got[filepath.Join(dir, "dir.jsonl")]; ok {

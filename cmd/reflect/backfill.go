@@ -276,7 +276,7 @@ func backfillPrintTo(w io.Writer, rep backfillReport, withPlan bool) error {
 		if r.Already > 0 {
 			fmt.Fprintf(w, " (%d more were queued or reflected meanwhile)", r.Already)
 		}
-		fmt.Fprintln(w, "; the drainer reflects them within the caps at the next session starts, or now: reflect drain")
+		fmt.Fprintln(w, "; the drainer reflects what is queued within the caps at the next session starts, or now: reflect drain")
 	}
 	return nil
 }
@@ -296,8 +296,8 @@ func printPlan(w io.Writer, p *backfill.Plan, e backfill.Estimate) error {
 	}
 	fmt.Fprintln(w, writerText(e))
 	if e.WriterRuns > 0 {
-		fmt.Fprintf(w, "Caps: %s; the %s take at least %s of drains.\n", spendCapsOf(e.Caps.DailyUSD, e.Caps.DailyMax, e.Caps.MaxPerRun),
-			countOf(e.WriterRuns, "writer run"), countOf(e.Days, "day"))
+		fmt.Fprintf(w, "Caps: %s; at least %s of drains for %s.\n", spendCapsOf(e.Caps.DailyUSD, e.Caps.DailyMax, e.Caps.MaxPerRun),
+			countOf(e.Days, "day"), countOf(e.WriterRuns, "writer run"))
 		if !e.LLM && e.Days > 1 {
 			// The run caps hold for the builtin writer too, though it
 			// spends nothing: say which one to raise.
@@ -325,6 +325,9 @@ func printPlan(w io.Writer, p *backfill.Plan, e backfill.Estimate) error {
 func writerText(e backfill.Estimate) string {
 	if !e.LLM {
 		return "Writer: builtin (no LLM, nothing spent): $0. To let an LLM write learnings instead: " + writer.OptIn
+	}
+	if e.WriterRuns == 0 {
+		return fmt.Sprintf("Writer: %s, an LLM: it spends from your account; nothing new to run.", e.Writer)
 	}
 	return fmt.Sprintf("Writer: %s, an LLM: it spends from your account. Estimate: %s.", e.Writer, costText(e))
 }
