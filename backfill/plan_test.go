@@ -1,6 +1,7 @@
 package backfill
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -284,5 +285,30 @@ func TestPlanProjectThroughASymbolicLink(t *testing.T) {
 	p := w.plan(t, Options{Project: link})
 	if len(p.Sessions) != 1 || p.Sessions[0].Path != path || p.Sessions[0].Status != StatusNew {
 		t.Errorf("--project through a link: %+v", p.Sessions)
+	}
+}
+
+func TestPlanLimitAcrossBatches(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	w := &world{dirs: Dirs{Home: home, StateDir: filepath.Join(home, "state")}}
+	data, err := os.ReadFile(filepath.Join("testdata", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// More sessions than one batch holds, whatever the number of workers.
+	n := 3*examineWorkers()*batchPerWorker + 5
+	for i := 0; i < n; i++ {
+		w.write(t, filepath.Join(home, ".claude", "projects", "p", fmt.Sprintf("s%03d.jsonl", i)), data, clock.Add(-time.Duration(i+1)*time.Hour))
+	}
+	limit := examineWorkers()*batchPerWorker + 3
+	p := w.plan(t, Options{Limit: limit})
+	if p.Total.New != limit || p.Total.Left != n-limit || len(p.Sessions) != limit {
+		t.Fatalf("limit %d of %d: %+v", limit, n, p.Total)
+	}
+	for i, s := range p.Sessions {
+		if want := fmt.Sprintf("s%03d.jsonl", i); filepath.Base(s.Path) != want || s.Status != StatusNew {
+			t.Errorf("session %d: %s %s, want %s, the most recent first", i, filepath.Base(s.Path), s.Status, want)
+		}
 	}
 }
