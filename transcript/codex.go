@@ -2,10 +2,11 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // codexParser reads Codex rollout JSONL: {"timestamp", "type", "payload"}
