@@ -150,6 +150,9 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 				continue
 			}
 			r := results[i]
+			if r.read != nil && st != nil {
+				st.remember(f.path, *r.read)
+			}
 			if o.Progress != nil {
 				o.Progress(start+i+1, len(todo))
 			}
@@ -221,10 +224,13 @@ func examineWorkers() int {
 	return max(1, min(runtime.GOMAXPROCS(0), 4))
 }
 
-// examined is what examine said of one session.
+// examined is what examine said of one session: keep=false when it is
+// out of --project's range; read, when it condensed the file, what the
+// next plan may reuse.
 type examined struct {
 	s    Session
 	keep bool
+	read *Reading
 }
 
 // examineAll examines batch on workers goroutines; the result of batch[i]
@@ -238,7 +244,7 @@ func (ex *examiner) examineAll(batch []found, workers int) []examined {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i].s, out[i].keep = ex.examine(batch[i])
+				out[i] = ex.examine(batch[i])
 			}
 		}()
 	}
@@ -304,15 +310,21 @@ type examiner struct {
 	projects []string
 }
 
-// examine returns the session f is, and keep=false when it is out of
-// --project's range.
-func (ex *examiner) examine(f found) (s Session, keep bool) {
+// examine returns the session f is.
+func (ex *examiner) examine(f found) examined {
+	s, keep, read := ex.status(f)
+	return examined{s: s, keep: keep, read: read}
+}
+
+// status gives the session f is, whether it is in --project's range and,
+// when it condensed the file, the reading to remember.
+func (ex *examiner) status(f found) (s Session, keep bool, read *Reading) {
 	s = Session{Agent: f.agent, Path: f.path, SessionID: f.sessionID, Cwd: f.cwdHint}
 	// A file that cannot be read is named whatever its project: its
 	// directory is not known, and the user should hear of it.
-	problem := func(why string) (Session, bool) {
+	problem := func(why string) (Session, bool, *Reading) {
 		s.Status, s.Reason = StatusProblem, why
-		return s, true
+		return s, true, nil
 	}
 	switch {
 	case errors.Is(f.err, fs.ErrNotExist):
@@ -325,7 +337,7 @@ func (ex *examiner) examine(f found) (s Session, keep bool) {
 	s.Size, s.Modified = f.fi.Size(), f.fi.ModTime()
 	if r, ok := ex.st.done(f.path, s.Size, s.Modified); ok {
 		s.Cwd, s.Status, s.Reason = r.Cwd, StatusBackfilled, r.Outcome
-		return s, ex.inProject(s.Cwd)
+		return s, ex.inProject(s.Cwd), nil
 	}
 	if f.unsupported != "" {
 		return problem(f.unsupported)
@@ -333,28 +345,36 @@ func (ex *examiner) examine(f found) (s Session, keep bool) {
 	if age := ex.now.Sub(s.Modified); age < ex.o.Settle {
 		s.Status = StatusBusy
 		s.Reason = fmt.Sprintf("written %s ago, probably still open: skipped, and looked at again by the next backfill", age.Round(time.Second))
-		return s, ex.o.Project == "" || ex.inProject(s.Cwd)
+		return s, ex.o.Project == "" || ex.inProject(s.Cwd), nil
 	}
-	// Condense streams the file with bounded state, however large it is.
-	c, err := transcript.Condense(f.path, f.agent, transcript.Limits{})
-	if err != nil {
-		return problem("unreadable: " + strings.TrimPrefix(err.Error(), "condense "+f.path+": "))
+	r, ok := ex.st.reading(f.path, s.Size, s.Modified)
+	if !ok {
+		// Condense streams the file with bounded state, however large it is.
+		c, err := transcript.Condense(f.path, f.agent, transcript.Limits{})
+		if err != nil {
+			return problem("unreadable: " + strings.TrimPrefix(err.Error(), "condense "+f.path+": "))
+		}
+		if fi, err := os.Lstat(f.path); err != nil || fi.Size() != s.Size || !fi.ModTime().Equal(s.Modified) {
+			if c.Cwd != "" {
+				s.Cwd = c.Cwd
+			}
+			s.Status, s.Reason = StatusBusy, "changed while backfill read it: skipped, and looked at again by the next backfill"
+			return s, ex.inProject(s.Cwd), nil
+		}
+		r = Reading{Size: s.Size, Modified: s.Modified, SessionID: c.SessionID, Cwd: c.Cwd, Condensed: len(c.Text), Skip: c.Skip}
+		read = &r
 	}
-	if c.Cwd != "" {
-		s.Cwd = c.Cwd
+	if r.Cwd != "" {
+		s.Cwd = r.Cwd
 	}
 	if s.SessionID == "" {
-		s.SessionID = c.SessionID
+		s.SessionID = r.SessionID
 	}
 	if !ex.inProject(s.Cwd) {
-		return s, false
+		return s, false, read
 	}
-	s.Condensed = len(c.Text)
-	if fi, err := os.Lstat(f.path); err != nil || fi.Size() != s.Size || !fi.ModTime().Equal(s.Modified) {
-		s.Status, s.Reason = StatusBusy, "changed while backfill read it: skipped, and looked at again by the next backfill"
-		return s, true
-	}
-	return ex.settle(s, c.Skip), true
+	s.Condensed = r.Condensed
+	return ex.settle(s, r.Skip), true, read
 }
 
 // settle gives a readable session in range its status: already queued or

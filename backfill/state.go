@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -24,7 +27,40 @@ type State struct {
 	path     string
 	Version  int               `json:"version"`
 	Sessions map[string]Record `json:"sessions"`
+	// Condenser names the reflect executable that made Read: another
+	// build may condense differently, so its readings are dropped.
+	Condenser string `json:"condenser,omitempty"`
+	// Read is what the plan learnt of each session file it condensed, so
+	// that the next plan (a run after a --dry-run) reads only the files
+	// that changed.
+	Read map[string]Reading `json:"read,omitempty"`
 }
+
+// Reading is what condensing one session file at a size and modification
+// time told the plan.
+type Reading struct {
+	Size      int64     `json:"size"`
+	Modified  time.Time `json:"modified"`
+	SessionID string    `json:"session_id,omitempty"`
+	Cwd       string    `json:"cwd,omitempty"`
+	Condensed int       `json:"condensed_chars"`
+	// Skip is the condensation's Skip: why a writer could use nothing.
+	Skip string `json:"skip,omitempty"`
+}
+
+// condenserID identifies the running executable by its size and time, ""
+// when they cannot be had (the plan then keeps no readings).
+var condenserID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(fi.Size(), 10) + "-" + strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+})
 
 // Record is what backfill did with one session file, at which size and
 // modification time: a file that changed since is looked at again.
@@ -44,7 +80,8 @@ type Record struct {
 // an empty state, so a damaged record costs a re-check (the queue and
 // the ledger still keep sessions from being queued twice), not the run.
 func LoadState(stateDir string) (*State, error) {
-	st := &State{path: filepath.Join(stateDir, StateFile), Version: 1, Sessions: map[string]Record{}}
+	st := &State{path: filepath.Join(stateDir, StateFile), Version: 1, Sessions: map[string]Record{},
+		Condenser: condenserID(), Read: map[string]Reading{}}
 	data, err := fsutil.ReadRegular(st.path, maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
@@ -59,7 +96,27 @@ func LoadState(stateDir string) (*State, error) {
 	for p, r := range disk.Sessions {
 		st.Sessions[p] = r
 	}
+	if st.Condenser != "" && disk.Condenser == st.Condenser {
+		for p, r := range disk.Read {
+			st.Read[p] = r
+		}
+	}
 	return st, nil
+}
+
+// reading returns what an earlier plan learnt of the file at path, when
+// it was condensed at this size and time by this executable.
+func (st *State) reading(path string, size int64, mod time.Time) (Reading, bool) {
+	r, ok := st.Read[path]
+	return r, ok && st.Condenser != "" && r.Size == size && r.Modified.Equal(mod)
+}
+
+// remember keeps a reading for the next plan. Not safe for concurrent
+// use: the plan calls it while folding a batch, never while examining.
+func (st *State) remember(path string, r Reading) {
+	if st.Condenser != "" {
+		st.Read[path] = r
+	}
 }
 
 // done reports whether the file at path was handled at this size and time.

@@ -15,7 +15,14 @@ import (
 // The plan finds it with the right agent, session id and project; a run
 // queues it with its harness; a second run queues nothing.
 
-// backfillPlan is the part of `reflect backfill --dry-run --json` read here.
+// backfillReport is the part of `reflect backfill --json` read here.
+type backfillReport struct {
+	Plan   backfillPlan `json:"plan"`
+	Result *struct {
+		Queued int `json:"queued"`
+	} `json:"result"`
+}
+
 type backfillPlan struct {
 	Sessions []struct {
 		Agent     string `json:"agent"`
@@ -65,11 +72,12 @@ func checkBackfill(t *testing.T, w *world, agent, session string) {
 	if q := w.pending(); len(q) != 0 {
 		t.Fatalf("the queue is not empty before backfill (hooks still installed?): %+v", q)
 	}
-	var plan backfillPlan
+	var rep backfillReport
 	out := w.reflectRun("backfill", "--dry-run", "--json", "--project", w.repo)
-	if err := json.Unmarshal(out, &plan); err != nil {
+	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("backfill --dry-run --json: %v\n%s", err, out)
 	}
+	plan := rep.Plan
 	var found int
 	for _, s := range plan.Sessions {
 		if s.Agent == agent && s.SessionID == session {
@@ -87,11 +95,11 @@ func checkBackfill(t *testing.T, w *world, agent, session string) {
 		"queue after backfill: %+v", q)
 
 	out = w.reflectRun("backfill", "--json", "--yes")
-	var again backfillPlan
+	var again backfillReport
 	if err := json.Unmarshal(out, &again); err != nil {
 		t.Fatalf("second backfill --json: %v\n%s", err, out)
 	}
-	check(t, "backfill/second-queues-nothing", again.Total.New == 0 && len(w.pending()) == 1,
+	check(t, "backfill/second-queues-nothing", again.Plan.Total.New == 0 && (again.Result == nil || again.Result.Queued == 0) && len(w.pending()) == 1,
 		"second backfill: %s\nqueue: %+v", out, w.pending())
 }
 
@@ -121,8 +129,9 @@ func TestBackfillCodex(t *testing.T) {
 
 func TestBackfillGemini(t *testing.T) {
 	setupGemini(t)
-	w := backfillWorld(t, "gemini")
-	geminiSettings(w)
+	w := newWorld(t, "gemini")
+	geminiSettings(w) // before uninstall, which removes the file it made
+	w.reflectRun("uninstall", "gemini")
 	first := geminiTurn(w, promptTopic+" Show it to me. FAILCMD:<"+claudeFailCmd+">", "")
 	if first.SessionID == "" {
 		t.Fatalf("gemini ran no session: %+v", first)

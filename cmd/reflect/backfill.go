@@ -63,7 +63,8 @@ no writer itself.
 
 A session already queued, reflected at its size or backfilled before is not
 queued again, so running backfill twice queues nothing new (its record:
-backfill.json in the state directory). A session written in the last two
+backfill.json in the state directory, which also keeps what the plan read of
+each session, so a run after --dry-run reads only what changed since). A session written in the last two
 minutes is probably still open: it is skipped with a line saying so, and the
 next backfill looks at it again. A file that cannot be read is named, and the
 rest goes on (exit status 1).
@@ -143,6 +144,11 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 	}
 	rep := backfillReport{DryRun: opts.DryRun, Plan: plan, Estimate: backfillEstimate(f, c, plan)}
 	if opts.DryRun || plan.Total.New == 0 {
+		// What the plan read is kept, so the run after a dry run does
+		// not read every session again; a failure costs only that.
+		if err := st.Save(); err != nil {
+			fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+		}
 		return backfillPrint(f, rep, opts, false)
 	}
 	shown, err := backfillConsent(f, rep, opts)
