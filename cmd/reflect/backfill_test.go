@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/backfill"
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -237,5 +238,34 @@ func TestBackfillQuietStderrOffATerminal(t *testing.T) {
 		if code, _, stderr := kb.run(t, "", tty, args...); code != 0 || stderr != "" {
 			t.Errorf("%q (terminal %v): exit %d, stderr %q", args, tty, code, stderr)
 		}
+	}
+}
+
+// A dry run keeps what its plan read in backfill.json, so the run that
+// follows does not condense the session again: blanked under the same size
+// and time, it still queues as the dry run read it.
+func TestBackfillDryRunKeepsWhatItRead(t *testing.T) {
+	t.Parallel()
+	kb, path := backfillKB(t)
+	if code, _, stderr := kb.run(t, "", false, "backfill", "--dry-run"); code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, stderr)
+	}
+	st, err := backfill.LoadState(kb.env["REFLECT_STATE_DIR"])
+	if err != nil || len(st.Read) != 1 {
+		t.Fatalf("backfill.json after --dry-run: %+v (%v)", st.Read, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(strings.Repeat(" ", int(fi.Size()))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := kb.run(t, "", false, "backfill")
+	if code != 0 || !strings.Contains(stdout, "Queued 1 session") {
+		t.Fatalf("backfill after the dry run: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
