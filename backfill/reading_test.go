@@ -98,3 +98,18 @@ func TestPlanRemembersSessionsOutOfProject(t *testing.T) {
 		t.Errorf("the session out of range was not remembered: %+v", st.Read)
 	}
 }
+
+// Once queued, a session's record answers for it: its reading is dropped,
+// so backfill.json holds one entry a session.
+func TestEnqueueDropsTheReading(t *testing.T) {
+	w := newWorld(t)
+	planAndSave(t, w)
+	w.run(t, Options{})
+	st, err := LoadState(w.dirs.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sessions) != len(w.paths) || len(st.Read) != 0 {
+		t.Errorf("after the run: %d records, %d readings (want %d, 0)", len(st.Sessions), len(st.Read), len(w.paths))
+	}
+}

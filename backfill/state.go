@@ -18,8 +18,9 @@ import (
 // nothing in, under the state directory.
 const StateFile = "backfill.json"
 
-// maxStateBytes bounds the read of backfill.json: about 200 bytes a
-// session, so room for far more sessions than a machine keeps.
+// maxStateBytes bounds the read of backfill.json: about 300 bytes a
+// session (its record, or what the plan read of it), so room for far more
+// sessions than a machine keeps.
 const maxStateBytes = 64 << 20
 
 // State is backfill.json: each session file backfill handled, by path.
@@ -126,6 +127,8 @@ func (st *State) done(path string, size int64, mod time.Time) (Record, bool) {
 }
 
 func (st *State) mark(s Session, outcome string, now time.Time) {
+	// The record answers for the file now; its reading would only repeat it.
+	delete(st.Read, s.Path)
 	st.Sessions[s.Path] = Record{Agent: s.Agent, Size: s.Size, Modified: s.Modified, Cwd: s.Cwd, Outcome: outcome, At: now.UTC()}
 }
 
