@@ -20,6 +20,8 @@ const (
 	TriggerStop             Trigger = "stop"
 	TriggerSessionEnd       Trigger = "session-end"
 	TriggerManual           Trigger = "manual"
+	// TriggerBackfill is a past session `reflect backfill` queued.
+	TriggerBackfill Trigger = "backfill"
 )
 
 // Harness names the agent that wrote the transcript; the drainer picks the
@@ -63,7 +65,7 @@ const (
 
 func (r *Record) validate() error {
 	switch r.Trigger {
-	case TriggerPreCompactAuto, TriggerPreCompactManual, TriggerStop, TriggerSessionEnd, TriggerManual:
+	case TriggerPreCompactAuto, TriggerPreCompactManual, TriggerStop, TriggerSessionEnd, TriggerManual, TriggerBackfill:
 	default:
 		return fmt.Errorf("queue record: unknown trigger %q", r.Trigger)
 	}

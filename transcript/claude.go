@@ -1,8 +1,9 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // claudeParser reads Claude Code session JSONL: one record per line, with

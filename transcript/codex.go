@@ -2,10 +2,11 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // codexParser reads Codex rollout JSONL: {"timestamp", "type", "payload"}
@@ -54,11 +55,17 @@ func (p *codexParser) line(data []byte) {
 	if data[0] != '{' || json.Unmarshal(data, &r) != nil {
 		return
 	}
+	typ := str(r.Type)
+	switch typ {
+	case "session_meta", "turn_context", "response_item", "event_msg":
+	default:
+		return // not decoded further: most of a rollout's bytes are records no writer needs
+	}
 	var pl codexPayload
 	if len(r.Payload) == 0 || r.Payload[0] != '{' || json.Unmarshal(r.Payload, &pl) != nil {
 		return
 	}
-	switch str(r.Type) {
+	switch typ {
 	case "session_meta":
 		p.b.meta(str(pl.ID), str(pl.Cwd), str(object(pl.Git)["branch"]))
 	case "turn_context":

@@ -3,7 +3,6 @@ package transcript
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/text"
 )
 

@@ -1,9 +1,9 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/lazyre"
 )
 

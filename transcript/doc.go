@@ -45,4 +45,13 @@
 //     repository root when one can be recorded.
 //
 // The builder decides what is kept; a format only translates.
+//
+// Records are decoded with github.com/go-json-experiment/json/v1, not
+// encoding/json: the same API and behaviour (names matched without regard
+// to case, the last of duplicate names wins, invalid UTF-8 replaced), on
+// a decoder that reads a record once where encoding/json validates it
+// whole and then decodes it again. Decoding is most of what condensing
+// costs, and backfill condenses a user's whole history before it spends
+// anything. testdata/golden holds the output on every fixture, mangled
+// too, so a change of decoder cannot change a byte the drain sends.
 package transcript

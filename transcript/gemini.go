@@ -2,9 +2,9 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/geminishell"
 )
 

@@ -1,8 +1,9 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strings"
+
+	json "github.com/go-json-experiment/json/v1"
 )
 
 // openCodeParser reads the OpenCode session copy the opencode hook writes

@@ -1,10 +1,10 @@
 package transcript
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
+	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/cmdkey"
 	"github.com/reflectkb/reflect/internal/correction"
 	"github.com/reflectkb/reflect/internal/lazyre"

@@ -93,9 +93,14 @@ func llmWriterFor(agent string, lookPath func(string) (string, error)) (name, pa
 
 // spendCaps names the drain budgets in force, with their keys.
 func spendCaps(c *config.Config) string {
+	return spendCapsOf(c.Drain.DailyUSD, c.Drain.DailyMax, c.Drain.MaxPerRun)
+}
+
+// spendCapsOf names the budgets given, with their keys.
+func spendCapsOf(dailyUSD float64, dailyMax, maxPerRun int) string {
 	usd := "no daily spend cap (drain.daily_usd = 0)"
-	if c.Drain.DailyUSD > 0 {
-		usd = "at most " + money.USD(c.Drain.DailyUSD) + " a day (drain.daily_usd)"
+	if dailyUSD > 0 {
+		usd = "at most " + money.USD(dailyUSD) + " a day (drain.daily_usd)"
 	}
-	return fmt.Sprintf("%s, %d runs a day (drain.daily_max), %d per drain (drain.max_per_run)", usd, c.Drain.DailyMax, c.Drain.MaxPerRun)
+	return fmt.Sprintf("%s, %d runs a day (drain.daily_max), %d per drain (drain.max_per_run)", usd, dailyMax, maxPerRun)
 }
