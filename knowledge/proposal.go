@@ -3,9 +3,11 @@ package knowledge
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/udiff"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -101,4 +103,14 @@ func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Ti
 	} else {
 		return err
 	}
+}
+
+// ProposalDiff is what approving the draft l would change in target: a
+// unified diff of their titles, key insights and bodies, the target's
+// lines marked '-' and the draft's '+'.
+func ProposalDiff(target, l *store.Learning) string {
+	text := func(x *store.Learning) []byte {
+		return []byte("title: " + x.Title + "\nkey_insight: " + x.KeyInsight + "\n\n" + strings.TrimRight(x.Body, "\n") + "\n")
+	}
+	return udiff.Unified(target.ID, l.ID, text(target), text(l))
 }

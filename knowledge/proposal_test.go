@@ -3,6 +3,7 @@ package knowledge
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/reflectkb/reflect/index"
@@ -172,5 +173,18 @@ func TestApproveProposalTargetGone(t *testing.T) {
 	}
 	if res := search(t, k, index.Query{Text: "SameSite state cookie", Pending: index.PendingShown}); len(res) != 1 || res[0].ID != p.ID {
 		t.Errorf("search after approval: %q, want the new learning", ids(res))
+	}
+}
+
+// ProposalDiff shows the target's insight going and the draft's coming,
+// and leaves out what they share.
+func TestProposalDiff(t *testing.T) {
+	target := cookieLearning()
+	p := proposalOf(target, "Lax, not Strict.")
+	diff := ProposalDiff(target, p)
+	for _, want := range []string{"--- " + target.ID, "+++ " + p.ID, "-key_insight: " + target.KeyInsight, "+key_insight: Lax, not Strict.", "+## Solution", " title: " + target.Title} {
+		if !strings.Contains(diff, want+"\n") {
+			t.Errorf("diff lacks %q:\n%s", want, diff)
+		}
 	}
 }
