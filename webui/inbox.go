@@ -17,17 +17,45 @@ import (
 // inboxData is what the inbox page shows.
 type inboxData struct {
 	Pending []*store.Learning
+	// Targets are, by draft id, the learnings drafts propose to update.
+	Targets map[string]*inboxTarget
 	// Done says what the last post did ("approved 2").
 	Done  string
 	Error string
+}
+
+// inboxTarget is the learning a draft would update once approved, and the
+// change (knowledge.ProposalDiff); Gone when it was forgotten since, so
+// that approving adds the draft as a new learning.
+type inboxTarget struct {
+	ID, Title, Diff string
+	Gone            bool
+}
+
+// targetsOf describes, by draft id, what the drafts among pending update.
+func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*inboxTarget {
+	out := map[string]*inboxTarget{}
+	for _, l := range pending {
+		if l.Updates == "" {
+			continue
+		}
+		if t := k.Target(l); t != nil {
+			out[l.ID] = &inboxTarget{ID: t.ID, Title: t.Title, Diff: knowledge.ProposalDiff(t, l)}
+		} else {
+			out[l.ID] = &inboxTarget{ID: l.Updates, Gone: true}
+		}
+	}
+	return out
 }
 
 // inboxPage lists the drafts awaiting review, oldest first.
 func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 	var d inboxData
 	err := s.lockedIndex(func(ix *index.Index) error {
+		k := knowledge.New(ix)
 		var err error
-		d.Pending, err = knowledge.New(ix).Pending(r.Context())
+		d.Pending, err = k.Pending(r.Context())
+		d.Targets = targetsOf(k, d.Pending)
 		return err
 	})
 	if err != nil {
