@@ -105,6 +105,30 @@ func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Ti
 	}
 }
 
+// Proposal is what a draft proposes to update, as review shows it: the
+// learning (ID, Title) and Diff, what approving changes in it; Gone when
+// that learning was forgotten since, so that approving adds the draft as
+// a new learning.
+type Proposal struct {
+	ID    string `json:"id"`
+	Title string `json:"title,omitempty"`
+	Diff  string `json:"diff,omitempty"`
+	Gone  bool   `json:"gone,omitempty"`
+}
+
+// ProposalOf describes what the draft l proposes to update: nil for a
+// draft that updates nothing.
+func (k *Base) ProposalOf(l *store.Learning) *Proposal {
+	if l.Updates == "" {
+		return nil
+	}
+	t := k.Target(l)
+	if t == nil {
+		return &Proposal{ID: l.Updates, Gone: true}
+	}
+	return &Proposal{ID: t.ID, Title: t.Title, Diff: ProposalDiff(t, l)}
+}
+
 // ProposalDiff is what approving the draft l would change in target: a
 // unified diff of their titles, key insights and bodies, the target's
 // lines marked '-' and the draft's '+'.

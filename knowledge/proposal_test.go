@@ -64,6 +64,12 @@ func TestProposeUpdateLeavesTarget(t *testing.T) {
 	if tg := k.Target(pending[0]); tg == nil || tg.ID != target.ID {
 		t.Errorf("Target = %+v, want %s", tg, target.ID)
 	}
+	if pr := k.ProposalOf(pending[0]); pr == nil || pr.Gone || pr.Title != target.Title || !strings.Contains(pr.Diff, "+key_insight: "+again.KeyInsight) {
+		t.Errorf("ProposalOf = %+v", pr)
+	}
+	if pr := k.ProposalOf(target); pr != nil {
+		t.Errorf("ProposalOf an active learning = %+v, want nil", pr)
+	}
 	// The writer's title and insight are the target's own: the proposal
 	// still gets an id of its own.
 	d2 := newDirs(t)
@@ -162,6 +168,9 @@ func TestApproveProposalTargetGone(t *testing.T) {
 	}
 	if k.Target(p) != nil {
 		t.Error("Target of a forgotten learning is not nil")
+	}
+	if pr := k.ProposalOf(p); pr == nil || !pr.Gone || pr.ID != target.ID || pr.Diff != "" {
+		t.Errorf("ProposalOf with the target gone: %+v", pr)
 	}
 	done, err := k.Approve(ctx, p.ID)
 	if err != nil || len(done) != 1 || done[0].Updates != "" {

@@ -18,31 +18,18 @@ import (
 type inboxData struct {
 	Pending []*store.Learning
 	// Targets are, by draft id, the learnings drafts propose to update.
-	Targets map[string]*inboxTarget
+	Targets map[string]*knowledge.Proposal
 	// Done says what the last post did ("approved 2").
 	Done  string
 	Error string
 }
 
-// inboxTarget is the learning a draft would update once approved, and the
-// change (knowledge.ProposalDiff); Gone when it was forgotten since, so
-// that approving adds the draft as a new learning.
-type inboxTarget struct {
-	ID, Title, Diff string
-	Gone            bool
-}
-
 // targetsOf describes, by draft id, what the drafts among pending update.
-func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*inboxTarget {
-	out := map[string]*inboxTarget{}
+func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*knowledge.Proposal {
+	out := map[string]*knowledge.Proposal{}
 	for _, l := range pending {
-		if l.Updates == "" {
-			continue
-		}
-		if t := k.Target(l); t != nil {
-			out[l.ID] = &inboxTarget{ID: t.ID, Title: t.Title, Diff: knowledge.ProposalDiff(t, l)}
-		} else {
-			out[l.ID] = &inboxTarget{ID: l.Updates, Gone: true}
+		if p := k.ProposalOf(l); p != nil {
+			out[l.ID] = p
 		}
 	}
 	return out

@@ -46,7 +46,7 @@ type learningData struct {
 	Message     string
 	// Updates is, for a pending draft that proposes an update, the
 	// learning it would rewrite (the review banner names it).
-	Updates *inboxTarget
+	Updates *knowledge.Proposal
 }
 
 // readLearning resolves ref as the CLI does (full id, unique prefix, or
@@ -113,7 +113,7 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 		if short, err := ix.ShortIDs(r.Context(), []string{l.ID}); err == nil {
 			d.ShortID = short[l.ID]
 		}
-		d.Updates = targetsOf(knowledge.New(ix), []*store.Learning{l})[l.ID]
+		d.Updates = knowledge.New(ix).ProposalOf(l)
 		return nil
 	})
 	if !d.Indexed {

@@ -41,33 +41,11 @@ type reviewItem struct {
 	Source     *store.Source `json:"source,omitempty"`
 	Path       string        `json:"path"`
 	// Updates is the learning the draft would rewrite once approved.
-	Updates *reviewTarget `json:"updates,omitempty"`
-}
-
-// reviewTarget is the learning a draft proposes to update: approving the
-// draft rewrites it (Diff, its key insight and body against the draft's),
-// or adds the draft as a new learning when it is Gone.
-type reviewTarget struct {
-	ID    string `json:"id"`
-	Title string `json:"title,omitempty"`
-	Diff  string `json:"diff,omitempty"`
-	Gone  bool   `json:"gone,omitempty"`
-}
-
-// targetOf describes what the draft l would update, nil for a plain draft.
-func targetOf(k *knowledge.Base, l *store.Learning) *reviewTarget {
-	if l.Updates == "" {
-		return nil
-	}
-	t := k.Target(l)
-	if t == nil {
-		return &reviewTarget{ID: l.Updates, Gone: true}
-	}
-	return &reviewTarget{ID: t.ID, Title: t.Title, Diff: knowledge.ProposalDiff(t, l)}
+	Updates *knowledge.Proposal `json:"updates,omitempty"`
 }
 
 // printTarget says, under a draft, which learning it would update.
-func printTarget(w io.Writer, t *reviewTarget) {
+func printTarget(w io.Writer, t *knowledge.Proposal) {
 	if t == nil {
 		return
 	}
@@ -331,7 +309,7 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 	for i, l := range pending {
 		items[i] = reviewItem{ID: l.ID, ShortID: short[l.ID], Title: l.Title, KeyInsight: l.KeyInsight, Confidence: l.Confidence,
 			Scope: l.Scope, Project: l.Project, Updated: l.Updated.UTC().Format("2006-01-02T15:04:05Z"), Source: l.Source, Path: l.Path,
-			Updates: targetOf(k, l)}
+			Updates: k.ProposalOf(l)}
 		if items[i].ShortID == "" {
 			items[i].ShortID = l.ID
 		}
@@ -388,7 +366,7 @@ func reviewInteractive(cmd *cobra.Command, f *Factory, k *knowledge.Base, pendin
 		if l.KeyInsight != "" {
 			fmt.Fprintf(f.IO.Out, "  %s\n", oneLine(l.KeyInsight))
 		}
-		printTarget(f.IO.Out, targetOf(k, l))
+		printTarget(f.IO.Out, k.ProposalOf(l))
 		fmt.Fprint(f.IO.Out, "a approve · r reject · e edit · s skip · q quit: ")
 		key, err := keys()
 		fmt.Fprintln(f.IO.Out, string(key))
