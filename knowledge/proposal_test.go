@@ -34,18 +34,26 @@ func activeCookie(t *testing.T, k *Base) *store.Learning {
 	return l
 }
 
+// proposed opens a knowledge base holding an active learning and a draft
+// that proposes an update of it.
+func proposed(t *testing.T) (dirs, *Base, *store.Learning, *store.Learning) {
+	t.Helper()
+	d := newDirs(t)
+	k := d.open(t)
+	target := activeCookie(t, k)
+	p := proposalOf(target, "Lax, not Strict: the IdP's redirect back is cross-site.")
+	if _, err := k.ProposeUpdate(context.Background(), target.ID, p, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	return d, k, target, p
+}
+
 // A proposed update is a pending draft of its own that names the target;
 // the target is not touched. A second proposal for the same target
 // rewrites the first rather than adding another.
 func TestProposeUpdateLeavesTarget(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
+	_, k, target, p := proposed(t)
 	ctx := context.Background()
-	target := activeCookie(t, k)
-	p := proposalOf(target, "Lax, not Strict: the IdP's redirect back is cross-site.")
-	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
-		t.Fatal(err)
-	}
 	if p.ID == target.ID || !p.Pending() || p.Updates != target.ID {
 		t.Fatalf("proposal id %q status %q updates %q", p.ID, p.Status, p.Updates)
 	}
@@ -92,14 +100,8 @@ func TestProposeUpdateLeavesTarget(t *testing.T) {
 // its id, type, scope, project, created time and feedback, and removes the
 // draft.
 func TestApproveProposal(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
+	d, k, target, p := proposed(t)
 	ctx := context.Background()
-	target := activeCookie(t, k)
-	p := proposalOf(target, "Lax, not Strict: the IdP's redirect back is cross-site.")
-	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
-		t.Fatal(err)
-	}
 	done, err := k.Approve(ctx, p.ID)
 	if err != nil || len(done) != 1 || done[0].Updates != target.ID {
 		t.Fatalf("Approve: %+v, %v", done, err)
@@ -129,14 +131,8 @@ func TestApproveProposal(t *testing.T) {
 // Rejecting a proposal removes it and remembers its fingerprint; the
 // target is left as it was.
 func TestRejectProposal(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
+	d, k, target, p := proposed(t)
 	ctx := context.Background()
-	target := activeCookie(t, k)
-	p := proposalOf(target, "Lax, not Strict: the IdP's redirect back is cross-site.")
-	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
-		t.Fatal(err)
-	}
 	rej := NewRejections(t.TempDir())
 	if _, err := k.Reject(ctx, rej, p.ID); err != nil {
 		t.Fatal(err)
@@ -155,14 +151,8 @@ func TestRejectProposal(t *testing.T) {
 // A proposal whose target was forgotten meanwhile becomes a learning of
 // its own on approval.
 func TestApproveProposalTargetGone(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
+	_, k, target, p := proposed(t)
 	ctx := context.Background()
-	target := activeCookie(t, k)
-	p := proposalOf(target, "Lax, not Strict: the IdP's redirect back is cross-site.")
-	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
-		t.Fatal(err)
-	}
 	if err := k.Forget(ctx, target.ID); err != nil {
 		t.Fatal(err)
 	}
