@@ -244,6 +244,11 @@ func TestReviewUpdateProposal(t *testing.T) {
 	if !strings.Contains(out, "update of "+added.ID+": Widget cache needs warming by hand") || !strings.Contains(out, "-key_insight: run warm-cache before the widget benchmark") {
 		t.Errorf("review:\n%s", out)
 	}
+	// One key each shows it the same way; skipped, it still waits.
+	if code, stdout, stderr := k.run(t, "s", true, "review"); code != 0 || !strings.Contains(stdout, "update of "+added.ID+": Widget cache needs warming by hand") ||
+		!strings.Contains(stdout, "+key_insight: run warm-cache --all before any widget benchmark") {
+		t.Errorf("review on a terminal: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 	var res reviewResult
 	if err := json.Unmarshal([]byte(k.mustRun(t, "review", "approve", "--json", draft)), &res); err != nil {
 		t.Fatal(err)
