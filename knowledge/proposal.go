@@ -24,6 +24,11 @@ import (
 // that a review does not approve the proposal while it is rewritten.
 func (k *Base) ProposeUpdate(ctx context.Context, target string, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	l.Status, l.Updates = store.StatusPending, target
+	if l.Supersedes == target {
+		// Updating a learning is not replacing it: approval would make
+		// it supersede itself.
+		l.Supersedes = ""
+	}
 	if prev, err := k.proposalFor(ctx, target); err != nil {
 		return PutResult{ID: l.ID}, err
 	} else if prev != "" {
