@@ -158,7 +158,7 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 			dup = ""
 		}
 	}
-	if target := activeTarget(k, d, l, dup); l.Pending() && target != "" {
+	if target := activeTarget(k, d, l, dup); target != "" {
 		res.learning = l
 		res.PutResult, err = k.ProposeUpdate(ctx, target, l, sc, now)
 	} else if d.Update != "" {
@@ -192,10 +192,15 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 	return res, nil
 }
 
-// activeTarget returns the active learning the draft l would rewrite: the
-// one the writer answered update for, else the one l repeats (dup, its
-// near-duplicate, or its own id); "" when that is pending or none exists.
+// activeTarget returns, for a pending draft l, the active learning it
+// would rewrite: the one the writer answered update for, else the one l
+// repeats (dup, its near-duplicate, or its own id); "" when l is not
+// pending (no review: it rewrites that learning in place), or that
+// learning is pending or does not exist.
 func activeTarget(k *knowledge.Base, d writer.Draft, l *store.Learning, dup string) string {
+	if !l.Pending() {
+		return ""
+	}
 	id := d.Update
 	if id == "" {
 		id = l.ID
