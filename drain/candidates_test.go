@@ -1,6 +1,7 @@
 package drain
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -70,8 +71,22 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	for _, w := range rep.Entries[0].Written {
 		written[w.ID] = w
 	}
-	if w, ok := written[npm.ID]; !ok || w.Action != "updated" {
-		t.Errorf("update %s not applied: %+v", npm.ID, rep.Entries[0].Written)
+	// Under review (the command writer's default) the update of the
+	// active learning is proposed beside it, and applied on approval.
+	var proposal Written
+	for _, w := range rep.Entries[0].Written {
+		if w.Updates == npm.ID {
+			proposal = w
+		}
+	}
+	if _, ok := written[npm.ID]; ok || proposal.ID == "" || !proposal.Pending {
+		t.Fatalf("update %s not proposed as a pending draft: %+v", npm.ID, rep.Entries[0].Written)
+	}
+	if got := e.read(t, npm.ID); got.KeyInsight != npm.KeyInsight || got.Pending() {
+		t.Errorf("the active learning changed before review: insight %q, status %q", got.KeyInsight, got.Status)
+	}
+	if _, err := e.openBase(t).Approve(context.Background(), proposal.ID); err != nil {
+		t.Fatal(err)
 	}
 	if got := e.read(t, npm.ID); !strings.Contains(got.KeyInsight, "Pin the peer range") || got.Type != "mini" || got.Project != "auth-service" {
 		t.Errorf("updated: insight %q, type %q, project %q; want the new insight, the type and project kept", got.KeyInsight, got.Type, got.Project)

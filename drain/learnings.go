@@ -36,6 +36,9 @@ type Written struct {
 	Action string `json:"action"`
 	// Pending says it awaits review ('reflect review').
 	Pending bool `json:"pending,omitempty"`
+	// Updates names the active learning this pending draft would rewrite
+	// once approved (the learning itself is left as it was).
+	Updates string `json:"updates,omitempty"`
 }
 
 // draftOptions say how writeLearnings writes an entry's drafts.
@@ -61,9 +64,10 @@ type drafted struct {
 // was shown, else the draft is written as new and note says why. A new
 // draft that repeats an existing learning (same id, or a near-duplicate)
 // updates it instead of adding another; one the user rejected before is
-// not written. Under review, what it writes is pending, an update of an
-// active learning included: the new content is the writer's, not yet the
-// user's.
+// not written. Under review, what it writes is pending, and an update of
+// an active learning is a separate pending draft that names it (updates):
+// the new content is the writer's, not yet the user's, and the learning
+// the user approved or wrote stays injected as it is meanwhile.
 func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condensed, drafts []writer.Draft, rec queue.Record, now time.Time, cands []writer.Candidate, note func(string), opts draftOptions) (drafted, error) {
 	k := knowledge.New(ix)
 	cwd := c.Cwd
@@ -113,7 +117,7 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 			action = "added"
 		}
 		seen[l.ID] = len(out)
-		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action, Pending: l.Pending()})
+		out = append(out, Written{ID: l.ID, Title: l.Title, Action: action, Pending: l.Pending(), Updates: l.Updates})
 	}
 	res.learnings = out
 	return res, nil
@@ -134,10 +138,13 @@ type putResult struct {
 // it says, not where it belongs); a learning forgotten or broken by hand
 // since it was shown gets the draft as new (fresh builds it again), rather
 // than the entry retried. Otherwise the draft updates the learning it
-// near-duplicates, unless that is the one it supersedes. ErrBusy is not an
-// error: the learning is on disk and another process's index update
-// outlasted the wait; the next refresh indexes it. Failing there would run
-// the writer (and pay for it) again for nothing.
+// near-duplicates, unless that is the one it supersedes. A pending draft
+// whose learning is active (approved or written by the user) is proposed
+// beside it instead (knowledge.ProposeUpdate); one that lands on a pending
+// draft rewrites that draft, and keeps what it proposes to update. ErrBusy
+// is not an error: the learning is on disk and another process's index
+// update outlasted the wait; the next refresh indexes it. Failing there
+// would run the writer (and pay for it) again for nothing.
 func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.Learning, sc *store.Sidecar, now time.Time, fresh func() (*store.Learning, *store.Sidecar), note func(string)) (putResult, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
@@ -145,7 +152,16 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 	}
 	defer unlock()
 	var res putResult
-	if d.Update != "" {
+	dup := ""
+	if d.Update == "" {
+		if dup = k.DuplicateOf(ctx, l); dup == d.Supersedes {
+			dup = ""
+		}
+	}
+	if target := activeTarget(k, d, l, dup); target != "" {
+		res.learning = l
+		res.PutResult, err = k.ProposeUpdate(ctx, target, l, sc, now)
+	} else if d.Update != "" {
 		l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
 		if sc != nil {
 			sc.DocumentID = d.Update
@@ -159,11 +175,14 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 			res.PutResult, err = k.Put(ctx, l, sc, now)
 		}
 	} else {
-		if dup := k.DuplicateOf(ctx, l); dup != "" && dup != d.Supersedes {
+		if dup != "" {
 			l.ID = dup
 			if sc != nil {
 				sc.DocumentID = dup
 			}
+		}
+		if old, err := k.Store().Read(l.ID); err == nil && old.Pending() && l.Pending() {
+			l.Updates = old.Updates
 		}
 		res.PutResult, err = k.Put(ctx, l, sc, now)
 	}
@@ -171,6 +190,29 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 		return res, err
 	}
 	return res, nil
+}
+
+// activeTarget returns, for a pending draft l, the active learning it
+// would rewrite: the one the writer answered update for, else the one l
+// repeats (dup, its near-duplicate, or its own id); "" when l is not
+// pending (no review: it rewrites that learning in place), or that
+// learning is pending or does not exist.
+func activeTarget(k *knowledge.Base, d writer.Draft, l *store.Learning, dup string) string {
+	if !l.Pending() {
+		return ""
+	}
+	id := d.Update
+	if id == "" {
+		id = l.ID
+		if dup != "" {
+			id = dup
+		}
+	}
+	t, err := k.Store().Read(id)
+	if err != nil || t.Pending() {
+		return ""
+	}
+	return id
 }
 
 // checkAnswer keeps the writer's update and supersedes only when they name

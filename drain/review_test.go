@@ -124,8 +124,14 @@ func TestReviewWhileDrainWritesLosesNothing(t *testing.T) {
 					return
 				}
 				if round == 1 {
+					// Approved meanwhile, the learning gets the rewrite
+					// as a proposal beside it, applied to it on approval.
+					id := res.learnings[0].ID
+					if u := res.learnings[0].Updates; u != "" {
+						id = u
+					}
 					mu.Lock()
-					written = append(written, res.learnings[0].ID)
+					written = append(written, id)
 					mu.Unlock()
 				}
 			}

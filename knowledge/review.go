@@ -16,6 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/store"
 )
@@ -103,20 +104,55 @@ func (k *Base) readPending(ids []string) ([]*store.Learning, error) {
 
 // Approve makes the drafts ids active learnings: their status goes, so the
 // hooks inject them from now on. Their updated time is kept (approval is
-// not new content). All are checked before any is written, and the index
-// is updated once for all of them.
+// not new content). A draft that proposes an update of another learning
+// (its updates field) rewrites that learning instead and goes
+// (applyProposal). All are checked before any is written, and the index
+// is updated once for all the plain drafts.
 func (k *Base) Approve(ctx context.Context, ids ...string) ([]*store.Learning, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	ch := k.ix.BeginChange(ids...)
-	defer ch.Close()
 	ls, err := k.readPending(ids)
 	if err != nil {
 		return nil, err
 	}
+	var plain, proposals []*store.Learning
+	for _, l := range ls {
+		if l.Updates != "" {
+			proposals = append(proposals, l)
+		} else {
+			plain = append(plain, l)
+		}
+	}
+	done, err := k.approvePlain(ctx, plain)
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		return done, err
+	}
+	now := time.Now()
+	for _, l := range proposals {
+		perr := k.applyProposal(ctx, l, now)
+		if perr != nil && !errors.Is(perr, index.ErrBusy) {
+			return done, errors.Join(err, perr)
+		}
+		err = errors.Join(err, perr)
+		done = append(done, l)
+	}
+	return done, err
+}
+
+// approvePlain takes the status off the drafts ls, in one index change.
+func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]*store.Learning, error) {
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(ls))
+	for i, l := range ls {
+		ids[i] = l.ID
+	}
+	ch := k.ix.BeginChange(ids...)
+	defer ch.Close()
 	for i, l := range ls {
 		l.Status = ""
 		if err := k.st.Write(l); err != nil {

@@ -43,6 +43,7 @@ func Changes(prev, next *Learning) []Change {
 	scalar("supersedes", prev.Supersedes, next.Supersedes)
 	scalar("feedback", prev.Feedback.String(), next.Feedback.String())
 	scalar("status", prev.Status, next.Status)
+	scalar("updates", prev.Updates, next.Updates)
 	// Write ends a body with a newline; an added one is not a change.
 	scalar("body", strings.TrimRight(prev.Body, "\n"), strings.TrimRight(next.Body, "\n"))
 	return out

@@ -86,6 +86,11 @@ type Learning struct {
 	// user has not reviewed yet ('reflect review'): hooks never inject it
 	// and search shows it only when asked. Absent means active.
 	Status string `yaml:"status,omitempty" json:"status,omitempty"`
+	// Updates names the active learning a pending draft would rewrite
+	// once approved: a writer's update of a learning the user approved or
+	// wrote stays a draft beside it, so the learning keeps being injected,
+	// unchanged, until the user says otherwise.
+	Updates string `yaml:"updates,omitempty" json:"updates,omitempty"`
 
 	// Body is the markdown after the frontmatter.
 	Body string `yaml:"-" json:"body"`
@@ -103,6 +108,7 @@ var knownKeys = map[string]bool{
 	"tags": true, "symptoms": true, "key_insight": true, "scope": true, "project": true,
 	"created": true, "updated": true, "source": true, "cites": true, "superseded_by": true,
 	"supersedes": true, "feedback": true, "private": true, "needs_review": true, "status": true,
+	"updates": true,
 }
 
 // StatusPending is the status of a draft awaiting review: the only value
@@ -411,6 +417,12 @@ func (l *Learning) validate(requireID bool) error {
 	}
 	if l.Supersedes != "" && l.Supersedes == l.ID {
 		problems = append(problems, "a learning cannot supersede itself")
+	}
+	if l.Updates != "" && !ValidID(l.Updates) {
+		problems = append(problems, fmt.Sprintf("updates %q is not a learning id", l.Updates))
+	}
+	if l.Updates != "" && l.Updates == l.ID {
+		problems = append(problems, "a learning cannot update itself")
 	}
 	if len(problems) > 0 {
 		return docError("", strings.Join(problems, "; "))

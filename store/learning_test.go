@@ -618,3 +618,30 @@ func TestStatusPending(t *testing.T) {
 		t.Errorf("status: active: %v, want a refusal naming the field", err)
 	}
 }
+
+// updates names the learning a draft would rewrite: it round-trips as a
+// known field, and is validated like supersedes (an id, not its own).
+func TestUpdatesField(t *testing.T) {
+	l, err := Parse([]byte(docWith("status: pending\nupdates: lrn-target-aaaaaa\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Updates != "lrn-target-aaaaaa" {
+		t.Errorf("Updates = %q, want lrn-target-aaaaaa", l.Updates)
+	}
+	data, err := l.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(data), "updates: lrn-target-aaaaaa") != 1 {
+		t.Errorf("Marshal did not keep updates once:\n%s", data)
+	}
+	for extra, want := range map[string]string{
+		"updates: ../etc/passwd\n":   `updates "../etc/passwd" is not a learning id`,
+		"updates: lrn-test-1a2b3c\n": "cannot update itself",
+	} {
+		if _, err := Parse([]byte(docWith(extra))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", extra, err, want)
+		}
+	}
+}

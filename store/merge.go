@@ -64,6 +64,7 @@ func MergeFrom(base, ours, theirs *Learning, mergeBody BodyMerger, sides Sides) 
 	out.SupersededBy = pick(base.SupersededBy, ours.SupersededBy, theirs.SupersededBy).(string)
 	out.Supersedes = pick(base.Supersedes, ours.Supersedes, theirs.Supersedes).(string)
 	out.Status = pick(base.Status, ours.Status, theirs.Status).(string)
+	out.Updates = pick(base.Updates, ours.Updates, theirs.Updates).(string)
 	out.Feedback = mergeFeedback(base.Feedback, ours.Feedback, theirs.Feedback)
 	out.Source = pick(base.Source, ours.Source, theirs.Source).(*Source)
 	out.Private = ours.Private || theirs.Private

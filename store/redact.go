@@ -47,6 +47,7 @@ func (l *Learning) Redact() []Redaction {
 	field("project", &l.Project)
 	field("superseded_by", &l.SupersededBy)
 	field("supersedes", &l.Supersedes)
+	field("updates", &l.Updates)
 	if l.Source != nil {
 		field("source", &l.Source.Harness)
 		field("source", &l.Source.SessionID)

@@ -17,17 +17,32 @@ import (
 // inboxData is what the inbox page shows.
 type inboxData struct {
 	Pending []*store.Learning
+	// Targets are, by draft id, the learnings drafts propose to update.
+	Targets map[string]*knowledge.Proposal
 	// Done says what the last post did ("approved 2").
 	Done  string
 	Error string
+}
+
+// targetsOf describes, by draft id, what the drafts among pending update.
+func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*knowledge.Proposal {
+	out := map[string]*knowledge.Proposal{}
+	for _, l := range pending {
+		if p := k.ProposalOf(l); p != nil {
+			out[l.ID] = p
+		}
+	}
+	return out
 }
 
 // inboxPage lists the drafts awaiting review, oldest first.
 func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 	var d inboxData
 	err := s.lockedIndex(func(ix *index.Index) error {
+		k := knowledge.New(ix)
 		var err error
-		d.Pending, err = knowledge.New(ix).Pending(r.Context())
+		d.Pending, err = k.Pending(r.Context())
+		d.Targets = targetsOf(k, d.Pending)
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -61,5 +62,57 @@ func TestInboxApprovesAndRejects(t *testing.T) {
 	}
 	if res, _ := post(t, cl, ts.URL+"/inbox/"+a+"/delete", url.Values{"csrf": {s.CSRF()}}); res.StatusCode != http.StatusNotFound {
 		t.Errorf("unknown action: %d, want 404", res.StatusCode)
+	}
+}
+
+// A draft that proposes an update of an active learning shows, in the
+// inbox, which learning it updates and the change; approving it there
+// rewrites that learning and removes the draft. The learning page of a
+// draft has a pending-review banner whose buttons post to the inbox; an
+// active learning's page has none.
+func TestInboxShowsUpdateProposal(t *testing.T) {
+	c := kb(t)
+	target := put(t, c, &store.Learning{Title: "Widget cache needs warming", KeyInsight: "Run warm-cache before the benchmark."}, nil)
+	draft := put(t, c, &store.Learning{Title: "Widget cache needs warming first", KeyInsight: "Run warm-cache --all before any benchmark.",
+		Status: store.StatusPending, Updates: target}, nil)
+	ts, s := testServer(t, c)
+	cl := login(t, ts.URL)
+
+	_, body := get(t, cl, ts.URL+"/inbox")
+	body = html.UnescapeString(body) // the diff's '+' is escaped
+	if !strings.Contains(body, `update of <code>`+target+`</code>: <a href="/learning/`+target+`">Widget cache needs warming</a>`) ||
+		!strings.Contains(body, "+key_insight: Run warm-cache --all before any benchmark.") || !strings.Contains(body, "-key_insight: Run warm-cache before the benchmark.") {
+		t.Fatalf("inbox does not show the update:\n%s", body)
+	}
+	_, body = get(t, cl, ts.URL+"/learning/"+draft)
+	if !strings.Contains(body, `id="pending-banner"`) || !strings.Contains(body, `action="/inbox/`+draft+`/approve"`) ||
+		!strings.Contains(body, `action="/inbox/`+draft+`/reject"`) || !strings.Contains(body, `<a href="/learning/`+target+`">Widget cache needs warming</a>: approving rewrites`) {
+		t.Errorf("the draft's page has no review banner naming its target:\n%s", body)
+	}
+	if _, body := get(t, cl, ts.URL+"/learning/"+target); strings.Contains(body, "pending-banner") {
+		t.Errorf("an active learning's page has a review banner")
+	}
+	res, _ := post(t, cl, ts.URL+"/inbox/"+draft+"/approve", url.Values{"csrf": {s.CSRF()}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", res.StatusCode)
+	}
+	l, err := store.Open(c.DocumentsDir()).Read(target)
+	if err != nil || l.KeyInsight != "Run warm-cache --all before any benchmark." || l.Pending() {
+		t.Errorf("target after approval: %+v, %v", l, err)
+	}
+	if _, err := os.Stat(filepath.Join(c.DocumentsDir(), draft+".md")); !os.IsNotExist(err) {
+		t.Errorf("approved draft still on disk: %v", err)
+	}
+}
+
+// A plain pending draft's page has the banner too, without an update.
+func TestLearningPagePendingBanner(t *testing.T) {
+	c := kb(t)
+	draft := put(t, c, &store.Learning{Title: "Widget cache stampede", KeyInsight: "Jitter the expiry.", Status: store.StatusPending}, nil)
+	ts, _ := testServer(t, c)
+	cl := login(t, ts.URL)
+	_, body := get(t, cl, ts.URL+"/learning/"+draft)
+	if !strings.Contains(body, `id="pending-banner"`) || !strings.Contains(body, `action="/inbox/`+draft+`/reject"`) || strings.Contains(body, "It is an update of") {
+		t.Errorf("a draft's page:\n%s", body)
 	}
 }

@@ -62,6 +62,9 @@ type learningData struct {
 	// Injected are the sessions the ledger recorded this learning in.
 	Injected     []sessionRef
 	InjectedMore int
+	// Updates is, for a pending draft that proposes an update, the
+	// learning it would rewrite (the review banner names it).
+	Updates *knowledge.Proposal
 }
 
 // readLearning resolves ref as the CLI does (full id, unique prefix, or
@@ -154,6 +157,7 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 		if short, err := ix.ShortIDs(r.Context(), []string{l.ID}); err == nil {
 			d.ShortID = short[l.ID]
 		}
+		d.Updates = knowledge.New(ix).ProposalOf(l)
 		return nil
 	})
 	if !d.Indexed {

@@ -165,6 +165,10 @@ func printDrain(f *Factory, rep *drain.Report) {
 			}
 		}
 		for _, w := range e.Written {
+			if w.Updates != "" {
+				fmt.Fprintf(out, "      %-7s  %s (update of %s, for review)\n", w.Action, w.ID, w.Updates)
+				continue
+			}
 			fmt.Fprintf(out, "      %-7s  %s\n", w.Action, w.ID)
 		}
 		for _, s := range e.Signals {

@@ -40,12 +40,31 @@ type reviewItem struct {
 	Updated    string        `json:"updated"`
 	Source     *store.Source `json:"source,omitempty"`
 	Path       string        `json:"path"`
+	// Updates is the learning the draft would rewrite once approved.
+	Updates *knowledge.Proposal `json:"updates,omitempty"`
+}
+
+// printTarget says, under a draft, which learning it would update.
+func printTarget(w io.Writer, t *knowledge.Proposal) {
+	if t == nil {
+		return
+	}
+	if t.Gone {
+		fmt.Fprintf(w, "      update of %s, which is gone: approving adds it as a new learning\n", t.ID)
+		return
+	}
+	fmt.Fprintf(w, "      update of %s: %s\n", t.ID, oneLine(t.Title))
+	for _, line := range strings.Split(strings.TrimRight(t.Diff, "\n"), "\n") {
+		fmt.Fprintf(w, "        %s\n", line)
+	}
 }
 
 // reviewResult is what approve and reject print with --json.
 type reviewResult struct {
 	Action string   `json:"action"`
 	IDs    []string `json:"ids"`
+	// Updated maps each approved draft that updated a learning to it.
+	Updated map[string]string `json:"updated,omitempty"`
 	// Pending is how many drafts still await review.
 	Pending int `json:"pending"`
 }
@@ -74,12 +93,16 @@ func NewCmdReview(f *Factory, runF func(*ReviewOptions) error) *cobra.Command {
 (claude, codex, command) drafts lands pending (drain.review, on by default
 for them; the builtin writer's learnings, imported and hand-added ones are
 not pending): the hooks never inject a pending learning, and search and
-list show one only with --pending or --all.
+list show one only with --pending or --all. A writer's update of a
+learning you approved or wrote does not touch it: it waits as a draft of
+its own, shown as "update of ID: title" with the change as a diff, and the
+learning stays injected as it is until you approve the draft.
 
 With no subcommand, review lists the drafts (--json prints them). On a
 terminal it then asks about each in turn, one key each:
 
-  a  approve: the hooks inject it from now on
+  a  approve: the hooks inject it from now on (a draft that updates
+     a learning rewrites that learning and goes)
   r  reject: delete it; the drain will not write the same content again
   e  edit it in $VISUAL or $EDITOR, then decide
   s  skip it for now
@@ -218,12 +241,21 @@ func reviewApply(ctx context.Context, f *Factory, k *knowledge.Base, opts *Revie
 	res := reviewResult{Action: pastTense(opts.Action), IDs: make([]string, len(done)), Pending: left}
 	for i, l := range done {
 		res.IDs[i] = l.ID
+		if opts.Action == "approve" && l.Updates != "" {
+			if res.Updated == nil {
+				res.Updated = map[string]string{}
+			}
+			res.Updated[l.ID] = l.Updates
+		}
 	}
 	if opts.JSON {
 		return printJSON(f.IO.Out, res)
 	}
 	for _, l := range done {
 		fmt.Fprintf(f.IO.Out, "%s %s  %s\n", upperFirst(res.Action), l.ID, oneLine(l.Title))
+		if u := res.Updated[l.ID]; u != "" {
+			fmt.Fprintf(f.IO.Out, "  updated %s with it (the draft is gone)\n", u)
+		}
 	}
 	if opts.Action == "reject" {
 		fmt.Fprintln(f.IO.Out, "The drain will not write the same content again.")
@@ -276,7 +308,8 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 	items := make([]reviewItem, len(pending))
 	for i, l := range pending {
 		items[i] = reviewItem{ID: l.ID, ShortID: short[l.ID], Title: l.Title, KeyInsight: l.KeyInsight, Confidence: l.Confidence,
-			Scope: l.Scope, Project: l.Project, Updated: l.Updated.UTC().Format("2006-01-02T15:04:05Z"), Source: l.Source, Path: l.Path}
+			Scope: l.Scope, Project: l.Project, Updated: l.Updated.UTC().Format("2006-01-02T15:04:05Z"), Source: l.Source, Path: l.Path,
+			Updates: k.ProposalOf(l)}
 		if items[i].ShortID == "" {
 			items[i].ShortID = l.ID
 		}
@@ -294,6 +327,7 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 		if it.KeyInsight != "" {
 			fmt.Fprintf(f.IO.Out, "      %s\n", oneLine(it.KeyInsight))
 		}
+		printTarget(f.IO.Out, it.Updates)
 	}
 	fmt.Fprintln(f.IO.Out, "Approve with 'reflect review approve ID…|--all', reject with 'reflect review reject ID…|--all', edit with 'reflect review edit ID'.")
 	return nil
@@ -332,6 +366,7 @@ func reviewInteractive(cmd *cobra.Command, f *Factory, k *knowledge.Base, pendin
 		if l.KeyInsight != "" {
 			fmt.Fprintf(f.IO.Out, "  %s\n", oneLine(l.KeyInsight))
 		}
+		printTarget(f.IO.Out, k.ProposalOf(l))
 		fmt.Fprint(f.IO.Out, "a approve · r reject · e edit · s skip · q quit: ")
 		key, err := keys()
 		fmt.Fprintln(f.IO.Out, string(key))

@@ -208,3 +208,59 @@ func TestReviewFlags(t *testing.T) {
 		}
 	}
 }
+
+// A draft that proposes an update of an active learning (updates: ID) is
+// listed as "update of ID: title" with the change as a diff (text and
+// --json); approving it rewrites that learning, which keeps its id and
+// scope, and removes the draft.
+func TestReviewUpdateProposal(t *testing.T) {
+	t.Parallel()
+	k := tempKB(t)
+	var added struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal([]byte(k.mustRun(t, "add", "--json", "--scope", "global", "--title", "Widget cache needs warming by hand",
+		"--insight", "run warm-cache before the widget benchmark")), &added); err != nil || added.ID == "" {
+		t.Fatalf("add --json: %+v, %v", added, err)
+	}
+	draft := "lrn-draft-widget-warm"
+	doc := "---\nid: " + draft + "\ntitle: Widget cache needs warming by hand\nconfidence: high\nstatus: pending\nupdates: " + added.ID +
+		"\nkey_insight: run warm-cache --all before any widget benchmark\nscope: project\nproject: elsewhere\ncreated: 2026-11-21T10:00:00Z\n---\n## Solution\nWarm every shard.\n"
+	if err := os.WriteFile(filepath.Join(k.docs, draft+".md"), []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Pending []reviewItem `json:"pending"`
+	}
+	if err := json.Unmarshal([]byte(k.mustRun(t, "review", "--json")), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Pending) != 1 || list.Pending[0].Updates == nil || list.Pending[0].Updates.ID != added.ID ||
+		list.Pending[0].Updates.Title != "Widget cache needs warming by hand" ||
+		!strings.Contains(list.Pending[0].Updates.Diff, "+key_insight: run warm-cache --all before any widget benchmark\n") {
+		t.Fatalf("review --json: %+v", list.Pending)
+	}
+	out := k.mustRun(t, "review")
+	if !strings.Contains(out, "update of "+added.ID+": Widget cache needs warming by hand") || !strings.Contains(out, "-key_insight: run warm-cache before the widget benchmark") {
+		t.Errorf("review:\n%s", out)
+	}
+	// One key each shows it the same way; skipped, it still waits.
+	if code, stdout, stderr := k.run(t, "s", true, "review"); code != 0 || !strings.Contains(stdout, "update of "+added.ID+": Widget cache needs warming by hand") ||
+		!strings.Contains(stdout, "+key_insight: run warm-cache --all before any widget benchmark") {
+		t.Errorf("review on a terminal: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var res reviewResult
+	if err := json.Unmarshal([]byte(k.mustRun(t, "review", "approve", "--json", draft)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated[draft] != added.ID || res.Pending != 0 {
+		t.Errorf("approve --json: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(k.docs, draft+".md")); !os.IsNotExist(err) {
+		t.Errorf("the approved draft is still on disk: %v", err)
+	}
+	show := k.mustRun(t, "show", added.ID)
+	if !strings.Contains(show, "run warm-cache --all before any widget benchmark") || !strings.Contains(show, "Warm every shard") || strings.Contains(show, "elsewhere") {
+		t.Errorf("the learning after approval:\n%s", show)
+	}
+}
