@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -36,94 +38,107 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 			if runF != nil {
 				return runF(opts)
 			}
-			c, err := f.Config()
-			if err != nil {
-				return err
-			}
-			q, err := f.Queue()
-			if err != nil {
-				return err
-			}
-			ev, err := statusline.Read(c.StateDir)
-			if err != nil {
-				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
-			}
-			ix, err := f.OpenIndex(cmd.Context(), true)
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			counts, err := ix.Count(cmd.Context())
-			if err != nil {
-				return err
-			}
-			// The status line reads this count; status has it exact.
-			_ = knowledge.RecordPending(c.StateDir, counts.Pending)
-			last, err := drain.LastRun(c.StateDir)
-			if err != nil {
-				fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
-			}
-			spend, err := drain.TodaySpend(c.StateDir, time.Now())
-			if err != nil {
-				return err
-			}
-			w := currentWriter(c)
-			st := struct {
-				Queued       int               `json:"queued"`
-				LastEvent    *statusline.Event `json:"last_event"`
-				LastDrain    *drain.Report     `json:"last_drain"`
-				Writer       writerStatus      `json:"writer"`
-				Today        drain.Spend       `json:"today"`
-				Knowledge    index.Counts      `json:"knowledge"`
-				StateDir     string            `json:"state_dir"`
-				LearningsDir string            `json:"learnings_dir"`
-				Disabled     bool              `json:"disabled"`
-				// Agents: every supported agent, installed or not.
-				Agents []agents.AgentStatus `json:"agents"`
-			}{q.Depth(), nil, last, w, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(cmd.Context(), agents.Dirs(c.Agents))}
-			if !ev.TS.IsZero() {
-				st.LastEvent = &ev
-			}
-			if opts.JSON {
-				return printJSON(f.IO.Out, st)
-			}
-			out := f.IO.Out
-			fmt.Fprintf(out, "queue:      %s waiting\n", countOf(st.Queued, "transcript"))
-			if st.LastEvent != nil {
-				detail := ev.Detail
-				if ev.Error {
-					detail = "error: " + detail
-				}
-				fmt.Fprintf(out, "last event: %s %s ago (%s)\n", ev.Event, time.Since(ev.TS).Round(time.Second), oneLine(detail))
-			} else {
-				fmt.Fprintln(out, "last event: none yet (no hook has run; see 'reflect install')")
-			}
-			if last != nil {
-				written := 0
-				for _, e := range last.Entries {
-					written += len(e.Learnings)
-				}
-				fmt.Fprintf(out, "last drain: %s ago, %s, %s written (%s writer)\n",
-					time.Since(last.Finished).Round(time.Second), entries(len(last.Entries)), countOf(written, "learning"), last.Writer)
-			} else {
-				fmt.Fprintln(out, "last drain: never")
-			}
-			fmt.Fprintf(out, "writer:     %s\n", w.line())
-			fmt.Fprintf(out, "today:      %s\n", todayLine(spend, c))
-			fmt.Fprintf(out, "knowledge:  %s (%d mini), %d malformed\n", countOf(counts.Learnings, "learning"), counts.Mini, counts.Problems)
-			fmt.Fprintf(out, "review:     %s\n", reviewLine(counts.Pending, w.Review))
-			if c.Disabled {
-				fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
-			}
-			fmt.Fprintln(out, "agents:")
-			for _, a := range st.Agents {
-				fmt.Fprintf(out, "  %-9s %s\n", a.Agent, agentLine(a))
-			}
-			return nil
+			return statusRun(cmd.Context(), f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+// statusType is what `reflect status` reports.
+type statusType struct {
+	Queued       int               `json:"queued"`
+	LastEvent    *statusline.Event `json:"last_event"`
+	LastDrain    *drain.Report     `json:"last_drain"`
+	Writer       writerStatus      `json:"writer"`
+	Today        drain.Spend       `json:"today"`
+	Knowledge    index.Counts      `json:"knowledge"`
+	StateDir     string            `json:"state_dir"`
+	LearningsDir string            `json:"learnings_dir"`
+	Disabled     bool              `json:"disabled"`
+	// Agents: every supported agent, installed or not.
+	Agents []agents.AgentStatus `json:"agents"`
+}
+
+// statusRun gathers the status and prints it.
+func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
+	c, err := f.Config()
+	if err != nil {
+		return err
+	}
+	q, err := f.Queue()
+	if err != nil {
+		return err
+	}
+	ev, err := statusline.Read(c.StateDir)
+	if err != nil {
+		fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+	}
+	ix, err := f.OpenIndex(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	counts, err := ix.Count(ctx)
+	if err != nil {
+		return err
+	}
+	// The status line reads this count; status has it exact.
+	_ = knowledge.RecordPending(c.StateDir, counts.Pending)
+	last, err := drain.LastRun(c.StateDir)
+	if err != nil {
+		fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
+	}
+	spend, err := drain.TodaySpend(c.StateDir, time.Now())
+	if err != nil {
+		return err
+	}
+	w := currentWriter(c)
+	st := statusType{q.Depth(), nil, last, w, spend, counts, c.StateDir, c.LearningsDir, c.Disabled, agents.Statuses(ctx, agents.Dirs(c.Agents))}
+	if !ev.TS.IsZero() {
+		st.LastEvent = &ev
+	}
+	if opts.JSON {
+		return printJSON(f.IO.Out, st)
+	}
+	return printStatus(f.IO.Out, st, c)
+}
+
+// printStatus prints the status as text, one line per part.
+func printStatus(out io.Writer, st statusType, c *config.Config) error {
+	last, counts, spend, w := st.LastDrain, st.Knowledge, st.Today, st.Writer
+	fmt.Fprintf(out, "queue:      %s waiting\n", countOf(st.Queued, "transcript"))
+	if ev := st.LastEvent; ev != nil {
+		detail := ev.Detail
+		if ev.Error {
+			detail = "error: " + detail
+		}
+		fmt.Fprintf(out, "last event: %s %s ago (%s)\n", ev.Event, time.Since(ev.TS).Round(time.Second), oneLine(detail))
+	} else {
+		fmt.Fprintln(out, "last event: none yet (no hook has run; see 'reflect install')")
+	}
+	if last != nil {
+		written := 0
+		for _, e := range last.Entries {
+			written += len(e.Learnings)
+		}
+		fmt.Fprintf(out, "last drain: %s ago, %s, %s written (%s writer)\n",
+			time.Since(last.Finished).Round(time.Second), entries(len(last.Entries)), countOf(written, "learning"), last.Writer)
+	} else {
+		fmt.Fprintln(out, "last drain: never")
+	}
+	fmt.Fprintf(out, "writer:     %s\n", w.line())
+	fmt.Fprintf(out, "today:      %s\n", todayLine(spend, c))
+	fmt.Fprintf(out, "knowledge:  %s (%d mini), %d malformed\n", countOf(counts.Learnings, "learning"), counts.Mini, counts.Problems)
+	fmt.Fprintf(out, "review:     %s\n", reviewLine(counts.Pending, w.Review))
+	if c.Disabled {
+		fmt.Fprintln(out, "hooks:      disabled by REFLECT_DISABLE=1")
+	}
+	fmt.Fprintln(out, "agents:")
+	for _, a := range st.Agents {
+		fmt.Fprintf(out, "  %-9s %s\n", a.Agent, agentLine(a))
+	}
+	return nil
 }
 
 // agentLine is one agent's status in words: its version, whether reflect
