@@ -247,7 +247,7 @@ func addRows(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar) (map[st
 	}
 	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
 		r := rels[i]
-		return append(args, ids[r.src], ids[r.dst], relationKind(r.typ), compactReal(r.strength), doc)
+		return append(args, ids[r.src], ids[r.dst], relationKind(r.typ), r.strength, doc)
 	}); err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
@@ -324,16 +324,6 @@ func resolve(sc *store.Sidecar) ([]entityRow, []relationRow) {
 		rels = append(rels, relationRow{src: s, dst: d, typ: typ, strength: math.Min(st, 10)})
 	}
 	return ents, rels
-}
-
-// compactReal passes a whole-numbered strength as an integer, which the
-// REAL column reads back as the same float: SQLite stores such a value in
-// one byte, and a bound float in eight.
-func compactReal(x float64) any {
-	if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-		return int64(x)
-	}
-	return x
 }
 
 // relationKind is how a relation's type is stored (the kind column).
