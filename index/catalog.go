@@ -31,6 +31,12 @@ const mmapSize = 1 << 30
 // cacheKB is the size of SQLite's page cache, in KiB (see Open).
 const cacheKB = 64 << 10
 
+// hookMigrateRelations is the most relations a hook's Open copies to
+// migrate a schema 15 or 16 catalog (about a thousand learnings' worth,
+// a tenth of a second); above it the hook leaves the migration to the
+// 'reflect reindex' it starts.
+const hookMigrateRelations = 20000
+
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 // The versions open lists are migrated in place instead (migrate).
@@ -381,8 +387,18 @@ func (ix *Index) open(ctx context.Context) error {
 	case 0:
 		return ix.createSchema(ctx)
 	case 15, 16:
-		// Three columns with defaults and a copy of the relations: well
-		// under a second at 10,000 learnings, so even a hook migrates.
+		// Three columns with defaults and a copy of the relations: a hook
+		// migrates a small graph itself, a large one would take it past
+		// its deadline and roll back (as 12 to 14 below).
+		if ix.opts.noRebuild {
+			var rows int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM relations LIMIT ?)`, hookMigrateRelations+1).Scan(&rows); err != nil {
+				return err
+			}
+			if rows > hookMigrateRelations {
+				return errOutdated
+			}
+		}
 		return ix.migrate(ctx, version)
 	case 12, 13, 14:
 		if ix.opts.noRebuild {

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -115,4 +117,42 @@ func TestRelationsLayout(t *testing.T) {
 	if err := ix.db.QueryRow(`SELECT count(*) FROM relations WHERE type = 'relates_to'`).Scan(&n); err != nil || n == 0 {
 		t.Fatalf("%d relates_to relations (%v): the test would check nothing", n, err)
 	}
+}
+
+// A hook's Open leaves a large graph's migration to the reindex it
+// starts (ErrNeedsRebuild), which migrates it in place, every relation
+// kept.
+func TestHookLeavesLargeRelationsMigration(t *testing.T) {
+	k := kbWithRelations(t)
+	db, err := sql.Open("sqlite3", k.catalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := fmt.Sprintf(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x <= %d)
+		INSERT INTO relations(src, dst, type, strength, doc) SELECT src, dst, 'kind' || x, 1, doc FROM c, (SELECT * FROM relations LIMIT 1)`, hookMigrateRelations)
+	for _, stmt := range append(oldRelations, many, `PRAGMA user_version = 16`) {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	n, before := relationRows(t, db)
+	db.Close()
+	if n <= hookMigrateRelations {
+		t.Fatalf("%d relations: not above the hook's bound", n)
+	}
+	if ix, err := Open(context.Background(), k.docs, k.idx, NoRebuild()); !errors.Is(err, ErrNeedsRebuild) {
+		if err == nil {
+			ix.Close()
+		}
+		t.Fatalf("Open(NoRebuild) of a large schema 16 graph: %v, want ErrNeedsRebuild", err)
+	}
+	ix := k.open(t)
+	if ix.Rebuilt != "" {
+		t.Errorf("Rebuilt = %q, want a migration in place", ix.Rebuilt)
+	}
+	if m, after := relationRows(t, ix.db); m != n || after != before {
+		t.Errorf("%d relations after the migration, %d before (same rows: %v)", m, n, after == before)
+	}
+	checkRelationsLayout(t, ix.db)
 }
