@@ -33,7 +33,7 @@ func graphState(t *testing.T, ix *Index) (objects map[string]bool, wrongDF int, 
 
 // A full reindex loads the graph without its secondary indexes and df
 // triggers (graph.BeginBulk) and must put both back: searches expand
-// through relations_src/dst, and later incremental updates rely on the
+// through relations and relations_dst, and later incremental updates rely on the
 // triggers to keep df.
 func TestFullReindexRestoresGraphIndexes(t *testing.T) {
 	k := newKB(t)
@@ -51,7 +51,7 @@ func TestFullReindexRestoresGraphIndexes(t *testing.T) {
 	if entities == 0 {
 		t.Fatal("no entities extracted: the test would check nothing")
 	}
-	for _, name := range []string{"mentions_doc", "relations_src", "relations_dst", "relations_doc", "mentions_df_insert", "mentions_df_delete"} {
+	for _, name := range []string{"mentions_doc", "relations_dst", "mentions_df_insert", "mentions_df_delete"} {
 		if !before[name] || !after[name] {
 			t.Errorf("%s: present before full reindex %v, after %v", name, before[name], after[name])
 		}

@@ -26,6 +26,35 @@ const (
 	SourceHeuristic = Heuristic
 )
 
+const (
+	relationsSchema = `CREATE TABLE IF NOT EXISTS relations(
+		src INTEGER NOT NULL,
+		dst INTEGER NOT NULL,
+		doc INTEGER NOT NULL,
+		kind TEXT NOT NULL,
+		strength REAL NOT NULL,
+		type TEXT GENERATED ALWAYS AS (CASE kind WHEN '' THEN 'relates_to' ELSE kind END) VIRTUAL,
+		PRIMARY KEY(src, doc, dst, kind)
+	) WITHOUT ROWID`
+	relationsDstIndex = `CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, strength)`
+)
+
+// MigrateRelations are the statements that bring an older catalog's
+// relations table (a rowid table with three indexes, the type spelled
+// out) to the current one, keeping every row; they work on the current
+// table too.
+func MigrateRelations() []string {
+	return []string{
+		`DROP TABLE IF EXISTS relations_new`,
+		strings.Replace(relationsSchema, "IF NOT EXISTS relations(", "relations_new(", 1),
+		`INSERT OR IGNORE INTO relations_new(src, dst, doc, kind, strength)
+			SELECT src, dst, doc, CASE type WHEN 'relates_to' THEN '' ELSE type END, strength FROM relations`,
+		`DROP TABLE relations`,
+		`ALTER TABLE relations_new RENAME TO relations`,
+		relationsDstIndex,
+	}
+}
+
 var schema = []string{
 	// norm is the matching key (Normalize); name is how it was first
 	// written, or how the last sidecar naming it wrote it.
@@ -57,18 +86,14 @@ var schema = []string{
 		UPDATE entities SET df = df - 1 WHERE id = OLD.entity;
 	END`,
 	// Relations are stored as written (caused_by has a direction) and read
-	// in both directions; the covering indexes let Expand find an entity's
-	// neighbours and their strength without touching the table.
-	`CREATE TABLE IF NOT EXISTS relations(
-		src INTEGER NOT NULL,
-		dst INTEGER NOT NULL,
-		type TEXT NOT NULL,
-		strength REAL NOT NULL,
-		doc INTEGER NOT NULL
-	)`,
-	`CREATE INDEX IF NOT EXISTS relations_src ON relations(src, dst, strength)`,
-	`CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, strength)`,
-	`CREATE INDEX IF NOT EXISTS relations_doc ON relations(doc)`,
+	// in both directions. WITHOUT ROWID, keyed (src, doc, dst, kind): the
+	// key finds an entity's outgoing relations with their strength, and a
+	// learning's relations by their sources (clearDoc), so only the reverse
+	// direction needs an index. kind is the type with relates_to, nearly
+	// every row, stored as '' (no bytes in the row or the index); type
+	// reads it back. relationsSchema is what migrate rebuilds.
+	relationsSchema,
+	relationsDstIndex,
 	`CREATE TABLE IF NOT EXISTS communities(
 		entity INTEGER PRIMARY KEY,
 		community INTEGER NOT NULL
@@ -101,9 +126,7 @@ var bulkDropped = []string{
 	`DROP TRIGGER IF EXISTS mentions_df_insert`,
 	`DROP TRIGGER IF EXISTS mentions_df_delete`,
 	`DROP INDEX IF EXISTS mentions_doc`,
-	`DROP INDEX IF EXISTS relations_src`,
 	`DROP INDEX IF EXISTS relations_dst`,
-	`DROP INDEX IF EXISTS relations_doc`,
 }
 
 // BeginBulk prepares an empty graph (after Reset, in the same
@@ -222,9 +245,9 @@ func addRows(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar) (map[st
 	}); err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
-	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, type, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
+	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
 		r := rels[i]
-		return append(args, ids[r.src], ids[r.dst], r.typ, r.strength, doc)
+		return append(args, ids[r.src], ids[r.dst], relationKind(r.typ), r.strength, doc)
 	}); err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
@@ -303,6 +326,14 @@ func resolve(sc *store.Sidecar) ([]entityRow, []relationRow) {
 	return ents, rels
 }
 
+// relationKind is how a relation's type is stored (the kind column).
+func relationKind(typ string) string {
+	if typ == "relates_to" {
+		return ""
+	}
+	return typ
+}
+
 func docEntities(ctx context.Context, tx Conn, doc int64) ([]int64, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT entity FROM mentions WHERE doc = ?`, doc)
 	if err != nil {
@@ -321,7 +352,12 @@ func docEntities(ctx context.Context, tx Conn, doc int64) ([]int64, error) {
 }
 
 func clearDoc(ctx context.Context, tx Conn, doc int64) error {
-	for _, q := range []string{`DELETE FROM mentions WHERE doc = ?`, `DELETE FROM relations WHERE doc = ?`} {
+	// Relations first: they are found through the learning's mentions
+	// (every relation's source is an entity its learning mentions).
+	for _, q := range []string{
+		`DELETE FROM relations WHERE src IN (SELECT entity FROM mentions WHERE doc = ?1) AND doc = ?1`,
+		`DELETE FROM mentions WHERE doc = ?1`,
+	} {
 		if _, err := tx.ExecContext(ctx, q, doc); err != nil {
 			return fmt.Errorf("graph: clear document %d: %w", doc, err)
 		}
