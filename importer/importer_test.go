@@ -81,6 +81,10 @@ func TestParseEachFormat(t *testing.T) {
 			"Technical constraints",
 		}, nil},
 		{ClaudeMemory, "claude/projects/SLUG/memory/MEMORY.md", []string{"The user prefers table-driven tests with t.Run subtests."}, nil},
+		// The form Claude Code 2.1's system prompt asks its model for
+		// (metadata.type, Why and How to apply lines); e2e's
+		// TestClaudeAutoMemoryImport has Claude Code write it.
+		{ClaudeMemory, "claude/projects/SLUG/memory/sprocket-restart.md", []string{"Restart sprocketd after changing sprocket.ini"}, map[string]int{"Restart sprocketd after changing sprocket.ini": 8}},
 		{ClaudeMemory, "claude/projects/SLUG/memory/testing.md", []string{"Run go test with -tags sqlite_fts5 or the build fails"}, map[string]int{"Run go test with -tags sqlite_fts5 or the build fails": 6}},
 		// Codex's memory handbook, in the layout its consolidation writes
 		// (docs/cli.md names the Codex source it follows).
