@@ -33,13 +33,9 @@ const syncWorkers = 32
 // Stage writes data to a temporary file beside path (TempPattern), which
 // is synced in the background and is not in place until Publish.
 func (s *Stager) Stage(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := EnsureDir(dir); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, TempPattern(path))
+	tmp, err := createTemp(path)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return err
 	}
 	name := tmp.Name()
 	_, err = tmp.Write(data)
