@@ -1,0 +1,75 @@
+package store
+
+import "github.com/reflectkb/reflect/internal/fsutil"
+
+// Batch writes many documents and sidecars at once, as safely as Write
+// does one by one but with one flush for all of them: each file is
+// staged beside its place, and Commit syncs them together, renames each
+// into place and syncs documents/ once. Until Commit nothing is visible;
+// after a crash each document is its old content or its whole new one.
+type Batch struct {
+	s     *Store
+	files fsutil.Stager
+	paths []string
+	ids   []string    // the learning each staged file is of
+	ls    []*Learning // the learning of each staged document, nil for a sidecar
+}
+
+// Batch starts a batch of writes to s.
+func (s *Store) Batch() *Batch { return &Batch{s: s} }
+
+// Write stages l as Store.Write would write it (redacted, defaults
+// filled, validated); l.Path is set when Commit puts it in place.
+func (b *Batch) Write(l *Learning) error {
+	data, err := l.encode()
+	if err != nil {
+		return err
+	}
+	return b.stage(b.s.Path(l.ID), data, l.ID, l)
+}
+
+// WriteSidecar stages sc as Store.WriteSidecar would write it.
+func (b *Batch) WriteSidecar(sc *Sidecar) error {
+	data, err := sc.encode()
+	if err != nil {
+		return err
+	}
+	return b.stage(b.s.SidecarPath(sc.DocumentID), data, sc.DocumentID, nil)
+}
+
+func (b *Batch) stage(path string, data []byte, id string, l *Learning) error {
+	if err := b.files.Stage(path, data, 0o644); err != nil {
+		return err
+	}
+	b.paths = append(b.paths, path)
+	b.ids = append(b.ids, id)
+	b.ls = append(b.ls, l)
+	return nil
+}
+
+// Commit puts the staged files in place, in the order they were staged,
+// and makes them durable. It returns the ids whose document or sidecar
+// it put in place, in order: all of them, or on an error those before
+// the file that failed (the rest are discarded).
+func (b *Batch) Commit() ([]string, error) {
+	n, err := b.files.Publish()
+	var ids []string
+	seen := map[string]bool{}
+	for i := range n {
+		if l := b.ls[i]; l != nil {
+			l.Path = b.paths[i]
+		}
+		if !seen[b.ids[i]] {
+			seen[b.ids[i]] = true
+			ids = append(ids, b.ids[i])
+		}
+	}
+	b.paths, b.ids, b.ls = nil, nil, nil
+	return ids, err
+}
+
+// Discard drops what is staged and not committed.
+func (b *Batch) Discard() {
+	b.files.Discard()
+	b.paths, b.ids, b.ls = nil, nil, nil
+}
