@@ -159,12 +159,17 @@ func (k *Base) writeImported(ctx context.Context, write []*store.Learning, now t
 	for _, l := range write {
 		k.prepare(l, now)
 		l.Supersedes = ""
-		if failed = b.Write(l); failed != nil {
+		w := &index.Written{Learning: l}
+		if w.Data, failed = b.Write(l); failed != nil {
 			break
 		}
-		if failed = b.WriteSidecar(sidecarOf(l, nil)); failed != nil {
+		w.Sidecar = sidecarOf(l, nil)
+		if w.SidecarData, failed = b.WriteSidecar(w.Sidecar); failed != nil {
 			break
 		}
+		// The index reads what it indexes; handed what was written, it
+		// need not parse again a file that holds exactly these bytes.
+		ch.Wrote(l.ID, w)
 	}
 	done, err := b.Commit()
 	failed = errors.Join(failed, err)

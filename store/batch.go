@@ -19,22 +19,24 @@ type Batch struct {
 func (s *Store) Batch() *Batch { return &Batch{s: s} }
 
 // Write stages l as Store.Write would write it (redacted, defaults
-// filled, validated); l.Path is set when Commit puts it in place.
-func (b *Batch) Write(l *Learning) error {
+// filled, validated); l.Path is set when Commit puts it in place. It
+// returns the bytes staged, for the index to recognise the file by.
+func (b *Batch) Write(l *Learning) ([]byte, error) {
 	data, err := l.encode()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return b.stage(b.s.Path(l.ID), data, l.ID, l)
+	return data, b.stage(b.s.Path(l.ID), data, l.ID, l)
 }
 
-// WriteSidecar stages sc as Store.WriteSidecar would write it.
-func (b *Batch) WriteSidecar(sc *Sidecar) error {
+// WriteSidecar stages sc as Store.WriteSidecar would write it, and
+// returns the bytes staged.
+func (b *Batch) WriteSidecar(sc *Sidecar) ([]byte, error) {
 	data, err := sc.encode()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return b.stage(b.s.SidecarPath(sc.DocumentID), data, sc.DocumentID, nil)
+	return data, b.stage(b.s.SidecarPath(sc.DocumentID), data, sc.DocumentID, nil)
 }
 
 func (b *Batch) stage(path string, data []byte, id string, l *Learning) error {
