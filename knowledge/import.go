@@ -155,21 +155,14 @@ func (k *Base) writeImported(ctx context.Context, write []*store.Learning, now t
 	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
 	b := k.st.Batch()
-	var failed error
-	for _, l := range write {
+	enc, failed := b.WriteAll(write, func(l *store.Learning) {
 		k.prepare(l, now)
 		l.Supersedes = ""
-		w := &index.Written{Learning: l}
-		if w.Data, failed = b.Write(l); failed != nil {
-			break
-		}
-		w.Sidecar = sidecarOf(l, nil)
-		if w.SidecarData, failed = b.WriteSidecar(w.Sidecar); failed != nil {
-			break
-		}
-		// The index reads what it indexes; handed what was written, it
-		// need not parse again a file that holds exactly these bytes.
-		ch.Wrote(l.ID, w)
+	}, func(l *store.Learning) *store.Sidecar { return sidecarOf(l, nil) })
+	// The index reads what it indexes; handed what was written, it need
+	// not parse again a file that holds exactly these bytes.
+	for i, e := range enc {
+		ch.Wrote(write[i].ID, &index.Written{Data: e.Data, Learning: write[i], SidecarData: e.SidecarData, Sidecar: e.Sidecar})
 	}
 	done, err := b.Commit()
 	failed = errors.Join(failed, err)

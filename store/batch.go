@@ -1,6 +1,12 @@
 package store
 
-import "github.com/reflectkb/reflect/internal/fsutil"
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/reflectkb/reflect/internal/fsutil"
+)
 
 // Batch writes many documents and sidecars at once, as safely as Write
 // does one by one but with one flush for all of them: each file is
@@ -37,6 +43,68 @@ func (b *Batch) WriteSidecar(sc *Sidecar) ([]byte, error) {
 		return nil, err
 	}
 	return data, b.stage(b.s.SidecarPath(sc.DocumentID), data, sc.DocumentID, nil)
+}
+
+// Encoded is what WriteAll staged for one learning: the bytes of its
+// document and of its sidecar, and that sidecar.
+type Encoded struct {
+	Data, SidecarData []byte
+	Sidecar           *Sidecar
+}
+
+// WriteAll stages each of ls, and the sidecar sidecarOf gives for it, as
+// Write and WriteSidecar would, in the order of ls. Encoding (and
+// sidecarOf, called once the learning is encoded: redacted, defaults
+// filled) runs on every CPU while the files are created in order, each
+// learning on one goroutine of its own, so prep, called there first, must
+// touch nothing but its learning. It stops at the first learning that
+// fails, with what it staged before: out[i] is learning i's.
+func (b *Batch) WriteAll(ls []*Learning, prep func(*Learning), sidecarOf func(*Learning) *Sidecar) ([]Encoded, error) {
+	type result struct {
+		enc  Encoded
+		err  error
+		done chan struct{}
+	}
+	res := make([]result, len(ls))
+	for i := range res {
+		res[i].done = make(chan struct{})
+	}
+	var next atomic.Int64
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer stop.Store(true)
+	for range min(runtime.GOMAXPROCS(0), len(ls)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(ls) && !stop.Load(); i = int(next.Add(1) - 1) {
+				r, l := &res[i], ls[i]
+				prep(l)
+				if r.enc.Data, r.err = l.encode(); r.err == nil {
+					r.enc.Sidecar = sidecarOf(l)
+					r.enc.SidecarData, r.err = r.enc.Sidecar.encode()
+				}
+				close(r.done)
+			}
+		}()
+	}
+	out := make([]Encoded, 0, len(ls))
+	for i, l := range ls {
+		r := &res[i]
+		<-r.done
+		if r.err != nil {
+			return out, r.err
+		}
+		if err := b.stage(b.s.Path(l.ID), r.enc.Data, l.ID, l); err != nil {
+			return out, err
+		}
+		if err := b.stage(b.s.SidecarPath(l.ID), r.enc.SidecarData, l.ID, nil); err != nil {
+			return out, err
+		}
+		out = append(out, r.enc)
+	}
+	return out, nil
 }
 
 func (b *Batch) stage(path string, data []byte, id string, l *Learning) error {
