@@ -81,11 +81,20 @@ func TestParseEachFormat(t *testing.T) {
 			"Technical constraints",
 		}, nil},
 		{ClaudeMemory, "claude/projects/SLUG/memory/MEMORY.md", []string{"The user prefers table-driven tests with t.Run subtests."}, nil},
+		// The form Claude Code 2.1's system prompt asks its model for
+		// (metadata.type, Why and How to apply lines); e2e's
+		// TestClaudeAutoMemoryImport has Claude Code write it.
+		{ClaudeMemory, "claude/projects/SLUG/memory/sprocket-restart.md", []string{"Restart sprocketd after changing sprocket.ini"}, map[string]int{"Restart sprocketd after changing sprocket.ini": 8}},
 		{ClaudeMemory, "claude/projects/SLUG/memory/testing.md", []string{"Run go test with -tags sqlite_fts5 or the build fails"}, map[string]int{"Run go test with -tags sqlite_fts5 or the build fails": 6}},
-		{CodexMemories, "codex/memories/memory_summary.md", []string{
+		// Codex's memory handbook, in the layout its consolidation writes
+		// (docs/cli.md names the Codex source it follows).
+		{CodexMemories, "codex/memories/MEMORY.md", []string{
+			"when a test fails, the user asked: \"show me the failing assertion first\" -> quote the…",
 			"The user wants commit messages in the imperative mood, under 72 characters.",
-			"Run the linter before proposing a patch; the user rejects unlinted diffs.",
-		}, nil},
+			"Integration tests need DOCKER_HOST=unix:///run/user/1000/docker.sock; without it…",
+			"Run go test -race ./... -run TestCheckoutFlow -count=1 to reproduce the flaky checkout…",
+			"Symptom: TestCheckoutFlow times out only in CI -> cause: the Postgres container starts…",
+		}, map[string]int{"The user wants commit messages in the imperative mood, under 72 characters.": 19}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -313,5 +322,34 @@ func TestParseKind(t *testing.T) {
 	}
 	if _, err := ParseKind("vim"); err == nil || !strings.Contains(err.Error(), "codex-memories") {
 		t.Errorf("err = %v, want the list of kinds", err)
+	}
+}
+
+func TestCodexMemoriesAreTheHandbookWithoutItsRoutingAndTaskRefs(t *testing.T) {
+	home := t.TempDir()
+	copyTree(t, "testdata/codex", filepath.Join(home, ".codex"))
+	d := Dirs{Home: home}
+	files, problems := Find("", []Kind{CodexMemories}, false, d)
+	if len(problems) > 0 || len(files) != 1 || files[0].Name != "~/.codex/memories/MEMORY.md" {
+		t.Fatalf("Find = %+v, %v; want only the handbook (not memory_summary.md, raw_memories.md, rollout_summaries/)", files, problems)
+	}
+	if k := KindOf(filepath.Join(home, ".codex", "memories", "memory_summary.md"), d); k != Markdown {
+		t.Errorf("memory_summary.md named on the command line is %s, want markdown", k)
+	}
+	r, err := ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rule := range r.Rules {
+		if strings.Contains(rule.Text, "[Task ") || strings.Contains(rule.Text, "rollout_summaries/") || strings.HasPrefix(rule.Text, "scope:") {
+			t.Errorf("rule %q keeps routing text", rule.Text)
+		}
+		if !strings.HasPrefix(rule.Section, "shop-api CI and test runs › ") {
+			t.Errorf("rule %q: section %q, want its task group", rule.Title, rule.Section)
+		}
+	}
+	l := Learning(files[0], r.Rules[0], "", t0)
+	if !l.Private || l.Scope != "personal" || l.Source.Harness != "codex" {
+		t.Errorf("learning: private %v scope %q source %+v", l.Private, l.Scope, l.Source)
 	}
 }

@@ -65,6 +65,8 @@ func Parse(k Kind, path, src string) ([]Rule, error) {
 		return parseCursor(path, src)
 	case ClaudeMemory:
 		return parseClaudeMemory(src)
+	case CodexMemories:
+		return parseCodexMemory(src), nil
 	}
 	body, offset, _, err := splitFront(src)
 	if err != nil {

@@ -19,7 +19,7 @@ const (
 	Copilot       Kind = "copilot"        // .github/copilot-instructions.md
 	Cursor        Kind = "cursor"         // .cursor/rules/*.mdc and .cursorrules
 	ClaudeMemory  Kind = "claude-memory"  // Claude Code's auto memory: <claude>/projects/<slug>/memory/*.md
-	CodexMemories Kind = "codex-memories" // Codex's memories: <codex>/memories/*.md
+	CodexMemories Kind = "codex-memories" // Codex's memory handbook: <codex>/memories/MEMORY.md
 	MemoryBank    Kind = "memory-bank"    // a memory-bank/ folder of markdown (Cline's convention)
 	// Markdown is any other markdown file named on the command line.
 	Markdown Kind = "markdown"
@@ -119,8 +119,11 @@ func Find(root string, kinds []Kind, all bool, d Dirs) (files []File, problems [
 				add(k, filepath.Join(dir, ClaudeSlug(root), "memory", "*.md"), "")
 			}
 		case CodexMemories:
+			// Only the handbook: memory_summary.md is a digest of it
+			// that Codex puts in every session itself, raw_memories.md
+			// and rollout_summaries/ the evidence it was written from.
 			if all || len(kinds) > 0 {
-				add(k, filepath.Join(d.CodexDir(), "memories", "*.md"), "")
+				add(k, filepath.Join(d.CodexDir(), "memories", "MEMORY.md"), "")
 			}
 		default:
 			if root == "" {
@@ -180,7 +183,7 @@ func KindOf(path string, d Dirs) Kind {
 		return MemoryBank
 	case dir == "memory" && strings.HasPrefix(abs, filepath.Join(d.ClaudeDir(), "projects")+string(filepath.Separator)):
 		return ClaudeMemory
-	case dir == "memories" && strings.HasPrefix(abs, d.CodexDir()+string(filepath.Separator)):
+	case base == "MEMORY.md" && dir == "memories" && strings.HasPrefix(abs, d.CodexDir()+string(filepath.Separator)):
 		return CodexMemories
 	case dir == "rules" && filepath.Base(filepath.Dir(filepath.Dir(path))) == ".claude":
 		return Claude

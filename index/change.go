@@ -9,8 +9,9 @@ import "context"
 // those documents (a targeted update, targeted.go) and can still show that
 // nothing else changed in documents/ meanwhile.
 type Change struct {
-	ix  *Index
-	pre dirProbe
+	ix    *Index
+	pre   dirProbe
+	given givenDocs
 }
 
 // BeginChange is called before writing or deleting the documents (and
@@ -23,7 +24,16 @@ func (ix *Index) BeginChange(ids ...string) *Change {
 // caller wrote or deleted since BeginChange; ids may be fewer than
 // BeginChange's (a forget that stopped part way).
 func (c *Change) Commit(ctx context.Context, ids ...string) error {
-	return c.ix.updateDocs(ctx, ids, c.pre)
+	return c.ix.updateDocs(ctx, ids, c.pre, c.given)
+}
+
+// Wrote hands Commit the document of id as its writer wrote it, so that
+// Commit need not parse again what is unchanged on disk (written.go).
+func (c *Change) Wrote(id string, w *Written) {
+	if c.given == nil {
+		c.given = givenDocs{}
+	}
+	c.given[c.ix.store.Path(id)] = w
 }
 
 // Close releases what BeginChange holds (a watch on documents/).

@@ -114,7 +114,7 @@ func TestTargetedWatchSeesForeignChange(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.foreign(k)
-			if err := ix.updateDocs(ctx, []string{l.ID}, pre); err != nil {
+			if err := ix.updateDocs(ctx, []string{l.ID}, pre, nil); err != nil {
 				t.Fatal(err)
 			}
 			if _, ran, err := ix.Refresh(ctx); err != nil || !ran {

@@ -149,13 +149,17 @@ type derivedRows struct {
 	// commands are the keys of the shell commands it records as failing
 	// (recordedCommands), for the commands table.
 	commands []string
+	fields   [numFields]string // the indexed fields
+	// text is what the learning is embedded from, kept only for a
+	// document its writer handed over (bounded by what it holds).
+	text string
 }
 
 // prepareStep does the read-only part of a plan's step: a file to examine
 // is read, hashed and, when its content changed, parsed; a learning to
 // insert gets its rows (deriveRows). stems is the calling worker's own
 // stemming cache. Steps that need no reading pass through unchanged.
-func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared {
+func prepareStep(s fileStep, st *store.Store, stems map[string]string, given givenDocs) prepared {
 	if s.unstated {
 		// A fresh plan's step: the stat Scan would have taken (lstat, as
 		// its directory entries do), here on a worker.
@@ -181,6 +185,15 @@ func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared 
 		}
 		p.step.kind = judgeContent(s, err, problem, p.hash)
 		if p.step.kind == stepParse {
+			if l := given.learning(f.Path, data); l != nil {
+				p.l = l
+				p.step.kind = judgeParsed(s, nil)
+				p.rows = deriveRows(p.l, st, stems, given)
+				// Kept for the embedder, which would otherwise read and
+				// parse the file once more (loadTexts).
+				p.rows.text = embedText(p.rows.fields[0], p.rows.fields[1], p.rows.fields[2], p.rows.fields[3])
+				return p
+			}
 			l, err := store.ParseFile(f.Path, data)
 			if err != nil && !errors.As(err, &p.bad) {
 				p.err = err
@@ -191,7 +204,7 @@ func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared 
 		}
 	}
 	if p.step.kind == stepAdd || p.step.kind == stepUpdate {
-		p.rows = deriveRows(p.l, st, stems)
+		p.rows = deriveRows(p.l, st, stems, given)
 	}
 	return p
 }
@@ -199,7 +212,7 @@ func prepareStep(s fileStep, st *store.Store, stems map[string]string) prepared 
 // deriveRows computes a learning's term statistics, entities and
 // identifiers: everything insert writes that depends on the learning
 // alone.
-func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *derivedRows {
+func deriveRows(l *store.Learning, st *store.Store, stems map[string]string, given givenDocs) *derivedRows {
 	// What reflect writes is redacted before it reaches documents/, but a
 	// learning edited by hand (or pulled by sync from someone's editor)
 	// may hold a secret: the catalog keeps only the redacted form, so no
@@ -211,10 +224,10 @@ func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *de
 	l.Redact()
 	l.ID = id
 	fields := indexedFields(l)
-	r := &derivedRows{stats: computeStats(fields, stems)}
+	r := &derivedRows{stats: computeStats(fields, stems), fields: fields}
 	// A sidecar the writer of the learning provided names its entities;
 	// without one (or with a broken one) they are extracted from the text.
-	sc, err := st.ReadSidecar(l.ID)
+	sc, err := readSidecar(st, l, given)
 	if err != nil || sc == nil {
 		sc = graph.Extract(l)
 	} else {
@@ -224,4 +237,20 @@ func deriveRows(l *store.Learning, st *store.Store, stems map[string]string) *de
 	r.idents = Identifiers(strings.Join(fields[:], "\n"))
 	r.commands = recordedCommands(l)
 	return r
+}
+
+// readSidecar is st.ReadSidecar, or the sidecar its writer handed over
+// when the file holds the bytes written.
+func readSidecar(st *store.Store, l *store.Learning, given givenDocs) (*store.Sidecar, error) {
+	if given[l.Path] == nil {
+		return st.ReadSidecar(l.ID)
+	}
+	data, err := store.ReadDocument(st.SidecarPath(l.ID))
+	if err != nil {
+		return nil, err
+	}
+	if sc := given.sidecar(l.Path, data); sc != nil {
+		return sc, nil
+	}
+	return store.ParseSidecar(data)
 }

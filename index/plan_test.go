@@ -286,7 +286,7 @@ func TestPlanListedMatchesPlanUpdate(t *testing.T) {
 		stems := map[string]string{}
 		kinds := map[string]stepKind{}
 		for i := range listed.len() {
-			got, exp := prepareStep(listed.step(i), st, stems), prepareStep(want.step(i), st, stems)
+			got, exp := prepareStep(listed.step(i), st, stems, nil), prepareStep(want.step(i), st, stems, nil)
 			if got.step.file.ID == "lrn-vanished" {
 				// planUpdate's stat, taken before the removal, found it
 				// unchanged (the next update removes it); planListed

@@ -37,8 +37,8 @@ func (ix *Index) ownNames(ids []string) map[string]bool {
 
 // updateDocs brings the index in line with the documents of ids, which the
 // caller just wrote or deleted after taking pre (probeDocs).
-func (ix *Index) updateDocs(ctx context.Context, ids []string, pre dirProbe) error {
-	done, err := ix.targeted(ctx, ids, pre)
+func (ix *Index) updateDocs(ctx context.Context, ids []string, pre dirProbe, given givenDocs) error {
+	done, err := ix.targeted(ctx, ids, pre, given)
 	switch {
 	case done:
 		return err
@@ -47,13 +47,13 @@ func (ix *Index) updateDocs(ctx context.Context, ids []string, pre dirProbe) err
 	}
 	// Not possible here, or it failed (a damaged catalog, say): the full
 	// incremental update, which also recovers a corrupt catalog.
-	_, err = ix.Update(ctx, UpdateOptions{})
+	_, err = ix.Update(ctx, UpdateOptions{given: given})
 	return err
 }
 
 // targeted is updateDocs' transaction; done is false (and nothing
 // written) when the full update must do it instead.
-func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe) (done bool, err error) {
+func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe, given givenDocs) (done bool, err error) {
 	start := time.Now()
 	unlock, err := ix.lockUpdates(ctx, ix.opts.busyWait)
 	if err != nil {
@@ -87,7 +87,7 @@ func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe) (done
 	}
 	defer w.close()
 	var st Stats
-	if err := w.applyPlan(ctx, planUpdate(files, have, bad), bad, false, UpdateOptions{}, start, &st); err != nil {
+	if err := w.applyPlan(ctx, planUpdate(files, have, bad), bad, false, UpdateOptions{given: given}, start, &st); err != nil {
 		return false, err
 	}
 	added, err := newRows(ctx, tx, ids, have)
@@ -97,7 +97,7 @@ func (ix *Index) targeted(ctx context.Context, ids []string, pre dirProbe) (done
 	if err := adjustCorpusTotals(ctx, tx, lens, w.removed, added); err != nil {
 		return false, err
 	}
-	vecs, err := ix.embedRows(ctx, tx, added)
+	vecs, err := ix.embedRows(ctx, tx, added, w.texts)
 	if err != nil {
 		return false, err
 	}
@@ -274,7 +274,7 @@ func adjustCorpusTotals(ctx context.Context, tx *sql.Tx, lens map[int64][numFiel
 
 // embedRows embeds the rows ns (just inserted) in the update's
 // transaction and returns their vectors for the export.
-func (ix *Index) embedRows(ctx context.Context, tx *sql.Tx, ns []int64) ([]vector.Row, error) {
+func (ix *Index) embedRows(ctx context.Context, tx *sql.Tx, ns []int64, known map[int64]string) ([]vector.Row, error) {
 	e := ix.opts.embedder
 	if e == nil || len(ns) == 0 {
 		return nil, nil
@@ -291,7 +291,7 @@ func (ix *Index) embedRows(ctx context.Context, tx *sql.Tx, ns []int64) ([]vecto
 		for i, n := range part {
 			args[i] = n
 		}
-		batch, texts, err := loadTexts(ctx, tx, `d.n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		batch, texts, err := loadTexts(ctx, tx, known, `d.n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}

@@ -48,6 +48,8 @@ type UpdateOptions struct {
 	// (zero: pipelineWorkers; one: in turn, on the writer's goroutine, as
 	// the tests' reference).
 	workers int
+	// given are the documents a Change's writer handed over (written.go).
+	given givenDocs
 }
 
 // Stats reports what a reindex did.
@@ -334,7 +336,7 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 			if len(stems) >= stemCacheBudget {
 				clear(stems)
 			}
-			return prepareStep(s, w.store, stems)
+			return prepareStep(s, w.store, stems, opts.given)
 		}
 	}
 	if err := pipeline(ctx, workers, plan.len(), plan.step, prepare, func(i int, p prepared) error {
@@ -387,7 +389,7 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 // returns the vector changes to export once the transaction commits.
 func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirStamp string, opts UpdateOptions, st *Stats) (vc vectorChanges, err error) {
 	vc = vectorChanges{full: opts.Full, gone: w.removed}
-	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress); err != nil {
+	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress, w.texts); err != nil {
 		return vc, err
 	}
 	st.Embedded = len(vc.added) > 0 || vc.respaced
@@ -575,6 +577,9 @@ type writer struct {
 	tx                             *sql.Tx
 	store                          *store.Store
 	removed                        []int64 // rows removed, for exportVectors
+	// texts are the embedding texts of inserted rows whose learning the
+	// writer of a Change handed over (derivedRows.text), by row.
+	texts map[int64]string
 }
 
 // newWriter prepares the statements; fresh says the tables were emptied
@@ -657,6 +662,12 @@ func (w *writer) insertRows(l *store.Learning, r *derivedRows, size, mtime int64
 		return err
 	}
 	w.post.add(n, r.stats)
+	if r.text != "" {
+		if w.texts == nil {
+			w.texts = map[int64]string{}
+		}
+		w.texts[n] = r.text
+	}
 	// n is a new row (an update removed the old one): it has no graph
 	// rows to replace.
 	if err := graph.AddNewDocument(w.ctx, w.tx, n, r.sc, l); err != nil {

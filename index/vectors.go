@@ -85,7 +85,7 @@ func (ix *Index) vectorsPath() string {
 // or changed, all of them after the embedder changed, and any a crashed or
 // embedder-less update left behind. It returns the rows it embedded, and
 // whether it first emptied the table because the embedder changed.
-func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int)) (added []int64, respaced bool, err error) {
+func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int), known map[int64]string) (added []int64, respaced bool, err error) {
 	e := ix.opts.embedder
 	if e == nil {
 		return nil, false, nil
@@ -127,7 +127,7 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		if progress != nil {
 			progress(len(ns), total)
 		}
-		batch, texts, err := missingTexts(ctx, tx, last, embedBatch)
+		batch, texts, err := missingTexts(ctx, tx, known, last, embedBatch)
 		if err != nil {
 			return nil, false, err
 		}
@@ -162,14 +162,15 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 // vector yet, with the text each is embedded from, read back from its
 // markdown (the catalog keeps no copy of the body: text.go); one that
 // cannot be read is embedded from its title and key insight.
-func missingTexts(ctx context.Context, tx *sql.Tx, last int64, limit int) ([]int64, []string, error) {
-	return loadTexts(ctx, tx, `d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
+func missingTexts(ctx context.Context, tx *sql.Tx, known map[int64]string, last int64, limit int) ([]int64, []string, error) {
+	return loadTexts(ctx, tx, known, `d.n > ? AND d.n NOT IN (SELECT n FROM vectors) ORDER BY d.n LIMIT ?`, last, limit)
 }
 
 // loadTexts reads the learnings the condition cond (on docs d) selects,
 // with the text each is embedded from: the one query both a full update's
 // embedding and a targeted one's read their texts with.
-func loadTexts(ctx context.Context, tx *sql.Tx, cond string, args ...any) ([]int64, []string, error) {
+// known are texts already at hand, by row (writer.texts): not read again.
+func loadTexts(ctx context.Context, tx *sql.Tx, known map[int64]string, cond string, args ...any) ([]int64, []string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.n, d.path, d.title, d.key_insight FROM docs d
 		WHERE `+cond, args...)
 	if err != nil {
@@ -184,11 +185,15 @@ func loadTexts(ctx context.Context, tx *sql.Tx, cond string, args ...any) ([]int
 		if err := rows.Scan(&n, &path, &title, &insight); err != nil {
 			return nil, nil, err
 		}
+		ns = append(ns, n)
+		if t, ok := known[n]; ok {
+			texts = append(texts, t)
+			continue
+		}
 		f, err := readFields(path)
 		if err != nil {
 			f = [numFields]string{title, insight}
 		}
-		ns = append(ns, n)
 		texts = append(texts, embedText(f[0], f[1], f[2], f[3]))
 	}
 	if err := rows.Err(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -33,16 +34,36 @@ type Imported struct {
 // so that importing them again adds nothing: a learning whose id exists
 // with the same text is unchanged, one whose source moved is updated, and
 // a new one that says nearly the same as an existing learning (of the same
-// project, or of none) is merged into it, not repeated. Learnings repeated
-// within ls are merged into their first. With dryRun nothing is written.
-// Everything written is indexed in one targeted update.
+// project, or of none) is merged into it, not repeated. Within ls, a
+// learning repeated (same id) is merged into its first, and one that
+// nearly repeats a rule of another file too; the rules of one file are
+// the distinctions its author made and are never merged into each other.
+// With dryRun nothing is written.
+//
+// Everything written is written together (store.Batch: one flush, each
+// document whole or not there after a crash) and indexed in one targeted
+// update. Imported learnings supersede nothing.
 func (k *Base) Import(ctx context.Context, ls []*store.Learning, dryRun bool, now time.Time) ([]Imported, error) {
+	out, write, err := k.classify(ctx, ls)
+	if err != nil || dryRun || len(write) == 0 {
+		return out, err
+	}
+	return out, k.writeImported(ctx, write, now)
+}
+
+// classify decides what importing each of ls does, and returns the
+// learnings to write.
+func (k *Base) classify(ctx context.Context, ls []*store.Learning) ([]Imported, []*store.Learning, error) {
 	out := make([]Imported, 0, len(ls))
+	near, err := k.nearSetFor(ctx, ls)
+	if err != nil {
+		return out, nil, err
+	}
 	first := map[string]bool{}
 	var write []*store.Learning
 	for _, l := range ls {
 		if err := ctx.Err(); err != nil {
-			return out, err
+			return out, nil, err
 		}
 		im := Imported{ID: l.ID, Title: l.Title}
 		if l.Source != nil {
@@ -59,14 +80,13 @@ func (k *Base) Import(ctx context.Context, ls []*store.Learning, dryRun bool, no
 			}
 		case errors.Is(err, store.ErrNotFound):
 			im.Action = ImportAdded
-			dup, found, err := k.NearDuplicate(ctx, l)
-			if err != nil {
-				return out, err
-			}
-			if found && k.sameProject(dup.ID, l) {
-				im.Action, im.DuplicateOf, im.Share = ImportMerged, dup.ID, dup.Share
+			it := nearItem{id: l.ID, title: l.Title, scope: l.Scope, project: l.Project,
+				fromBatch: true, file: im.File, terms: near.termsOf(l.Title, l.KeyInsight)}
+			if dup, share := near.best(it.terms, mayStandFor(&it)); dup != nil {
+				im.Action, im.DuplicateOf, im.Share = ImportMerged, dup.id, share
 				break
 			}
+			near.add(it)
 			write = append(write, l)
 		default:
 			// A malformed document under the id: the import replaces it.
@@ -76,29 +96,82 @@ func (k *Base) Import(ctx context.Context, ls []*store.Learning, dryRun bool, no
 		first[l.ID] = true
 		out = append(out, im)
 	}
-	if dryRun || len(write) == 0 {
-		return out, nil
+	return out, write, nil
+}
+
+// nearSetFor holds every indexed learning, for the learnings of ls to be
+// compared with.
+func (k *Base) nearSetFor(ctx context.Context, ls []*store.Learning) (*nearSet, error) {
+	n, err := k.ix.DocCount(ctx)
+	if err != nil {
+		return nil, err
 	}
+	var docs []index.Result
+	if n > 0 {
+		if docs, err = k.ix.List(ctx, index.ListOptions{Limit: n}); err != nil {
+			return nil, err
+		}
+	}
+	texts := make([]string, 0, len(docs)+len(ls))
+	for _, d := range docs {
+		texts = append(texts, d.Title+" "+d.KeyInsight)
+	}
+	for _, l := range ls {
+		texts = append(texts, l.Title+" "+l.KeyInsight)
+	}
+	near := newNearSet(texts)
+	for _, d := range docs {
+		near.add(nearItem{id: d.ID, title: d.Title, scope: d.Scope, project: d.Project,
+			terms: near.termsOf(d.Title, d.KeyInsight)})
+	}
+	return near, nil
+}
+
+// mayStandFor says which learnings may stand for the new one it: not
+// itself, not another project's rule whatever their words, and not a
+// rule of the same file.
+func mayStandFor(it *nearItem) func(*nearItem) bool {
+	return func(c *nearItem) bool {
+		switch {
+		case c.id == it.id:
+			return false
+		case c.fromBatch && c.file == it.file && c.project == it.project:
+			return false
+		case c.scope != "project" || it.scope != "project":
+			return true
+		}
+		return c.project == it.project
+	}
+}
+
+// writeImported writes the learnings of an import in one batch and
+// indexes what it wrote. On an error, what was written before it stays
+// and is indexed.
+func (k *Base) writeImported(ctx context.Context, write []*store.Learning, now time.Time) error {
 	ids := make([]string, len(write))
 	for i, l := range write {
 		ids[i] = l.ID
 	}
 	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
-	written := 0
-	var failed error
-	for _, l := range write {
-		if _, failed = k.write(l, nil, now); failed != nil {
-			break
-		}
-		written++
+	b := k.st.Batch()
+	enc, failed := b.WriteAll(write, func(l *store.Learning) {
+		k.prepare(l, now)
+		l.Supersedes = ""
+	}, func(l *store.Learning) *store.Sidecar { return sidecarOf(l, nil) })
+	// The index reads what it indexes; handed what was written, it need
+	// not parse again a file that holds exactly these bytes.
+	for i, e := range enc {
+		ch.Wrote(write[i].ID, &index.Written{Data: e.Data, Learning: write[i], SidecarData: e.SidecarData, Sidecar: e.Sidecar})
 	}
-	if written > 0 {
-		if err := ch.Commit(ctx, ids[:written]...); err != nil {
-			return out, errors.Join(failed, err)
+	done, err := b.Commit()
+	failed = errors.Join(failed, err)
+	if len(done) > 0 {
+		if err := ch.Commit(ctx, done...); err != nil {
+			return errors.Join(failed, err)
 		}
 	}
-	return out, failed
+	return failed
 }
 
 // sameRule reports whether an imported learning says what the document
@@ -110,17 +183,4 @@ func sameRule(old, l *store.Learning) bool {
 		return same && old.Source == l.Source
 	}
 	return same && *old.Source == *l.Source
-}
-
-// sameProject reports whether the learning id may stand for l: a
-// project's rule is not another project's, whatever their words.
-func (k *Base) sameProject(id string, l *store.Learning) bool {
-	d, err := k.st.Read(id)
-	if err != nil {
-		return false
-	}
-	if d.Scope != "project" || l.Scope != "project" {
-		return true
-	}
-	return d.Project == l.Project
 }

@@ -57,6 +57,29 @@ func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, no
 
 // write is Put without the index: the document and its sidecar.
 func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+	res := k.prepare(l, now)
+	if err := k.st.Write(l); err != nil {
+		return res, err
+	}
+	res.Path = l.Path
+	if linked, err := k.linkSuperseded(l); err != nil {
+		return res, err
+	} else if linked {
+		res.Supersedes = l.Supersedes
+	}
+	sc = sidecarOf(l, sc)
+	if err := k.st.WriteSidecar(sc); err != nil {
+		return res, err
+	}
+	res.Sidecar = k.st.SidecarPath(l.ID)
+	res.Entities = len(sc.Entities)
+	return res, nil
+}
+
+// prepare readies l to be written over what documents/ holds under its
+// id: redacted, and, when it updates a learning, keeping that one's
+// created time, unknown fields and tags.
+func (k *Base) prepare(l *store.Learning, now time.Time) PutResult {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
 	old, err := k.st.Read(l.ID)
@@ -76,25 +99,17 @@ func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutRe
 		// The existing file is malformed: replacing it is what the user asked.
 		l.Updated = now
 	}
-	if err := k.st.Write(l); err != nil {
-		return res, err
-	}
-	res.Path = l.Path
-	if linked, err := k.linkSuperseded(l); err != nil {
-		return res, err
-	} else if linked {
-		res.Supersedes = l.Supersedes
-	}
+	return res
+}
+
+// sidecarOf is the sidecar to write with l: sc, or when nil the entities
+// extracted heuristically from l's text.
+func sidecarOf(l *store.Learning, sc *store.Sidecar) *store.Sidecar {
 	if sc == nil {
 		sc = &store.Sidecar{Entities: store.ExtractEntities(l)}
 	}
 	sc.DocumentID = l.ID
-	if err := k.st.WriteSidecar(sc); err != nil {
-		return res, err
-	}
-	res.Sidecar = k.st.SidecarPath(l.ID)
-	res.Entities = len(sc.Entities)
-	return res, nil
+	return sc
 }
 
 // Forget removes learnings, their sidecars and their index entries, with

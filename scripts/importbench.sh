@@ -1,7 +1,8 @@
 #!/bin/sh
 # importbench.sh REFLECT: time `reflect import` of a generated 2,000-line
 # AGENTS.md (200 sections of 8 rules) into an empty knowledge base, then a
-# second import (nothing to add) and a dry run. Prints one line per run.
+# second import (nothing to add) and a dry run. Prints one line per run
+# (wall time, and CPU when GNU time is installed).
 # Everything lives in a temporary directory; HOME included.
 set -eu
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -21,12 +22,18 @@ awk 'BEGIN {
 }' > "$work/repo/AGENTS.md"
 cd "$work/repo"
 printf 'lines %s\n' "$(wc -l < AGENTS.md)"
+# With GNU time, each line also gives the run's CPU (user and system).
+timer=
+if /usr/bin/time -f '' -o /dev/null true 2>/dev/null; then
+  timer="/usr/bin/time -f cpu_%U_user_%S_sys -o $work/cpu"
+fi
 run() {
   label=$1; shift
+  : > "$work/cpu"
   start=$(date +%s.%N)
-  "$bin" import "$@" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
+  $timer "$bin" import "$@" > "$work/out" 2>&1 || { cat "$work/out"; exit 1; }
   end=$(date +%s.%N)
-  printf '%-16s %6.3f s  %s\n' "$label" "$(echo "$end - $start" | bc)" "$(tail -1 "$work/out")"
+  printf '%-16s %6.3f s  %s  %s\n' "$label" "$(echo "$end - $start" | bc)" "$(tr _ ' ' < "$work/cpu")" "$(tail -1 "$work/out")"
 }
 run "dry run (empty)" --dry-run
 run "first import"

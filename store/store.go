@@ -84,6 +84,21 @@ func (s *Store) Read(id string) (*Learning, error) {
 // documents/<id>.md. Callers that want to report what was redacted call
 // l.Redact first; a second pass finds nothing.
 func (s *Store) Write(l *Learning) error {
+	data, err := l.encode()
+	if err != nil {
+		return err
+	}
+	path := s.Path(l.ID)
+	if err := fsutil.WriteAtomic(path, data, 0o644); err != nil {
+		return err
+	}
+	l.Path = path
+	return nil
+}
+
+// encode is Write's preparation of l: redacted, defaults filled,
+// validated, marshalled.
+func (l *Learning) encode() ([]byte, error) {
 	l.Redact()
 	if l.Type == "" {
 		l.Type = "learning"
@@ -97,18 +112,9 @@ func (s *Store) Write(l *Learning) error {
 	l.Created = l.Created.UTC().Truncate(time.Second)
 	l.Updated = l.Updated.UTC().Truncate(time.Second)
 	if err := l.Validate(); err != nil {
-		return err
+		return nil, err
 	}
-	data, err := l.Marshal()
-	if err != nil {
-		return err
-	}
-	path := s.Path(l.ID)
-	if err := fsutil.WriteAtomic(path, data, 0o644); err != nil {
-		return err
-	}
-	l.Path = path
-	return nil
+	return l.Marshal()
 }
 
 // ReadSidecar returns the sidecar of id; fs.ErrNotExist when there is none.
@@ -134,15 +140,19 @@ func (s *Store) ReadSidecar(id string) (*Sidecar, error) {
 
 // WriteSidecar redacts secrets from sc, validates it and writes it atomically.
 func (s *Store) WriteSidecar(sc *Sidecar) error {
-	sc.Redact()
-	if err := sc.Validate(); err != nil {
-		return err
-	}
-	data, err := sc.Marshal()
+	data, err := sc.encode()
 	if err != nil {
 		return err
 	}
 	return fsutil.WriteAtomic(s.SidecarPath(sc.DocumentID), data, 0o644)
+}
+
+func (sc *Sidecar) encode() ([]byte, error) {
+	sc.Redact()
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	return sc.Marshal()
 }
 
 // Delete removes a learning and its sidecar. Deleting an id that does not

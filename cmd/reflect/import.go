@@ -47,7 +47,8 @@ CLAUDE.local.md, .claude/rules/*.md, AGENTS.md, GEMINI.md,
 .github/copilot-instructions.md, .cursorrules, .cursor/rules/*.mdc and
 memory-bank/*.md, and Claude Code's auto memory for the repository
 (~/.claude/projects/<repository path>/memory/*.md). --all adds every
-project's Claude Code memory and Codex's memories (~/.codex/memories/*.md).
+project's Claude Code memory and Codex's memory handbook
+(~/.codex/memories/MEMORY.md).
 --from limits the sources to the kinds named (repeat it or separate with
 commas). A PATH is a file (its kind follows its name) or a directory.
 

@@ -115,14 +115,24 @@ func TempOf(name string) (string, bool) {
 	return rest[:i], true
 }
 
-func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(w io.Writer) error) error {
+// createTemp creates the temporary file beside path that an atomic write
+// renames onto it.
+func createTemp(path string) (*os.File, error) {
 	dir := filepath.Dir(path)
 	if err := EnsureDir(dir); err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(dir, TempPattern(path))
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return tmp, nil
+}
+
+func writeAtomicFunc(path string, perm os.FileMode, sync bool, write func(w io.Writer) error) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
 	}
 	name := tmp.Name()
 	cleanup := func() { _ = tmp.Close(); _ = os.Remove(name) }

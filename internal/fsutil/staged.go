@@ -1,0 +1,144 @@
+package fsutil
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// Stager writes many files so that, whatever happens, each is either its
+// old content or its whole new one, with one flush for all of them where
+// WriteAtomic flushes each: Stage writes each file's content beside it,
+// and Publish puts them all in place once they are on disk. Use it from
+// one goroutine; Publish or Discard it.
+type Stager struct {
+	staged []staged
+	work   chan *os.File
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+}
+
+type staged struct{ tmp, path string }
+
+// syncWorkers is how many files a Stager syncs at once: concurrent syncs
+// on one file system share its journal commits, where one after another
+// each waits for a commit of its own; and syncing while the next files
+// are written hides the wait.
+const syncWorkers = 32
+
+// Stage writes data to a temporary file beside path (TempPattern), which
+// is synced in the background and is not in place until Publish.
+func (s *Stager) Stage(path string, data []byte, perm os.FileMode) error {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	s.staged = append(s.staged, staged{tmp: name, path: path})
+	s.start()
+	s.work <- tmp
+	return nil
+}
+
+func (s *Stager) start() {
+	if s.work != nil {
+		return
+	}
+	s.work = make(chan *os.File, syncWorkers)
+	for range syncWorkers {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for f := range s.work {
+				err := f.Sync()
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					s.mu.Lock()
+					s.err = errors.Join(s.err, fmt.Errorf("write %s: %w", f.Name(), err))
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+}
+
+// wait is the end of the background syncs: their error, if any.
+func (s *Stager) wait() error {
+	if s.work != nil {
+		close(s.work)
+		s.wg.Wait()
+		s.work = nil
+	}
+	return s.err
+}
+
+// Publish waits until every staged file is on disk, renames each onto
+// its path in the order staged, and syncs each directory once, so the
+// files it reports in place survive a crash. It returns how many are in
+// place, the first n staged: on an error the others are removed. A crash
+// before the end leaves at most hidden temporary files behind.
+func (s *Stager) Publish() (n int, err error) {
+	files := s.staged
+	s.staged = nil
+	if err := s.wait(); err != nil {
+		discard(files)
+		return 0, err
+	}
+	dirs := map[string]bool{}
+	for i, f := range files {
+		if err := os.Rename(f.tmp, f.path); err != nil {
+			discard(files[i:])
+			return i, errors.Join(fmt.Errorf("write %s: %w", f.path, err), syncDirs(dirs))
+		}
+		dirs[filepath.Dir(f.path)] = true
+	}
+	return len(files), syncDirs(dirs)
+}
+
+// Discard removes what was staged and not published.
+func (s *Stager) Discard() {
+	_ = s.wait()
+	discard(s.staged)
+	s.staged = nil
+}
+
+func discard(files []staged) {
+	for _, f := range files {
+		_ = os.Remove(f.tmp)
+	}
+}
+
+// syncDirs makes the renames into dirs durable. Windows has no way to
+// sync a directory (NTFS journals the renames itself).
+func syncDirs(dirs map[string]bool) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	var errs []error
+	for dir := range dirs {
+		d, err := os.Open(dir)
+		if err == nil {
+			err = d.Sync()
+			_ = d.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sync directory %s: %w", dir, err))
+		}
+	}
+	return errors.Join(errs...)
+}
