@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the test ages OpenCode's session in its database
 )
 
 // Backfill with the real clients: each writes a session of its own into
@@ -151,4 +154,40 @@ func TestBackfillCopilot(t *testing.T) {
 	}
 	w.ageSessions(".copilot")
 	checkBackfill(t, w, "copilot", session)
+}
+
+// TestBackfillOpenCode: OpenCode keeps its sessions in its own SQLite
+// database; with reflect's plugin uninstalled nothing copies them, and
+// backfill reads the database itself.
+func TestBackfillOpenCode(t *testing.T) {
+	setup(t)
+	w := backfillWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	w.runAgent(bin, env, "run", promptTopic+" FAILCMD:<"+claudeFailCmd+">")
+	dbPath := filepath.Join(w.home, ".local", "share", "opencode", "opencode.db")
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var session string
+	if err := db.QueryRow(`SELECT id FROM session ORDER BY time_created LIMIT 1`).Scan(&session); err != nil {
+		t.Fatalf("opencode wrote no session to %s: %v", dbPath, err)
+	}
+	// Backfill leaves alone a session updated in the last two minutes:
+	// set it an hour back, as ageSessions does for the other clients.
+	old := time.Now().Add(-time.Hour).UnixMilli()
+	if _, err := db.Exec(`UPDATE session SET time_updated = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("E2E_OPENCODE_DB_OUT"); out != "" {
+		// Keeps the database for a fixture (backfill/testdata).
+		if data, err := os.ReadFile(dbPath); err == nil {
+			_ = os.WriteFile(out, data, 0o600)
+		}
+	}
+	checkBackfill(t, w, "opencode", session)
 }

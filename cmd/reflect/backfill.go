@@ -118,7 +118,8 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := backfillPlanOptions(c, opts)
+	xdgData, _ := f.LookupEnv("XDG_DATA_HOME")
+	o, err := backfillPlanOptions(c, opts, xdgData)
 	if err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 
 // backfillPlanOptions translates the configuration and the flags into
 // the plan's options.
-func backfillPlanOptions(c *config.Config, opts *BackfillOptions) (backfill.Options, error) {
+func backfillPlanOptions(c *config.Config, opts *BackfillOptions, xdgData string) (backfill.Options, error) {
 	since, err := parseSince(opts.Since, opts.Now)
 	if err != nil {
 		return backfill.Options{}, err
@@ -181,7 +182,7 @@ func backfillPlanOptions(c *config.Config, opts *BackfillOptions) (backfill.Opti
 	a := c.Agents
 	return backfill.Options{
 		Dirs: backfill.Dirs{Home: a.Home, Claude: a.Claude, Codex: a.Codex, GeminiHome: a.GeminiHome,
-			Copilot: a.Copilot, StateDir: c.StateDir},
+			Copilot: a.Copilot, StateDir: c.StateDir, XDGData: xdgData},
 		Agents: opts.Agents, Since: since, Project: project, Limit: opts.Limit,
 		Now: func() time.Time { return opts.Now },
 	}, nil
