@@ -84,9 +84,7 @@ func (o Options) copyOpenCodeSessions() []Problem {
 	case !fi.Mode().IsRegular():
 		return []Problem{{Path: dbPath, Reason: "not a regular file: " + kindOf(fi.Mode())}}
 	}
-	// mode=ro: never created nor written; the busy timeout waits out an
-	// OpenCode that is writing.
-	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: dbPath}).EscapedPath()+"?mode=ro&_busy_timeout=5000")
+	db, err := sql.Open("sqlite3", openCodeDSN(dbPath))
 	if err != nil {
 		return []Problem{{Path: dbPath, Reason: err.Error()}}
 	}
@@ -114,6 +112,19 @@ func (o Options) copyOpenCodeSessions() []Problem {
 		}
 	}
 	return probs
+}
+
+// openCodeDSN opens the database at path read-only (mode=ro: never
+// created nor written), the busy timeout waiting out an OpenCode that is
+// writing. Without its write-ahead log (no OpenCode has it open, and all
+// of it is in the file) a read-only connection would still create the
+// -wal and -shm files beside it: immutable=1 reads the file alone.
+func openCodeDSN(path string) string {
+	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?mode=ro&_busy_timeout=5000"
+	if _, err := os.Lstat(path + "-wal"); errors.Is(err, fs.ErrNotExist) {
+		dsn += "&immutable=1"
+	}
+	return dsn
 }
 
 // openCodeCopies is where the plugin's hook keeps its copies, under the

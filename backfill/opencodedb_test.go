@@ -105,6 +105,9 @@ func TestOpenCodeDatabaseSessionPlannedQueuedOnce(t *testing.T) {
 	if !bytes.Equal(before, after) {
 		t.Error("backfill changed OpenCode's database")
 	}
+	if ents, _ := os.ReadDir(filepath.Dir(dbPath)); len(ents) != 1 {
+		t.Errorf("backfill created files beside OpenCode's database: %v", ents)
+	}
 }
 
 func TestOpenCodeDatabaseLeavesPluginCopy(t *testing.T) {
@@ -213,5 +216,29 @@ func TestOpenCodeDatabaseMissingOrNotAFile(t *testing.T) {
 	p = w.plan(t, Options{Agents: []string{"opencode"}})
 	if len(p.Problems) != 1 || !strings.Contains(p.Problems[0].Reason, "not a regular file") {
 		t.Errorf("a directory for a database: problems %+v", p.Problems)
+	}
+}
+
+// TestOpenCodeDatabaseReadsTheLog: with OpenCode running, the latest
+// writes are in the write-ahead log, not yet in the file; the read sees
+// them.
+func TestOpenCodeDatabaseReadsTheLog(t *testing.T) {
+	t.Parallel()
+	w, dbPath, _ := openCodeWorld(t, clock.Add(-30*time.Second), nil)
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`PRAGMA wal_autocheckpoint = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE session SET time_updated = ?`, clock.Add(-time.Hour).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	p := w.plan(t, Options{Agents: []string{"opencode"}})
+	if got := sessionsOf(p, ocFixtureSession); len(got) != 1 || got[0].Status != StatusNew {
+		t.Errorf("plan with the update in the log: %+v (problems %+v)", got, p.Problems)
 	}
 }
