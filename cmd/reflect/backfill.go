@@ -47,10 +47,11 @@ func NewCmdBackfill(f *Factory, runF func(*BackfillOptions) error) *cobra.Comman
 		Long: `Backfill queues past sessions for reflection, as the hooks queue every new
 one: Claude Code's ~/.claude/projects/*/*.jsonl, Codex's rollouts
 (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/), Gemini
-CLI's chats (~/.gemini/tmp/<project>/chats/*.jsonl), the OpenCode sessions
-reflect's plugin copied (OpenCode keeps its own in a database backfill does not
-read) and Copilot CLI's ~/.copilot/session-state/<id>/events.jsonl
-($CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME and $COPILOT_HOME move them).
+CLI's chats (~/.gemini/tmp/<project>/chats/*.jsonl), OpenCode's sessions (its
+database, ~/.local/share/opencode/opencode.db, read-only: each session is first
+copied beside the copies reflect's plugin keeps, as the plugin writes them) and
+Copilot CLI's ~/.copilot/session-state/<id>/events.jsonl ($CLAUDE_CONFIG_DIR,
+$CODEX_HOME, $GEMINI_CLI_HOME, $XDG_DATA_HOME and $COPILOT_HOME move them).
 
 It first prints the plan: per agent, the sessions found, how many are new, their
 condensed size (what the drainer would send a writer), the writer runs, and
