@@ -46,6 +46,13 @@ const (
 	ocMaxRowBytes = 8 << 20
 )
 
+// ocCopySlack is how much later than reflect's copy of a session the
+// session may have been updated and the copy still stand for it: OpenCode
+// writes a session's title and summary just after the session turns idle,
+// which is when the plugin copies it; a session taken up again without the
+// plugin is updated minutes or days later, and copied again.
+const ocCopySlack = DefaultSettle
+
 // openCodeDB is the path of OpenCode's database: under Dirs.OpenCodeData
 // ($XDG_DATA_HOME) when set, else Home/.local/share.
 func openCodeDB(d Dirs) string {
@@ -104,7 +111,7 @@ func (o Options) copyOpenCodeSessions() []Problem {
 			continue
 		}
 		path := filepath.Join(dir, fsutil.SafeName(s.id)+".jsonl")
-		if cfi, err := os.Lstat(path); err == nil && !cfi.ModTime().Before(s.updated) {
+		if cfi, err := os.Lstat(path); err == nil && !cfi.ModTime().Before(s.updated.Add(-ocCopySlack)) {
 			continue // the plugin's copy, or an earlier backfill's, is as recent
 		}
 		if err := copyOpenCodeSession(db, s, dir, path); err != nil {

@@ -113,16 +113,19 @@ func TestOpenCodeDatabaseSessionPlannedQueuedOnce(t *testing.T) {
 func TestOpenCodeDatabaseLeavesPluginCopy(t *testing.T) {
 	t.Parallel()
 	w, _, copyPath := openCodeWorld(t, clock.Add(-2*time.Hour), nil)
-	// The plugin copied the session when it ended: a copy written after
-	// the session's last update.
+	// The plugin copied the session when it turned idle: a copy written
+	// after the session's last update, or just before OpenCode wrote the
+	// session's title.
 	plugin := []byte(`{"info":{"id":"msg_1","sessionID":"` + ocFixtureSession + `","role":"user","path":{"cwd":"/home/dev/proj"}},"parts":[{"type":"text","text":"the plugin's copy"}]}` + "\n")
-	w.write(t, copyPath, plugin, clock.Add(-90*time.Minute))
-	p := w.plan(t, Options{Agents: []string{"opencode"}})
-	if got := sessionsOf(p, ocFixtureSession); len(got) != 1 || got[0].Cwd != "/home/dev/proj" {
-		t.Errorf("plan: %+v, want the plugin's copy once", got)
-	}
-	if data, _ := os.ReadFile(copyPath); !bytes.Equal(data, plugin) {
-		t.Errorf("the plugin's copy was replaced:\n%s", data)
+	for _, mod := range []time.Time{clock.Add(-90 * time.Minute), clock.Add(-2*time.Hour - 20*time.Second)} {
+		w.write(t, copyPath, plugin, mod)
+		p := w.plan(t, Options{Agents: []string{"opencode"}})
+		if got := sessionsOf(p, ocFixtureSession); len(got) != 1 || got[0].Cwd != "/home/dev/proj" {
+			t.Errorf("copy of %v: plan %+v, want the plugin's copy once", mod, got)
+		}
+		if data, _ := os.ReadFile(copyPath); !bytes.Equal(data, plugin) {
+			t.Errorf("copy of %v: the plugin's copy was replaced:\n%s", mod, data)
+		}
 	}
 }
 

@@ -191,3 +191,47 @@ func TestBackfillOpenCode(t *testing.T) {
 	}
 	checkBackfill(t, w, "opencode", session)
 }
+
+// TestBackfillOpenCodePluginCopy: a session reflect's plugin copied (and
+// queued) is in OpenCode's database too; backfill plans it once, from
+// the plugin's copy, which it leaves as it is.
+func TestBackfillOpenCodePluginCopy(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	w.runAgent(bin, env, "run", promptTopic+" FAILCMD:<"+claudeFailCmd+">")
+	q := w.pending()
+	if len(q) != 1 || q[0].TranscriptPath == "" {
+		t.Fatalf("the plugin queued no session: %+v", q)
+	}
+	copyBefore, err := os.ReadFile(q[0].TranscriptPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(q[0].TranscriptPath); err == nil {
+		db, err := sql.Open("sqlite3", "file:"+filepath.Join(w.home, ".local", "share", "opencode", "opencode.db")+"?mode=ro")
+		if err == nil {
+			var ms int64
+			_ = db.QueryRow(`SELECT time_updated FROM session WHERE id = ?`, q[0].SessionID).Scan(&ms)
+			db.Close()
+			t.Logf("the session was updated %v after the plugin's copy was written", time.UnixMilli(ms).Sub(fi.ModTime()))
+		}
+	}
+	var rep backfillReport
+	out := w.reflectRun("backfill", "--dry-run", "--json")
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("backfill --dry-run --json: %v\n%s", err, out)
+	}
+	n := 0
+	for _, s := range rep.Plan.Sessions {
+		if s.SessionID == q[0].SessionID {
+			n++
+			// Just written, it is busy (settle) or, once settled, queued:
+			// never new, and never a second entry from the database.
+			check(t, "backfill/opencode-plugin-copy-queued", (s.Status == "queued" || s.Status == "busy") && s.Path == q[0].TranscriptPath, "session: %+v", s)
+		}
+	}
+	copyAfter, _ := os.ReadFile(q[0].TranscriptPath)
+	check(t, "backfill/opencode-plugin-copy-once", n == 1 && rep.Plan.Total.New == 0, "plan:\n%s", out)
+	check(t, "backfill/opencode-plugin-copy-kept", string(copyAfter) == string(copyBefore), "the plugin's copy was rewritten")
+}
