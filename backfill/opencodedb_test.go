@@ -3,6 +3,7 @@ package backfill
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,5 +244,40 @@ func TestOpenCodeDatabaseReadsTheLog(t *testing.T) {
 	p := w.plan(t, Options{Agents: []string{"opencode"}})
 	if got := sessionsOf(p, ocFixtureSession); len(got) != 1 || got[0].Status != StatusNew {
 		t.Errorf("plan with the update in the log: %+v (problems %+v)", got, p.Problems)
+	}
+}
+
+// TestOpenCodeDatabaseBounded: a part over the row cap is not loaded and
+// a stub stands for it; a message over the plugin's cap is replaced by a
+// stub saying so; the rest of the session is copied.
+func TestOpenCodeDatabaseBounded(t *testing.T) {
+	t.Parallel()
+	const user, answer = "msg_2223d3880001pz0TCvrOYVPIlj", "msg_2223d6e0f0016jyeCp0g97AAL5"
+	w, _, copyPath := openCodeWorld(t, clock.Add(-time.Hour), func(db *sql.DB) {
+		ins := `INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, 0, 0, ?)`
+		huge := `{"type":"text","text":"` + strings.Repeat("h", ocMaxRowBytes) + `"}`
+		if _, err := db.Exec(ins, "prt_z_huge", user, ocFixtureSession, huge); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < ocMaxMessageBytes/ocMaxText+1; i++ {
+			text := `{"type":"text","text":"` + strings.Repeat("b", ocMaxText) + `"}`
+			if _, err := db.Exec(ins, fmt.Sprintf("prt_z_%03d", i), answer, ocFixtureSession, text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	w.plan(t, Options{Agents: []string{"opencode"}})
+	fi, err := os.Stat(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 1<<20 {
+		t.Errorf("the copy is %d bytes", fi.Size())
+	}
+	data, _ := os.ReadFile(copyPath)
+	for _, want := range []string{"[a part over reflect's cap was left out]", "over reflect's cap, was left out]", ocFixtureCommand} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the copy has no %q:\n%.3000s", want, data)
+		}
 	}
 }
