@@ -23,8 +23,12 @@ type Dirs struct {
 	GeminiHome string // $GEMINI_CLI_HOME, Gemini CLI's replacement $HOME; empty: Home
 	Copilot    string // $COPILOT_HOME; empty: Home/.copilot
 	// StateDir holds reflect's copies of OpenCode sessions
-	// (transcripts/opencode/): OpenCode keeps its own in a database.
+	// (transcripts/opencode/): OpenCode keeps its own in a database,
+	// which backfill copies there first (opencodedb.go).
 	StateDir string
+	// XDGData is $XDG_DATA_HOME, where OpenCode's database is; empty:
+	// Home/.local/share.
+	XDGData string
 }
 
 // Problem is a file or directory backfill could not read, named with why.

@@ -199,6 +199,11 @@ func (o Options) collect(agents []string) ([]found, []Problem) {
 	var todo []found
 	var problems []Problem
 	for _, a := range agents {
+		if a == "opencode" {
+			// Sessions from OpenCode's own database become copies
+			// beside the plugin's, listed with them below.
+			problems = append(problems, o.copyOpenCodeSessions()...)
+		}
 		cands, probs := locate(o.Dirs, a)
 		problems = append(problems, probs...)
 		for _, c := range cands {

@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the test ages OpenCode's session in its database
 )
 
 // Backfill with the real clients: each writes a session of its own into
@@ -151,4 +154,84 @@ func TestBackfillCopilot(t *testing.T) {
 	}
 	w.ageSessions(".copilot")
 	checkBackfill(t, w, "copilot", session)
+}
+
+// TestBackfillOpenCode: OpenCode keeps its sessions in its own SQLite
+// database; with reflect's plugin uninstalled nothing copies them, and
+// backfill reads the database itself.
+func TestBackfillOpenCode(t *testing.T) {
+	setup(t)
+	w := backfillWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	w.runAgent(bin, env, "run", promptTopic+" FAILCMD:<"+claudeFailCmd+">")
+	dbPath := filepath.Join(w.home, ".local", "share", "opencode", "opencode.db")
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var session string
+	if err := db.QueryRow(`SELECT id FROM session ORDER BY time_created LIMIT 1`).Scan(&session); err != nil {
+		t.Fatalf("opencode wrote no session to %s: %v", dbPath, err)
+	}
+	// Backfill leaves alone a session updated in the last two minutes:
+	// set it an hour back, as ageSessions does for the other clients.
+	old := time.Now().Add(-time.Hour).UnixMilli()
+	if _, err := db.Exec(`UPDATE session SET time_updated = ?`, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("E2E_OPENCODE_DB_OUT"); out != "" {
+		// Keeps the database for a fixture (backfill/testdata).
+		if data, err := os.ReadFile(dbPath); err == nil {
+			_ = os.WriteFile(out, data, 0o600)
+		}
+	}
+	checkBackfill(t, w, "opencode", session)
+}
+
+// TestBackfillOpenCodePluginCopy: a session reflect's plugin copied (and
+// queued) is in OpenCode's database too; backfill plans it once, from
+// the plugin's copy, which it leaves as it is.
+func TestBackfillOpenCodePluginCopy(t *testing.T) {
+	setup(t)
+	w := newWorld(t, "opencode")
+	bin, env := openCode(t, w)
+	w.runAgent(bin, env, "run", promptTopic+" FAILCMD:<"+claudeFailCmd+">")
+	q := w.pending()
+	if len(q) != 1 || q[0].TranscriptPath == "" {
+		t.Fatalf("the plugin queued no session: %+v", q)
+	}
+	copyBefore, err := os.ReadFile(q[0].TranscriptPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(q[0].TranscriptPath); err == nil {
+		db, err := sql.Open("sqlite3", "file:"+filepath.Join(w.home, ".local", "share", "opencode", "opencode.db")+"?mode=ro")
+		if err == nil {
+			var ms int64
+			_ = db.QueryRow(`SELECT time_updated FROM session WHERE id = ?`, q[0].SessionID).Scan(&ms)
+			db.Close()
+			t.Logf("the session was updated %v after the plugin's copy was written", time.UnixMilli(ms).Sub(fi.ModTime()))
+		}
+	}
+	var rep backfillReport
+	out := w.reflectRun("backfill", "--dry-run", "--json")
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("backfill --dry-run --json: %v\n%s", err, out)
+	}
+	n := 0
+	for _, s := range rep.Plan.Sessions {
+		if s.SessionID == q[0].SessionID {
+			n++
+			// Just written, it is busy (settle) or, once settled, queued:
+			// never new, and never a second entry from the database.
+			check(t, "backfill/opencode-plugin-copy-queued", (s.Status == "queued" || s.Status == "busy") && s.Path == q[0].TranscriptPath, "session: %+v", s)
+		}
+	}
+	copyAfter, _ := os.ReadFile(q[0].TranscriptPath)
+	check(t, "backfill/opencode-plugin-copy-once", n == 1 && rep.Plan.Total.New == 0, "plan:\n%s", out)
+	check(t, "backfill/opencode-plugin-copy-kept", string(copyAfter) == string(copyBefore), "the plugin's copy was rewritten")
 }

@@ -119,27 +119,8 @@ func redactJSON(raw json.RawMessage) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(redactValue(v)); err != nil {
+	if err := enc.Encode(redact.Value(v)); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-func redactValue(v any) any {
-	switch x := v.(type) {
-	case string:
-		return redact.String(x)
-	case []any:
-		for i := range x {
-			x[i] = redactValue(x[i])
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[redact.String(k)] = redactValue(e)
-		}
-		return out
-	}
-	return v
 }

@@ -47,10 +47,11 @@ func NewCmdBackfill(f *Factory, runF func(*BackfillOptions) error) *cobra.Comman
 		Long: `Backfill queues past sessions for reflection, as the hooks queue every new
 one: Claude Code's ~/.claude/projects/*/*.jsonl, Codex's rollouts
 (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl and archived_sessions/), Gemini
-CLI's chats (~/.gemini/tmp/<project>/chats/*.jsonl), the OpenCode sessions
-reflect's plugin copied (OpenCode keeps its own in a database backfill does not
-read) and Copilot CLI's ~/.copilot/session-state/<id>/events.jsonl
-($CLAUDE_CONFIG_DIR, $CODEX_HOME, $GEMINI_CLI_HOME and $COPILOT_HOME move them).
+CLI's chats (~/.gemini/tmp/<project>/chats/*.jsonl), OpenCode's sessions (its
+database, ~/.local/share/opencode/opencode.db, read-only: each session is first
+copied beside the copies reflect's plugin keeps, as the plugin writes them) and
+Copilot CLI's ~/.copilot/session-state/<id>/events.jsonl ($CLAUDE_CONFIG_DIR,
+$CODEX_HOME, $GEMINI_CLI_HOME, $XDG_DATA_HOME and $COPILOT_HOME move them).
 
 It first prints the plan: per agent, the sessions found, how many are new, their
 condensed size (what the drainer would send a writer), the writer runs, and
@@ -118,7 +119,8 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 	if err != nil {
 		return err
 	}
-	o, err := backfillPlanOptions(c, opts)
+	xdgData, _ := f.LookupEnv("XDG_DATA_HOME")
+	o, err := backfillPlanOptions(c, opts, xdgData)
 	if err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
 
 // backfillPlanOptions translates the configuration and the flags into
 // the plan's options.
-func backfillPlanOptions(c *config.Config, opts *BackfillOptions) (backfill.Options, error) {
+func backfillPlanOptions(c *config.Config, opts *BackfillOptions, xdgData string) (backfill.Options, error) {
 	since, err := parseSince(opts.Since, opts.Now)
 	if err != nil {
 		return backfill.Options{}, err
@@ -181,7 +183,7 @@ func backfillPlanOptions(c *config.Config, opts *BackfillOptions) (backfill.Opti
 	a := c.Agents
 	return backfill.Options{
 		Dirs: backfill.Dirs{Home: a.Home, Claude: a.Claude, Codex: a.Codex, GeminiHome: a.GeminiHome,
-			Copilot: a.Copilot, StateDir: c.StateDir},
+			Copilot: a.Copilot, StateDir: c.StateDir, XDGData: xdgData},
 		Agents: opts.Agents, Since: since, Project: project, Limit: opts.Limit,
 		Now: func() time.Time { return opts.Now },
 	}, nil

@@ -251,3 +251,26 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
+
+// Value redacts every string of a decoded JSON value (what json.Unmarshal
+// makes of it in an any), map keys included, in place where it can, and
+// returns it. Redacting the decoded strings, not the JSON text, keeps the
+// re-encoded result valid JSON whatever a secret's characters.
+func Value(v any) any {
+	switch x := v.(type) {
+	case string:
+		return String(x)
+	case []any:
+		for i := range x {
+			x[i] = Value(x[i])
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[String(k)] = Value(e)
+		}
+		return out
+	}
+	return v
+}
