@@ -92,13 +92,7 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 		if opts.pending {
 			l.Status = store.StatusPending
 		}
-		put, err := putDraft(ctx, k, d, l, sc, now, func() (*store.Learning, *store.Sidecar) {
-			l, sc := toLearning(d, c, rec, project, cwd, now)
-			if opts.pending {
-				l.Status = store.StatusPending
-			}
-			return l, sc
-		}, note)
+		put, err := putDraft(ctx, k, d, l, sc, now, note)
 		if err != nil {
 			res.learnings = out
 			return res, fmt.Errorf("write learning %q: %w", l.Title, err)
@@ -124,8 +118,8 @@ func writeLearnings(ctx context.Context, ix *index.Index, c *transcript.Condense
 }
 
 // putResult is what putDraft wrote: the knowledge base's result and the
-// learning written, when it is not the one putDraft was given (an update
-// of a learning forgotten since is written anew).
+// learning written, when it is not the one putDraft was given (the
+// update of another learning, or a proposal beside it).
 type putResult struct {
 	knowledge.PutResult
 	learning *store.Learning
@@ -136,7 +130,7 @@ type putResult struct {
 // over it (or it over the review). An "update <id>" answer updates that
 // learning, keeping its type, scope and project (the writer rewords what
 // it says, not where it belongs); a learning forgotten or broken by hand
-// since it was shown gets the draft as new (fresh builds it again), rather
+// since it was shown gets the draft as new, as it was drafted, rather
 // than the entry retried. Otherwise the draft updates the learning it
 // near-duplicates, unless that is the one it supersedes. A pending draft
 // whose learning is active (approved or written by the user) is proposed
@@ -145,7 +139,7 @@ type putResult struct {
 // is not an error: the learning is on disk and another process's index
 // update outlasted the wait; the next refresh indexes it. Failing there
 // would run the writer (and pay for it) again for nothing.
-func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.Learning, sc *store.Sidecar, now time.Time, fresh func() (*store.Learning, *store.Sidecar), note func(string)) (putResult, error) {
+func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.Learning, sc *store.Sidecar, now time.Time, note func(string)) (putResult, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
 		return putResult{}, err
@@ -162,15 +156,13 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 		res.learning = l
 		res.PutResult, err = k.ProposeUpdate(ctx, target, l, sc, now)
 	} else if d.Update != "" {
-		l.ID, l.Type, l.Scope, l.Project = d.Update, "", "", ""
-		if sc != nil {
-			sc.DocumentID = d.Update
-		}
-		res.PutResult, err = k.Update(ctx, d.Update, l, sc, now)
+		patch, psc := *l, sidecarFor(sc, d.Update)
+		patch.ID, patch.Type, patch.Scope, patch.Project = d.Update, "", "", ""
+		res.learning = &patch
+		res.PutResult, err = k.Update(ctx, d.Update, &patch, psc, now)
 		var de *store.DocError
 		if errors.Is(err, store.ErrNotFound) || errors.As(err, &de) {
 			note("update " + d.Update + ": " + err.Error() + "; written as new")
-			l, sc = fresh()
 			res.learning = l
 			res.PutResult, err = k.Put(ctx, l, sc, now)
 		}
@@ -190,6 +182,17 @@ func putDraft(ctx context.Context, k *knowledge.Base, d writer.Draft, l *store.L
 		return res, err
 	}
 	return res, nil
+}
+
+// sidecarFor is sc as the sidecar of document id: a copy, so that sc stays
+// the draft's own; nil for none.
+func sidecarFor(sc *store.Sidecar, id string) *store.Sidecar {
+	if sc == nil {
+		return nil
+	}
+	c := *sc
+	c.DocumentID = id
+	return &c
 }
 
 // activeTarget returns, for a pending draft l, the active learning it
