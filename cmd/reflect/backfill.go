@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -79,7 +80,7 @@ answer on a terminal (default no).`,
 		Args: exactArgs(0, "no arguments (use --agent, --since, --project)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, a := range opts.Agents {
-				if !contains(backfill.Agents, a) {
+				if !slices.Contains(backfill.Agents, a) {
 					return usagef("--agent %q: use %s", a, strings.Join(backfill.Agents, ", "))
 				}
 			}
@@ -103,15 +104,6 @@ answer on a terminal (default no).`,
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "queue for an LLM writer without asking")
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(backfill.Agents...))
 	return cmd
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func backfillRun(cmd *cobra.Command, f *Factory, opts *BackfillOptions) error {
