@@ -6,6 +6,7 @@
 package correction
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
@@ -106,7 +107,31 @@ type signal struct {
 	// weight 2 marks a strong marker: enough on its own, and it
 	// overrides the acknowledgement rule ("ok, use pnpm instead").
 	weight int
-	match  func(s signalText) bool
+	// need lists literals of which every match holds one (in lower, or
+	// in raw when inRaw): a prompt holding none is told apart by a
+	// substring search instead of the regular expressions, which cost
+	// far more on the long prompts of a transcript. Empty: always match.
+	need  []string
+	inRaw bool
+	match func(s signalText) bool
+}
+
+// mayMatch reports whether sig can match s: false only when s holds none
+// of sig.need.
+func (sig signal) mayMatch(s signalText) bool {
+	if len(sig.need) == 0 {
+		return true
+	}
+	text := s.lower
+	if sig.inRaw {
+		text = s.raw
+	}
+	for _, w := range sig.need {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // signalText is the prompt line in the two forms the signals read.
@@ -158,6 +183,22 @@ var directives = setOf("use", "run", "try", "pass", "set", "export", "source", "
 	"enable", "disable", "launch", "invoke", "apply", "upgrade", "downgrade", "pin", "unset",
 	"go with", "stick with", "stick to", "switch to", "check out")
 
+// directiveWords are the first words of directives: a clause can open
+// with a directive only where the prompt holds one of them.
+var directiveWords = func() []string {
+	seen := map[string]bool{}
+	var out []string
+	for d := range directives {
+		w, _, _ := strings.Cut(d, " ")
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}()
+
 // taskVerbs open a request for new work.
 var taskVerbs = setOf("add", "implement", "write", "create", "document", "refactor", "rename",
 	"update", "design", "deploy", "migrate", "summarize", "summarise", "explain", "show",
@@ -178,11 +219,11 @@ var reAck = rx(`^(?:ok|okay|k|kk|thanks|thank you|thx|ty|great|perfect|nice|cool
 var reFiller = rx(`^(?:(?:please|pls|plz|just|now|also|then|next|and|so|ok|okay|maybe|could you|can you|would you|will you|instead)\s*,?\s+)+`)
 
 var signals = []signal{
-	{"instead", 2, func(s signalText) bool { return reInstead.MatchString(s.lower) }},
-	{"rather than", 2, func(s signalText) bool { return reRatherThan.MatchString(s.lower) }},
-	{"should have", 2, func(s signalText) bool { return reShouldHave.MatchString(s.lower) }},
-	{"judgement", 2, func(s signalText) bool { return reJudgement.MatchString(s.lower) }},
-	{"wrong X", 2, func(s signalText) bool {
+	{"instead", 2, []string{"instead"}, false, func(s signalText) bool { return reInstead.MatchString(s.lower) }},
+	{"rather than", 2, []string{"rather than"}, false, func(s signalText) bool { return reRatherThan.MatchString(s.lower) }},
+	{"should have", 2, []string{"should"}, false, func(s signalText) bool { return reShouldHave.MatchString(s.lower) }},
+	{"judgement", 2, []string{"wrong", "incorrect", "not "}, false, func(s signalText) bool { return reJudgement.MatchString(s.lower) }},
+	{"wrong X", 2, []string{"wrong"}, false, func(s signalText) bool {
 		for _, m := range reWrongNoun.FindAllStringSubmatch(s.lower, -1) {
 			if !wrongNotNoun[m[1]] {
 				return true
@@ -190,7 +231,7 @@ var signals = []signal{
 		}
 		return false
 	}},
-	{"use X not Y", 2, func(s signalText) bool {
+	{"use X not Y", 2, []string{"not"}, false, func(s signalText) bool {
 		for _, m := range reUseNot.FindAllStringSubmatch(s.lower, -1) {
 			if !commaNotIdiom[m[1]] {
 				return true
@@ -198,7 +239,7 @@ var signals = []signal{
 		}
 		return false
 	}},
-	{"X, not Y", 2, func(s signalText) bool {
+	{"X, not Y", 2, []string{"not"}, false, func(s signalText) bool {
 		for _, m := range reCommaNot.FindAllStringSubmatch(s.lower, -1) {
 			if !commaNotIdiom[m[1]] {
 				return true
@@ -206,18 +247,18 @@ var signals = []signal{
 		}
 		return reNotBut.MatchString(s.lower) || reCodeNot.MatchString(s.lower)
 	}},
-	{"don't use", 2, func(s signalText) bool { return reDontUse.MatchString(s.lower) }},
-	{"the correct X is", 2, func(s signalText) bool { return reCorrectIs.MatchString(s.lower) }},
+	{"don't use", 2, []string{"use", "using"}, false, func(s signalText) bool { return reDontUse.MatchString(s.lower) }},
+	{"the correct X is", 2, []string{"the "}, false, func(s signalText) bool { return reCorrectIs.MatchString(s.lower) }},
 
-	{"opener", 1, func(s signalText) bool { return reOpener.MatchString(s.lower) }},
-	{"directive", 1, func(s signalText) bool { return hasDirective(s.lower) }},
-	{"you need to", 1, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
-	{"code", 1, func(s signalText) bool { return reCode.MatchString(s.raw) }},
-	{"reason", 1, func(s signalText) bool { return hasReason(s.lower) }},
-	{"ordering", 1, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
-	{"alternative", 1, func(s signalText) bool { return reAnother.MatchString(s.lower) }},
-	{"suggestion", 1, func(s signalText) bool { return reSuggest.MatchString(s.lower) }},
-	{"don't do", 1, func(s signalText) bool {
+	{"opener", 1, nil, false, func(s signalText) bool { return reOpener.MatchString(s.lower) }},
+	{"directive", 1, directiveWords, false, func(s signalText) bool { return hasDirective(s.lower) }},
+	{"you need to", 1, []string{"you", "need"}, false, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
+	{"code", 1, []string{"`", "-", "/", "=", ":", "."}, true, func(s signalText) bool { return reCode.MatchString(s.raw) }},
+	{"reason", 1, []string{"n't", "not", "no longer", "there's no", "there is no", "read-only", "is taken", "in use", "too slow", "deprecated", "self-signed", "outdated"}, false, func(s signalText) bool { return hasReason(s.lower) }},
+	{"ordering", 1, []string{"first", "before"}, false, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
+	{"alternative", 1, []string{"a different", "another"}, false, func(s signalText) bool { return reAnother.MatchString(s.lower) }},
+	{"suggestion", 1, []string{"why not", "how about", "what about"}, false, func(s signalText) bool { return reSuggest.MatchString(s.lower) }},
+	{"don't do", 1, []string{"don", "do not", "never"}, false, func(s signalText) bool {
 		for _, m := range reDontVerb.FindAllStringSubmatchIndex(s.lower, -1) {
 			if !dontMeta[s.lower[m[2]:m[3]]] && !precededByI(s.lower, m[0]) {
 				return true
@@ -249,7 +290,7 @@ func Judge(prompt string) Verdict {
 	}
 	strong, judged := 0, false
 	for _, sig := range signals {
-		if !sig.match(s) {
+		if !sig.mayMatch(s) || !sig.match(s) {
 			continue
 		}
 		v.score += sig.weight
@@ -311,9 +352,10 @@ func LooksLikeOutput(line string) bool {
 // normalize lowercases, folds typographic quotes and dashes and collapses
 // white space, so "Don’t" and "don't" read alike.
 func normalize(s string) string {
-	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`).Replace(s)
-	return text.OneLine(strings.ToLower(s))
+	return text.OneLine(strings.ToLower(quoteFolder.Replace(s)))
 }
+
+var quoteFolder = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
 
 // stripOpener removes a leading "no," / "actually," and the like.
 func stripOpener(s string) string {
