@@ -36,6 +36,13 @@ type claudeRecord struct {
 	} `json:"message"`
 }
 
+// claudeMetaFields is the metadata of a record whose message is of another shape.
+type claudeMetaFields struct {
+	SessionID json.RawMessage `json:"sessionId"`
+	Cwd       json.RawMessage `json:"cwd"`
+	GitBranch json.RawMessage `json:"gitBranch"`
+}
+
 type claudePart struct {
 	Type      json.RawMessage `json:"type"`
 	Text      json.RawMessage `json:"text"`
@@ -49,15 +56,11 @@ type claudePart struct {
 
 func (p *claudeParser) line(data []byte) {
 	var r claudeRecord
-	if data[0] != '{' || json.Unmarshal(data, &r) != nil {
+	if data[0] != '{' || decodeRaw(data, &r) != nil {
 		// message of another shape: retry without it, for the metadata.
 		r = claudeRecord{}
-		var meta struct {
-			SessionID json.RawMessage `json:"sessionId"`
-			Cwd       json.RawMessage `json:"cwd"`
-			GitBranch json.RawMessage `json:"gitBranch"`
-		}
-		if data[0] == '{' && json.Unmarshal(data, &meta) == nil {
+		var meta claudeMetaFields
+		if data[0] == '{' && decodeRaw(data, &meta) == nil {
 			p.b.meta(str(meta.SessionID), str(meta.Cwd), str(meta.GitBranch))
 		}
 		return
@@ -88,7 +91,7 @@ func (p *claudeParser) user(r claudeRecord) {
 	var texts []string
 	for _, raw := range array(r.Message.Content) {
 		var part claudePart
-		if json.Unmarshal(raw, &part) != nil {
+		if decodeRaw(raw, &part) != nil {
 			continue
 		}
 		switch str(part.Type) {
@@ -142,7 +145,7 @@ func (p *claudeParser) assistant(content json.RawMessage) {
 	var texts []string
 	for _, raw := range array(content) {
 		var part claudePart
-		if json.Unmarshal(raw, &part) != nil {
+		if decodeRaw(raw, &part) != nil {
 			continue
 		}
 		switch str(part.Type) {

@@ -50,9 +50,14 @@ type codexPayload struct {
 	Git json.RawMessage `json:"git"`
 }
 
+// codexAction is a local_shell_call's action.
+type codexAction struct {
+	Command json.RawMessage `json:"command"`
+}
+
 func (p *codexParser) line(data []byte) {
 	var r codexRecord
-	if data[0] != '{' || json.Unmarshal(data, &r) != nil {
+	if data[0] != '{' || decodeRaw(data, &r) != nil {
 		return
 	}
 	typ := str(r.Type)
@@ -62,7 +67,7 @@ func (p *codexParser) line(data []byte) {
 		return // not decoded further: most of a rollout's bytes are records no writer needs
 	}
 	var pl codexPayload
-	if len(r.Payload) == 0 || r.Payload[0] != '{' || json.Unmarshal(r.Payload, &pl) != nil {
+	if len(r.Payload) == 0 || r.Payload[0] != '{' || decodeRaw(r.Payload, &pl) != nil {
 		return
 	}
 	switch typ {
@@ -102,10 +107,8 @@ func (p *codexParser) item(pl codexPayload) {
 		}
 		p.call(str(pl.CallID), c)
 	case "local_shell_call":
-		var a struct {
-			Command json.RawMessage `json:"command"`
-		}
-		_ = json.Unmarshal(pl.Action, &a)
+		var a codexAction
+		_ = decodeRaw(pl.Action, &a)
 		p.call(str(pl.CallID), shellCall("local_shell", commandLine(a.Command)))
 	case "function_call_output", "custom_tool_call_output":
 		id := str(pl.CallID)

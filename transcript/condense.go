@@ -225,19 +225,22 @@ func detectHarness(r io.Reader) (string, error) {
 	return "", nil
 }
 
+// harnessProbe holds the fields that tell the transcript formats apart.
+type harnessProbe struct {
+	Type        json.RawMessage `json:"type"`
+	Payload     json.RawMessage `json:"payload"`
+	SessionID   json.RawMessage `json:"sessionId"`
+	Message     json.RawMessage `json:"message"`
+	ProjectHash json.RawMessage `json:"projectHash"`
+	Set         json.RawMessage `json:"$set"`
+	Data        json.RawMessage `json:"data"`
+	Info        json.RawMessage `json:"info"`
+	Parts       json.RawMessage `json:"parts"`
+}
+
 func harnessOf(line []byte) string {
-	var probe struct {
-		Type        json.RawMessage `json:"type"`
-		Payload     json.RawMessage `json:"payload"`
-		SessionID   json.RawMessage `json:"sessionId"`
-		Message     json.RawMessage `json:"message"`
-		ProjectHash json.RawMessage `json:"projectHash"`
-		Set         json.RawMessage `json:"$set"`
-		Data        json.RawMessage `json:"data"`
-		Info        json.RawMessage `json:"info"`
-		Parts       json.RawMessage `json:"parts"`
-	}
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &probe) != nil {
+	var probe harnessProbe
+	if len(line) == 0 || line[0] != '{' || decodeRaw(line, &probe) != nil {
 		return ""
 	}
 	// Before Claude's checks: Gemini's header has a sessionId too.

@@ -56,7 +56,7 @@ var copilotShellTrailer = lazyre.New(`(?m)^<shellId: [^>]*>\s*$`)
 
 func (p *copilotParser) line(data []byte) {
 	var e copilotEvent
-	if data[0] != '{' || json.Unmarshal(data, &e) != nil {
+	if data[0] != '{' || decodeRaw(data, &e) != nil {
 		return
 	}
 	d := e.Data

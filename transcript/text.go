@@ -287,6 +287,9 @@ func str(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
+	if in, ok := plainString(raw); ok {
+		return string(in)
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return ""
@@ -304,8 +307,8 @@ func object(raw json.RawMessage) map[string]json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, err := decodeObject(raw)
+	if err != nil {
 		return nil
 	}
 	return m
@@ -316,8 +319,8 @@ func array(raw json.RawMessage) []json.RawMessage {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
+	a, err := decodeArray(raw)
+	if err != nil {
 		return nil
 	}
 	return a
@@ -332,6 +335,12 @@ func integer(raw json.RawMessage) (int, bool) {
 	return n, true
 }
 
+// textPart is a part of a list of parts.
+type textPart struct {
+	Type json.RawMessage `json:"type"`
+	Text json.RawMessage `json:"text"`
+}
+
 // partsText joins the text of a content value that is a string or a list
 // of parts ({"type":"text","text":…}, {"type":"input_text",…}, …).
 func partsText(raw json.RawMessage, types ...string) string {
@@ -340,11 +349,8 @@ func partsText(raw json.RawMessage, types ...string) string {
 	}
 	var texts []string
 	for _, p := range array(raw) {
-		var part struct {
-			Type json.RawMessage `json:"type"`
-			Text json.RawMessage `json:"text"`
-		}
-		if json.Unmarshal(p, &part) != nil {
+		var part textPart
+		if decodeRaw(p, &part) != nil {
 			continue
 		}
 		if len(types) > 0 && !contains(types, str(part.Type)) {
