@@ -54,10 +54,10 @@ func withDecoder(data []byte, fn func(*jsontext.Decoder) error) error {
 type rawKind int
 
 const (
-	rawValue  rawKind = iota // json.RawMessage
-	rawValues                // []json.RawMessage
-	rawStruct                // a record struct
-	rawStructs               // a slice of record structs
+	rawValue   rawKind = iota // json.RawMessage
+	rawValues                 // []json.RawMessage
+	rawStruct                 // a record struct
+	rawStructs                // a slice of record structs
 )
 
 type rawField struct {
