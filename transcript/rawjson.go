@@ -73,6 +73,8 @@ type rawField struct {
 type rawSchema struct {
 	fields []rawField
 	byName map[string]int
+	// byLower is byName by the names in lower case.
+	byLower map[string]int
 }
 
 var (
@@ -85,7 +87,7 @@ func schemaOf(t reflect.Type) *rawSchema {
 	if s, ok := schemas.Load(t); ok {
 		return s.(*rawSchema)
 	}
-	s := &rawSchema{byName: map[string]int{}}
+	s := &rawSchema{byName: map[string]int{}, byLower: map[string]int{}}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -103,6 +105,7 @@ func schemaOf(t reflect.Type) *rawSchema {
 			panic("transcript: decodeRaw cannot decode field " + t.String() + "." + f.Name)
 		}
 		s.byName[name] = len(s.fields)
+		s.byLower[strings.ToLower(name)] = len(s.fields)
 		s.fields = append(s.fields, rf)
 	}
 	schemas.Store(t, s)
@@ -115,12 +118,37 @@ func (s *rawSchema) field(name []byte) *rawField {
 	if i, ok := s.byName[string(name)]; ok {
 		return &s.fields[i]
 	}
+	// An ASCII name matches but for case the field of its lower case;
+	// others may fold to ASCII letters (K, the Kelvin sign, is k).
+	var buf [64]byte
+	if len(name) <= len(buf) && isASCII(name) {
+		low := buf[:len(name)]
+		for i, c := range name {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			low[i] = c
+		}
+		if i, ok := s.byLower[string(low)]; ok {
+			return &s.fields[i]
+		}
+		return nil
+	}
 	for i := range s.fields {
 		if strings.EqualFold(string(name), s.fields[i].name) {
 			return &s.fields[i]
 		}
 	}
 	return nil
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // decodeRaw is json.Unmarshal(data, v) for v a pointer to a record struct

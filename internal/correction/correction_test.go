@@ -199,6 +199,7 @@ func FuzzIs(f *testing.F) {
 				t.Errorf("signal %q matches %q but its need %q skips it", sig.name, prompt, sig.need)
 			}
 		}
+		checkShortcuts(t, prompt, line, s.lower)
 	})
 }
 
@@ -247,10 +248,42 @@ func TestSignalsNeedWhatTheyMatch(t *testing.T) {
 				t.Errorf("signal %q matches %q but its need %q skips it", sig.name, prompt, sig.need)
 			}
 		}
+		checkShortcuts(t, s.raw, s.lower)
+		if reCode.MatchString(s.raw) {
+			matched["reCode"]++
+		}
+		if reOpener.MatchString(s.lower) {
+			matched["reOpener"]++
+		}
+		if reFiller.MatchString(s.lower) {
+			matched["reFiller"]++
+		}
+	}
+	for _, re := range []string{"reCode", "reOpener", "reFiller"} {
+		if matched[re] == 0 {
+			t.Errorf("%s matched no prompt of the corpus", re)
+		}
 	}
 	for _, sig := range signals {
 		if matched[sig.name] == 0 {
 			t.Errorf("signal %q matched no prompt of the corpus: the test says nothing of it", sig.name)
+		}
+	}
+}
+
+// checkShortcuts checks that the checks run before reCode, reOpener and
+// reFiller only skip texts the expressions would not match.
+func checkShortcuts(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, x := range texts {
+		if reCode.MatchString(x) && !mayHoldCode(x) {
+			t.Errorf("reCode matches %q but mayHoldCode says it cannot", x)
+		}
+		if reOpener.MatchString(x) && !hasPrefixOf(x, openerStarts) {
+			t.Errorf("reOpener matches %q, which opens with none of %q", x, openerStarts)
+		}
+		if got, want := stripFillers(x), reFiller.ReplaceAllString(x, ""); got != want {
+			t.Errorf("stripFillers(%q) = %q, want %q", x, got, want)
 		}
 	}
 }
