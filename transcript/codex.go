@@ -33,6 +33,14 @@ type codexRecord struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
+// codexLine is a codexRecord decoded with its payload in one pass: its
+// Payload is the one codexRecord's Payload decodes to when that is an
+// object, and empty otherwise.
+type codexLine struct {
+	Type    json.RawMessage `json:"type"`
+	Payload codexPayload    `json:"payload" raw:"replace"`
+}
+
 type codexPayload struct {
 	Type      json.RawMessage `json:"type"`
 	Role      json.RawMessage `json:"role"`
@@ -56,21 +64,14 @@ type codexAction struct {
 }
 
 func (p *codexParser) line(data []byte) {
-	var r codexRecord
+	// A null or missing payload leaves Payload empty, which every type
+	// below ignores; one of another kind fails the record.
+	var r codexLine
 	if data[0] != '{' || decodeRaw(data, &r) != nil {
 		return
 	}
-	typ := str(r.Type)
-	switch typ {
-	case "session_meta", "turn_context", "response_item", "event_msg":
-	default:
-		return // not decoded further: most of a rollout's bytes are records no writer needs
-	}
-	var pl codexPayload
-	if len(r.Payload) == 0 || r.Payload[0] != '{' || decodeRaw(r.Payload, &pl) != nil {
-		return
-	}
-	switch typ {
+	pl := r.Payload
+	switch str(r.Type) {
 	case "session_meta":
 		p.b.meta(str(pl.ID), str(pl.Cwd), str(object(pl.Git)["branch"]))
 	case "turn_context":

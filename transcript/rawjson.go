@@ -65,6 +65,11 @@ type rawField struct {
 	index  int
 	kind   rawKind
 	nested *rawSchema // of rawStruct and rawStructs fields
+	// replace (tag raw:"replace") makes a record struct field hold only
+	// the last member of its name, as a json.RawMessage decoded later
+	// would, where json.Unmarshal merges every member into it; null
+	// empties it.
+	replace bool
 }
 
 // rawSchema is the fields of a record struct: its fields are
@@ -91,7 +96,7 @@ func schemaOf(t reflect.Type) *rawSchema {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		rf := rawField{name: name, index: i}
+		rf := rawField{name: name, index: i, replace: f.Tag.Get("raw") == "replace"}
 		switch {
 		case f.Type == rawMessageType:
 			rf.kind = rawValue
@@ -211,6 +216,9 @@ func decodeField(dec *jsontext.Decoder, fv reflect.Value, f *rawField) error {
 		fv.SetBytes([]byte(v))
 		return nil
 	case rawStruct:
+		if f.replace {
+			fv.SetZero()
+		}
 		return decodeStruct(dec, fv, f.nested)
 	}
 	// A slice: null empties it, an array replaces it.

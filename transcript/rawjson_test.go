@@ -91,6 +91,51 @@ func TestDecodeRawIsUnmarshal(t *testing.T) {
 	}
 }
 
+// codexLineOf decodes a Codex record in two steps, the record and then its
+// payload when it is an object, as json.Unmarshal would.
+func codexLineOf(line []byte) (codexLine, error) {
+	var r codexRecord
+	if err := json.Unmarshal(line, &r); err != nil {
+		return codexLine{}, err
+	}
+	out := codexLine{Type: r.Type}
+	if len(r.Payload) > 0 && r.Payload[0] == '{' {
+		if err := json.Unmarshal(r.Payload, &out.Payload); err != nil {
+			return codexLine{}, err
+		}
+	} else if len(r.Payload) > 0 && string(r.Payload) != "null" {
+		return codexLine{}, errRawType
+	}
+	return out, nil
+}
+
+// A codexLine decoded in one pass is the record and its payload decoded
+// one after the other.
+func checkCodexLine(t *testing.T, line []byte) {
+	t.Helper()
+	want, wantErr := codexLineOf(line)
+	var got codexLine
+	gotErr := decodeRaw(line, &got)
+	if (wantErr == nil) != (gotErr == nil) {
+		t.Errorf("codexLine of %q: in two steps %v, in one %v", line, wantErr, gotErr)
+		return
+	}
+	if wantErr == nil && !reflect.DeepEqual(want, got) {
+		t.Errorf("codexLine of %q:\ntwo steps %+v\none pass  %+v", line, want, got)
+	}
+}
+
+func TestCodexLineIsTwoSteps(t *testing.T) {
+	lines := append(rawCorpus(t),
+		[]byte(`{"type":"event_msg","payload":{"type":"a","message":"m"},"payload":{"type":"b"}}`),
+		[]byte(`{"type":"event_msg","payload":{"type":"a"},"payload":null}`),
+		[]byte(`{"type":"event_msg","payload":"x"}`), []byte(`{"type":"event_msg","payload":[1]}`),
+		[]byte(`{"type":"event_msg","Payload":{"TYPE":"a"}}`), []byte(`{"payload":{"type":"a"}} x`))
+	for _, line := range lines {
+		checkCodexLine(t, line)
+	}
+}
+
 // str decodes as json.Unmarshal does, with or without its fast path.
 func TestStrIsUnmarshal(t *testing.T) {
 	for _, raw := range []string{`"plain"`, `"a\nb"`, `"\u00e9"`, "\"\xff\"", "\"é\"", `"a"b"`, `"`, `""`, `"tab	in"`, `"\ud800"`, `7`, `null`, `"x`, `x"`} {
@@ -128,5 +173,6 @@ func FuzzDecodeRaw(f *testing.F) {
 				t.Fatalf("%T of %q:\njson.Unmarshal %+v\ndecodeRaw      %+v", want, line, want, got)
 			}
 		}
+		checkCodexLine(t, line)
 	})
 }
