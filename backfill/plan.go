@@ -132,14 +132,15 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 		byAgent[a] = &AgentPlan{Agent: a}
 	}
 	newCount, folded := 0, 0
-	full := func() bool { return o.Limit > 0 && newCount >= o.Limit }
+	// Remembered once the workers are done: they read st meanwhile.
+	readings := map[string]Reading{}
 	// Folded in order, so --limit keeps the most recent sessions
 	// whichever worker finished first.
 	err := ex.examineInOrder(ctx, todo, examineWorkers(), func(i int, r examined) bool {
 		f := todo[i]
 		folded = i + 1
-		if r.read != nil && st != nil {
-			st.remember(f.path, *r.read)
+		if r.read != nil {
+			readings[f.path] = *r.read
 		}
 		if o.Progress != nil {
 			o.Progress(i+1, len(todo))
@@ -151,10 +152,15 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 			byAgent[f.agent].add(r.s)
 			p.Sessions = append(p.Sessions, r.s)
 		}
-		return !full()
+		return o.Limit <= 0 || newCount < o.Limit
 	})
 	if err != nil {
 		return nil, err
+	}
+	for path, r := range readings {
+		if st != nil {
+			st.remember(path, r)
+		}
 	}
 	for _, f := range todo[folded:] {
 		byAgent[f.agent].Left++ // beyond --limit, not read
