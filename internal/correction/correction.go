@@ -189,6 +189,22 @@ func mayHoldCode(s string) bool {
 	return false
 }
 
+// hasSlashWord reports whether s holds a slash between two characters
+// that are not white space, which is what reCode's \S+/\S+ matches.
+func hasSlashWord(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '/' && !isSpace(s[i-1]) && !isSpace(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSpace is \s of a regular expression.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
 // directives are the imperatives that say how to do something. Counted
 // only at the start of a clause, so "use" in "I'd like to use Tailwind"
 // is not one.
@@ -293,7 +309,9 @@ var signals = []signal{
 	{"opener", 1, nil, func(s signalText) bool { return opens(s.lower) }},
 	{"directive", 1, directiveWords, func(s signalText) bool { return hasDirective(s.lower) }},
 	{"you need to", 1, []string{"you", "need"}, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
-	{"code", 1, nil, func(s signalText) bool { return mayHoldCode(s.raw) && reCode.MatchString(s.raw) }},
+	{"code", 1, nil, func(s signalText) bool {
+		return mayHoldCode(s.raw) && (hasSlashWord(s.raw) || reCode.MatchString(s.raw))
+	}},
 	{"reason", 1, []string{"n't", "not", "no longer", "there's no", "there is no", "read-only", "is taken", "in use", "too slow", "deprecated", "self-signed", "outdated"}, func(s signalText) bool { return hasReason(s.lower) }},
 	{"ordering", 1, []string{"first", "before"}, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
 	{"alternative", 1, []string{"a different", "another"}, func(s signalText) bool { return reAnother.MatchString(s.lower) }},

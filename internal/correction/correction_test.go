@@ -279,6 +279,9 @@ func checkShortcuts(t *testing.T, texts ...string) {
 		if reCode.MatchString(x) && !mayHoldCode(x) {
 			t.Errorf("reCode matches %q but mayHoldCode says it cannot", x)
 		}
+		if hasSlashWord(x) && !reCode.MatchString(x) {
+			t.Errorf("hasSlashWord(%q) but reCode does not match it", x)
+		}
 		if reOpener.MatchString(x) && !hasPrefixOf(x, openerStarts) {
 			t.Errorf("reOpener matches %q, which opens with none of %q", x, openerStarts)
 		}
