@@ -168,25 +168,73 @@ var (
 	reDontVerb   = rx(`\b(?:don't|do not|dont|never)\s+(\w+)`)
 	dontMeta     = setOf("forget", "worry", "bother", "stop", "hesitate", "mind", "know", "think", "care", "need", "want", "see", "get", "understand", "remember", "have", "like", "be", "use", "rush")
 
-	reCode = rx("\x60[^\x60]+\x60|(?:^|\\s)--?[A-Za-z][\\w-]*|(?:^|\\s)(?:\\.{1,2}/|~/|/)\\S+|\\S+/\\S+|\\b[A-Z][A-Z0-9_]+=\\S|(?:^|\\s):\\d{2,5}\\b|(?:^|\\s)\\.[a-z]\\w*")
+	reCode = rx(strings.Join(codeForms(), "|"))
 )
 
-// mayHoldCode reports whether s may match reCode: it holds a backquote,
-// a slash or an equals sign, or a dash, dot or colon at its start or after
-// white space.
-func mayHoldCode(s string) bool {
-	if strings.ContainsAny(s, "`/=") {
-		return true
+// A code form is a span of text only code has: a quoted span, a flag, a
+// path, an environment variable, a port, a dotted name. reCode matches
+// any of them; isCode tells the same trying each form's expression only
+// where a cheap test says it may match.
+type codeForm struct {
+	expr string
+	// may is false only where expr cannot match.
+	may func(s string) bool
+	// exact: may is the answer, expr need not run.
+	exact bool
+}
+
+var codeFormList = []codeForm{
+	{expr: "\x60[^\x60]+\x60", may: holds('`')},
+	{expr: `(?:^|\s)--?[A-Za-z][\w-]*`, may: opensWord('-')},
+	{expr: `(?:^|\s)(?:\.{1,2}/|~/|/)\S+`, may: holds('/')},
+	{expr: `\S+/\S+`, may: hasSlashWord, exact: true},
+	{expr: `\b[A-Z][A-Z0-9_]+=\S`, may: holds('=')},
+	{expr: `(?:^|\s):\d{2,5}\b`, may: opensWord(':')},
+	{expr: `(?:^|\s)\.[a-z]\w*`, may: opensWord('.')},
+}
+
+var codeFormRes = func() []*lazyre.Regexp {
+	out := make([]*lazyre.Regexp, len(codeFormList))
+	for i, f := range codeFormList {
+		out[i] = rx(f.expr)
 	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '-', '.', ':':
-			if i == 0 || s[i-1] <= ' ' {
-				return true
-			}
+	return out
+}()
+
+func codeForms() []string {
+	out := make([]string, len(codeFormList))
+	for i, f := range codeFormList {
+		out[i] = f.expr
+	}
+	return out
+}
+
+// isCode is reCode.MatchString(s).
+func isCode(s string) bool {
+	for i, f := range codeFormList {
+		if f.may(s) && (f.exact || codeFormRes[i].MatchString(s)) {
+			return true
 		}
 	}
 	return false
+}
+
+// holds is a test that s holds the byte c.
+func holds(c byte) func(string) bool {
+	return func(s string) bool { return strings.IndexByte(s, c) >= 0 }
+}
+
+// opensWord is a test that s holds the byte c at its start or after
+// white space.
+func opensWord(c byte) func(string) bool {
+	return func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] == c && (i == 0 || isSpace(s[i-1])) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // hasSlashWord reports whether s holds a slash between two characters
@@ -309,9 +357,7 @@ var signals = []signal{
 	{"opener", 1, nil, func(s signalText) bool { return opens(s.lower) }},
 	{"directive", 1, directiveWords, func(s signalText) bool { return hasDirective(s.lower) }},
 	{"you need to", 1, []string{"you", "need"}, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
-	{"code", 1, nil, func(s signalText) bool {
-		return mayHoldCode(s.raw) && (hasSlashWord(s.raw) || reCode.MatchString(s.raw))
-	}},
+	{"code", 1, nil, func(s signalText) bool { return isCode(s.raw) }},
 	{"reason", 1, []string{"n't", "not", "no longer", "there's no", "there is no", "read-only", "is taken", "in use", "too slow", "deprecated", "self-signed", "outdated"}, func(s signalText) bool { return hasReason(s.lower) }},
 	{"ordering", 1, []string{"first", "before"}, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
 	{"alternative", 1, []string{"a different", "another"}, func(s signalText) bool { return reAnother.MatchString(s.lower) }},

@@ -276,8 +276,8 @@ func TestSignalsNeedWhatTheyMatch(t *testing.T) {
 func checkShortcuts(t *testing.T, texts ...string) {
 	t.Helper()
 	for _, x := range texts {
-		if reCode.MatchString(x) && !mayHoldCode(x) {
-			t.Errorf("reCode matches %q but mayHoldCode says it cannot", x)
+		if isCode(x) != reCode.MatchString(x) {
+			t.Errorf("isCode(%q) = %v, reCode says %v", x, isCode(x), !isCode(x))
 		}
 		if hasSlashWord(x) && !reCode.MatchString(x) {
 			t.Errorf("hasSlashWord(%q) but reCode does not match it", x)
