@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/text"
@@ -138,6 +139,7 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex, gemini, opencode or copilot)", path, harness)
 	}
 	lr := newLineReader(f)
+	defer lr.release()
 	for b.c.Skip == "" {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -165,8 +167,25 @@ type lineReader struct {
 	buf []byte
 }
 
+// lineReaders are reused: a plan condenses a thousand files, and the
+// buffers would be most of what it allocates.
+var lineReaders = sync.Pool{New: func() any { return &lineReader{r: bufio.NewReaderSize(nil, 64<<10)} }}
+
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+	l := lineReaders.Get().(*lineReader)
+	l.r.Reset(r)
+	return l
+}
+
+// release hands l back for reuse; a buffer grown for a long line is
+// dropped rather than kept.
+func (l *lineReader) release() {
+	l.r.Reset(nil)
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	l.buf = l.buf[:0]
+	lineReaders.Put(l)
 }
 
 // next returns the next non-empty line without its line ending, and io.EOF
@@ -210,6 +229,7 @@ func (l *lineReader) next() ([]byte, error) {
 // "" means no record told.
 func detectHarness(r io.Reader) (string, error) {
 	lr := newLineReader(r)
+	defer lr.release()
 	for i := 0; i < detectLines; i++ {
 		line, err := lr.next()
 		if h := harnessOf(line); h != "" {

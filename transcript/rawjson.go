@@ -30,24 +30,30 @@ var errTrailing = errors.New("transcript: data after the JSON value")
 // decoderOptions are json.Unmarshal's (v1) options of the token decoder.
 var decoderOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
 
-var decoders = sync.Pool{New: func() any {
-	return jsontext.NewDecoder(bytes.NewBuffer(nil), decoderOptions...)
-}}
+// pooledDecoder is a decoder and the buffer it reads.
+type pooledDecoder struct {
+	dec jsontext.Decoder
+	in  bytes.Buffer
+}
+
+var decoders = sync.Pool{New: func() any { return new(pooledDecoder) }}
 
 // withDecoder runs fn on a decoder reading data whole, and reports an
 // error when data holds more than one value.
 func withDecoder(data []byte, fn func(*jsontext.Decoder) error) error {
-	dec := decoders.Get().(*jsontext.Decoder)
-	defer decoders.Put(dec)
+	d := decoders.Get().(*pooledDecoder)
+	defer decoders.Put(d)
 	// A bytes.Buffer is read in place: the values read share data.
-	dec.Reset(bytes.NewBuffer(data), decoderOptions...)
-	if err := fn(dec); err != nil {
-		return err
+	d.in = *bytes.NewBuffer(data)
+	d.dec.Reset(&d.in, decoderOptions...)
+	err := fn(&d.dec)
+	if err == nil {
+		if _, end := d.dec.ReadToken(); end != io.EOF {
+			err = errTrailing
+		}
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return errTrailing
-	}
-	return nil
+	d.in = bytes.Buffer{} // holds no line past the call
+	return err
 }
 
 // rawKind is how a field of a record struct is decoded.
