@@ -14,6 +14,7 @@ import (
 type claudeParser struct {
 	b       *builder
 	pending map[string]toolCall // tool_use id → call
+	rec     claudeRecord        // the record being read, reused
 }
 
 func newClaudeParser(b *builder) *claudeParser {
@@ -55,10 +56,10 @@ type claudePart struct {
 }
 
 func (p *claudeParser) line(data []byte) {
-	var r claudeRecord
-	if data[0] != '{' || decodeRaw(data, &r) != nil {
+	r := &p.rec
+	*r = claudeRecord{}
+	if data[0] != '{' || decodeRaw(data, r) != nil {
 		// message of another shape: retry without it, for the metadata.
-		r = claudeRecord{}
 		var meta claudeMetaFields
 		if data[0] == '{' && decodeRaw(data, &meta) == nil {
 			p.b.meta(str(meta.SessionID), str(meta.Cwd), str(meta.GitBranch))
@@ -71,7 +72,7 @@ func (p *claudeParser) line(data []byte) {
 	}
 	switch str(r.Type) {
 	case "user":
-		p.user(r)
+		p.user(*r)
 	case "assistant":
 		p.assistant(r.Message.Content)
 	}

@@ -17,6 +17,7 @@ import (
 type codexParser struct {
 	b       *builder
 	pending map[string]toolCall // call_id → call
+	rec     codexLine           // the record being read, reused
 
 	// The last user prompt and b.seq when it came: Codex records a prompt
 	// twice (response_item and event_msg user_message), in either order.
@@ -66,8 +67,9 @@ type codexAction struct {
 func (p *codexParser) line(data []byte) {
 	// A null or missing payload leaves Payload empty, which every type
 	// below ignores; one of another kind fails the record.
-	var r codexLine
-	if data[0] != '{' || decodeRaw(data, &r) != nil {
+	r := &p.rec
+	*r = codexLine{}
+	if data[0] != '{' || decodeRaw(data, r) != nil {
 		return
 	}
 	pl := r.Payload
