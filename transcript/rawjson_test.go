@@ -45,6 +45,24 @@ func rawCorpus(t testing.TB) [][]byte {
 	return out
 }
 
+// checkDecodeRaw decodes line into every record struct with decodeRaw
+// and with json.Unmarshal, and reports where they differ.
+func checkDecodeRaw(t *testing.T, line []byte) {
+	t.Helper()
+	for _, mk := range rawRecordTypes() {
+		want, got := mk(), mk()
+		wantErr := json.Unmarshal(line, want)
+		gotErr := decodeRaw(line, got)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Errorf("%T of %q: json.Unmarshal says %v, decodeRaw %v", want, line, wantErr, gotErr)
+			continue
+		}
+		if wantErr == nil && !reflect.DeepEqual(want, got) {
+			t.Errorf("%T of %q:\njson.Unmarshal %+v\ndecodeRaw      %+v", want, line, want, got)
+		}
+	}
+}
+
 // decodeRaw decides and decodes as json.Unmarshal does: the same error
 // or none, the same fields.
 func TestDecodeRawIsUnmarshal(t *testing.T) {
@@ -61,18 +79,7 @@ func TestDecodeRawIsUnmarshal(t *testing.T) {
 	}
 	lines = append(lines, extra...)
 	for _, line := range lines {
-		for _, mk := range rawRecordTypes() {
-			want, got := mk(), mk()
-			wantErr := json.Unmarshal(line, want)
-			gotErr := decodeRaw(line, got)
-			if (wantErr == nil) != (gotErr == nil) {
-				t.Errorf("%T of %q: json.Unmarshal says %v, decodeRaw %v", want, line, wantErr, gotErr)
-				continue
-			}
-			if wantErr == nil && !reflect.DeepEqual(want, got) {
-				t.Errorf("%T of %q:\njson.Unmarshal %+v\ndecodeRaw      %+v", want, line, want, got)
-			}
-		}
+		checkDecodeRaw(t, line)
 		var wantA, wantO any
 		var a []json.RawMessage
 		var o map[string]json.RawMessage
@@ -162,17 +169,7 @@ func FuzzDecodeRaw(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		for _, mk := range rawRecordTypes() {
-			want, got := mk(), mk()
-			wantErr := json.Unmarshal(line, want)
-			gotErr := decodeRaw(line, got)
-			if (wantErr == nil) != (gotErr == nil) {
-				t.Fatalf("%T of %q: json.Unmarshal says %v, decodeRaw %v", want, line, wantErr, gotErr)
-			}
-			if wantErr == nil && !reflect.DeepEqual(want, got) {
-				t.Fatalf("%T of %q:\njson.Unmarshal %+v\ndecodeRaw      %+v", want, line, want, got)
-			}
-		}
+		checkDecodeRaw(t, line)
 		checkCodexLine(t, line)
 	})
 }
