@@ -136,13 +136,16 @@ var errorWords = []string{
 	"missing", "timed out", "timeout", "mismatch", "forbidden", "unauthori", "not allowed", "abort",
 }
 
+// toolUseErrorTags are removed from Claude's error results.
+var toolUseErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
+
 // errorHead returns the line of a failed call's output that says what went
 // wrong: the first line that reads as an error (with the next line when it
 // is short, as in "--- FAIL: TestX" + "x_test.go:31: token expired"), else
 // the last such line of the output's tail, else its first line.
 func errorHead(out string) string {
 	out = stripInjected(out)
-	out = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "").Replace(out)
+	out = toolUseErrorTags.Replace(out)
 	if strings.HasPrefix(out, "The user doesn't want to proceed with this tool use") {
 		return "rejected by the user"
 	}
