@@ -309,9 +309,20 @@ type item struct {
 	// first marks the first prompt, pinned marks failures, fixes and
 	// corrections: the events the bounds keep before any other.
 	first, pinned bool
+	// judge marks a prompt not yet judged a correction or not: it is
+	// judged only when the bounds drop events, as most sessions fit.
+	judge bool
 	// dead marks an assistant message superseded by a later one of the
 	// same turn.
 	dead bool
+}
+
+// isPinned reports whether the bounds keep it before unpinned events.
+func (it *item) isPinned() bool {
+	if it.judge {
+		it.pinned, it.judge = IsCorrection(it.ev.Text), false
+	}
+	return it.pinned
 }
 
 // builder accumulates the events of one transcript within bounds. The
@@ -381,7 +392,7 @@ func (b *builder) prompt(raw string) {
 	b.closeTurn()
 	first := !b.sawPrompt
 	b.sawPrompt = true
-	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, pinned: IsCorrection(text)})
+	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, judge: true})
 }
 
 // bareSlashCommands are the client commands that manage the session and
@@ -600,7 +611,7 @@ func (b *builder) compact() {
 	}
 	for _, pinned := range []bool{true, false} {
 		for i := len(live) - 1; i >= 0 && n < b.lim.MaxEvents; i-- {
-			if !keep[i] && (live[i].pinned || !pinned) {
+			if !keep[i] && (live[i].isPinned() || !pinned) {
 				keep[i] = true
 				n++
 			}
@@ -661,7 +672,7 @@ func render(c *Condensed, items []*item, max int) string {
 			if total+noteRoom <= max {
 				break
 			}
-			if lines[i] != "" && !items[i].first && items[i].pinned == pinned {
+			if lines[i] != "" && !items[i].first && items[i].isPinned() == pinned {
 				total -= len(lines[i]) + 1
 				lines[i] = ""
 				omitted++
