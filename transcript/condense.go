@@ -120,7 +120,7 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 	}
 	f0, ok := formatOf(harness)
 	if !ok {
-		return nil, fmt.Errorf("condense %s: unknown harness %q (want %s)", path, harness, wantFormats())
+		return nil, fmt.Errorf("condense %s: unknown harness %q (want %s)", path, harness, text.OrList(Formats()))
 	}
 	b := newBuilder(c, limits)
 	parse, end := f0.parser(b)

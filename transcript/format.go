@@ -1,7 +1,5 @@
 package transcript
 
-import "strings"
-
 // format is one agent's transcript format: its harness name, how surely
 // a record is one of its records, and its parser. Each lives in the
 // agent's file (claude.go, codex.go, …); formats lists them.
@@ -46,13 +44,4 @@ func formatOf(name string) (format, bool) {
 		}
 	}
 	return format{}, false
-}
-
-// wantFormats lists the names for an error: "a, b or c".
-func wantFormats() string {
-	names := Formats()
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
