@@ -25,8 +25,11 @@ type Claude struct {
 	Dir string
 }
 
+// claudeWriter runs Claude Code, the first writer "auto" tries.
+var claudeWriter = agentWriter{name: "claude", writer: func(path, dir string) Writer { return &Claude{Path: path, Dir: dir} }}
+
 // Name implements Writer.
-func (*Claude) Name() string { return "claude" }
+func (*Claude) Name() string { return claudeWriter.name }
 
 // claudeEnvelope is the result object of claude -p --output-format json.
 type claudeEnvelope struct {

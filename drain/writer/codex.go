@@ -30,8 +30,11 @@ type Codex struct {
 	Dir string
 }
 
+// codexWriter runs Codex CLI.
+var codexWriter = agentWriter{name: "codex", writer: func(path, dir string) Writer { return &Codex{Path: path, Dir: dir} }}
+
 // Name implements Writer.
-func (*Codex) Name() string { return "codex" }
+func (*Codex) Name() string { return codexWriter.name }
 
 // codexSchema is the JSON contract as a schema for --output-schema. Codex
 // sends it to the Responses API with strict: true, where every object must
