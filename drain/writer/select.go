@@ -29,6 +29,9 @@ type Choice struct {
 	// ConfigFile is the configuration file named in the hint when the
 	// command writer has no command.
 	ConfigFile string
+	// Env is the environment the selected writer runs with (Claude.Env);
+	// nil is this process's.
+	Env []string
 }
 
 // OptIn is the command that chooses an LLM writer, named wherever reflect
@@ -73,10 +76,10 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	case "auto":
 		set := " (writer auto, set by " + origin + ")"
 		if p, err := lookPath("claude"); err == nil {
-			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p + set, nil
+			return &Claude{Path: p, Dir: dir, Env: ch.Env}, "claude found on PATH at " + p + set, nil
 		}
 		if p, err := lookPath("codex"); err == nil {
-			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p + set, nil
+			return &Codex{Path: p, Dir: dir, Env: ch.Env}, "no claude on PATH; codex found at " + p + set, nil
 		}
 		return &Builtin{}, "no claude or codex on PATH" + set, nil
 	case "claude", "codex":
@@ -86,9 +89,9 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 		}
 		why := fmt.Sprintf("%s at %s, set by %s", name, p, origin)
 		if name == "claude" {
-			return &Claude{Path: p, Dir: dir}, why, nil
+			return &Claude{Path: p, Dir: dir, Env: ch.Env}, why, nil
 		}
-		return &Codex{Path: p, Dir: dir}, why, nil
+		return &Codex{Path: p, Dir: dir, Env: ch.Env}, why, nil
 	case "builtin":
 		return &Builtin{}, "builtin, set by " + origin, nil
 	case "command":
@@ -114,7 +117,7 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 		if o := ch.CommandOrigin; o != "" {
 			why += " (command from " + o + ")"
 		}
-		return &Command{Argv: argv}, why, nil
+		return &Command{Argv: argv, Env: ch.Env}, why, nil
 	}
 	return nil, "", fmt.Errorf("unknown writer %q (set by %s): use claude, codex, builtin or command", ch.Name, origin)
 }
