@@ -31,6 +31,9 @@ type Choice struct {
 	// ConfigFile is the configuration file named in the hint when the
 	// command writer has no command.
 	ConfigFile string
+	// Env is the environment the selected writer runs with (Claude.Env);
+	// nil is this process's.
+	Env []string
 }
 
 // OptIn is the command that chooses an LLM writer, named wherever reflect
@@ -74,7 +77,7 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	case "":
 		return &Builtin{}, "no writer chosen, so no LLM runs; to let one write learnings: " + OptIn, nil
 	case "auto":
-		return selectAuto(origin, dir, lookPath)
+		return selectAuto(origin, dir, ch.Env, lookPath)
 	case "builtin":
 		return &Builtin{}, "builtin, set by " + origin, nil
 	case "command":
@@ -100,7 +103,7 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 		if o := ch.CommandOrigin; o != "" {
 			why += " (command from " + o + ")"
 		}
-		return &Command{Argv: argv}, why, nil
+		return &Command{Argv: argv, Env: ch.Env}, why, nil
 	}
 	a, ok := agentWriterOf(name)
 	if !ok {
@@ -110,20 +113,20 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	if err != nil {
 		return nil, "", fmt.Errorf("writer %s (set by %s) is not on PATH: install it, or set REFLECT_WRITER to another writer (%s)", name, origin, strings.Join(Names(), ", "))
 	}
-	return a.writer(p, dir), fmt.Sprintf("%s at %s, set by %s", name, p, origin), nil
+	return a.writer(p, dir, ch.Env), fmt.Sprintf("%s at %s, set by %s", name, p, origin), nil
 }
 
 // selectAuto is the first agent writer on PATH, in agentWriters' order,
 // else builtin.
-func selectAuto(origin, dir string, lookPath func(string) (string, error)) (Writer, string, error) {
+func selectAuto(origin, dir string, env []string, lookPath func(string) (string, error)) (Writer, string, error) {
 	set := " (writer auto, set by " + origin + ")"
 	var missing []string
 	for _, a := range agentWriters {
 		if p, err := lookPath(a.name); err == nil {
 			if len(missing) == 0 {
-				return a.writer(p, dir), a.name + " found on PATH at " + p + set, nil
+				return a.writer(p, dir, env), a.name + " found on PATH at " + p + set, nil
 			}
-			return a.writer(p, dir), "no " + text.OrList(missing) + " on PATH; " + a.name + " found at " + p + set, nil
+			return a.writer(p, dir, env), "no " + text.OrList(missing) + " on PATH; " + a.name + " found at " + p + set, nil
 		}
 		missing = append(missing, a.name)
 	}
@@ -132,11 +135,11 @@ func selectAuto(origin, dir string, lookPath func(string) (string, error)) (Writ
 
 // agentWriter is an agent whose CLI can write learnings: its name (as
 // Choice.Name, and the executable's) and the Writer that runs the
-// executable at path in dir. Each lives in the agent's writer file
-// (claude.go, codex.go); agentWriters lists them.
+// executable at path in dir with env (nil: the process's). Each lives in
+// the agent's writer file (claude.go, codex.go); agentWriters lists them.
 type agentWriter struct {
 	name   string
-	writer func(path, dir string) Writer
+	writer func(path, dir string, env []string) Writer
 }
 
 // agentWriters are the agents' writers, in the order "auto" tries them
