@@ -24,7 +24,10 @@ import (
 // learning without a vector is embedded by the next update. After every
 // update that changed them they are exported to vectors.f32, the flat file
 // a search maps and scans (package vector); the file is derived from the
-// table. A full or incremental Update rewrites it whole (patched from its
+// table. A recomputable embedder's rows hold an empty blob: the table then
+// says which learnings have a vector, and their floats are made again
+// from the documents whenever the table is read (tableVector), so
+// vectors.f32 is their only stored copy. A full or incremental Update rewrites it whole (patched from its
 // previous version when few rows changed), by rename, so a reader's
 // mapping stays valid; a targeted update (a Change) patches it in place
 // instead, appending rows and zeroing removed ones (vectortargeted.go,
@@ -74,6 +77,26 @@ func QueryEmbedding(allowed bool) OpenOption {
 // and dimension. Vectors made under another id are re-embedded.
 func embedderID(e embed.Embedder) string {
 	return fmt.Sprintf("%s/%s/%d", e.Name(), e.Version(), e.Dim())
+}
+
+// recomputable reports whether e's vectors can be made again from the
+// documents at any time instead of being kept in the vectors table: the
+// hash embedder is deterministic, local and cheap, and its copy in the
+// table was the largest part of the catalog on a KB of short learnings.
+// A model's vectors are kept: making them again is a network call, or
+// minutes of a local model, that nobody asked for at that moment.
+func recomputable(e embed.Embedder) bool {
+	return e != nil && e.Name() == embed.ProviderHash
+}
+
+// storedVector is what the vectors table keeps of v: nothing but the row
+// for a recomputable embedder (tableVector makes it again), its floats
+// otherwise.
+func (ix *Index) storedVector(v []float32) []byte {
+	if recomputable(ix.opts.embedder) {
+		return []byte{}
+	}
+	return encodeVector(v)
 }
 
 func (ix *Index) vectorsPath() string {
@@ -143,7 +166,7 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 			return nil, false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
 		}
 		for i, v := range vecs {
-			if _, err := ins.ExecContext(ctx, batch[i], encodeVector(v)); err != nil {
+			if _, err := ins.ExecContext(ctx, batch[i], ix.storedVector(v)); err != nil {
 				return nil, false, fmt.Errorf("reindex: vectors: %w", err)
 			}
 		}
@@ -190,16 +213,23 @@ func loadTexts(ctx context.Context, tx *sql.Tx, known map[int64]string, cond str
 			texts = append(texts, t)
 			continue
 		}
-		f, err := readFields(path)
-		if err != nil {
-			f = [numFields]string{title, insight}
-		}
-		texts = append(texts, embedText(f[0], f[1], f[2], f[3]))
+		texts = append(texts, docText(path, title, insight))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	return ns, texts, nil
+}
+
+// docText is the text the learning at path is embedded from, read back
+// from its markdown; one that cannot be read is embedded from its title
+// and key insight.
+func docText(path, title, insight string) string {
+	f, err := readFields(path)
+	if err != nil {
+		f = [numFields]string{title, insight}
+	}
+	return embedText(f[0], f[1], f[2], f[3])
 }
 
 // embedText is what a learning's vector is made of: every indexed field.
@@ -226,6 +256,39 @@ func decodeInto(v []float32, b []byte) {
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
+}
+
+// vectorRowsQuery selects the vectors table's rows with what making an empty
+// one's vector again needs: its learning's file, title and key insight.
+const vectorRowsQuery = `SELECT v.n, v.v, d.path, d.title, d.key_insight FROM vectors v LEFT JOIN docs d ON d.n = v.n`
+
+// tableVector is the vector a row of the vectors table stands for: its
+// blob decoded (into buf when it is long enough), or for an empty blob,
+// stored by a recomputable embedder, its learning embedded again. ok is
+// false for an empty blob this index cannot make again (another embedder
+// than the one that stored it, or no learning): like a blob of another
+// length, not a vector of this space.
+func (ix *Index) tableVector(ctx context.Context, stored string, b []byte, path, title, insight sql.NullString, buf []float32) (v []float32, ok bool, err error) {
+	if len(b) > 0 {
+		if cap(buf) < len(b)/4 {
+			buf = make([]float32, len(b)/4)
+		}
+		buf = buf[:len(b)/4]
+		decodeInto(buf, b)
+		return buf, true, nil
+	}
+	e := ix.opts.embedder
+	if !recomputable(e) || embedderID(e) != stored || !path.Valid {
+		return nil, false, nil
+	}
+	vecs, err := e.Embed(ctx, []string{docText(path.String, title.String, insight.String)})
+	if err != nil {
+		return nil, false, fmt.Errorf("vectors: embed with %s: %w", e.Name(), err)
+	}
+	if len(vecs) != 1 {
+		return nil, false, nil
+	}
+	return vecs[0], true, nil
 }
 
 // vectorChanges is what an update did to the vectors table.
@@ -288,7 +351,7 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 		// rewrite repairs, nor when nothing changed (the file is then
 		// damaged or out of step, or it would have been kept above).
 		if ch.any() && finiteFile(path) {
-			rows, err := ix.readVectors(ctx, ch.added, 0)
+			rows, err := ix.readVectors(ctx, stored, ch.added, 0)
 			if err != nil {
 				return err
 			}
@@ -310,13 +373,14 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 }
 
 // streamVectors rewrites vectors.f32 from the vectors table, writing each
-// row as it is read: decoding every vector first was 100 MB of heap at
+// row as it is read (made again from its learning when the table keeps
+// none: tableVector): decoding every vector first was 100 MB of heap at
 // 100,000 learnings, the largest left in a full reindex (docs/benchmarks.md).
 // The first row sets the dimension (emptyDim when the table is empty);
 // rows of another are skipped, as they are not of this space and the next
 // full reindex re-embeds them. A failure midway leaves the old file.
 func (ix *Index) streamVectors(ctx context.Context, path, stored string, emptyDim int) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors ORDER BY n`)
+	rows, err := ix.db.QueryContext(ctx, vectorRowsQuery+` ORDER BY v.n`)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
@@ -328,23 +392,34 @@ func (ix *Index) streamVectors(ctx context.Context, path, stored string, emptyDi
 			w.Abort()
 		}
 	}()
-	var v []float32
+	var buf []float32
+	dim := 0
 	for rows.Next() {
 		var n int64
 		var b sql.RawBytes
-		if err := rows.Scan(&n, &b); err != nil {
+		var p, title, insight sql.NullString
+		if err := rows.Scan(&n, &b, &p, &title, &insight); err != nil {
 			return fmt.Errorf("vectors: %w", err)
 		}
-		if w == nil {
-			if w, err = vector.Create(path, vector.Header{Dim: len(b) / 4, Embedder: name, EmbedderVersion: version}); err != nil {
-				return fmt.Errorf("vectors: %w", err)
-			}
-			v = make([]float32, len(b)/4)
+		v, ok, err := ix.tableVector(ctx, stored, b, p, title, insight, buf)
+		if err != nil {
+			return err
 		}
-		if len(b)/4 != len(v) {
+		if !ok {
 			continue // not of this space; the next full reindex rewrites it
 		}
-		decodeInto(v, b)
+		if w == nil {
+			dim = len(v)
+			if w, err = vector.Create(path, vector.Header{Dim: dim, Embedder: name, EmbedderVersion: version}); err != nil {
+				return fmt.Errorf("vectors: %w", err)
+			}
+		}
+		if len(b) > 0 {
+			buf = v
+		}
+		if len(v) != dim {
+			continue // not of this space; the next full reindex rewrites it
+		}
 		if err := w.Add(uint64(n), v); err != nil {
 			return fmt.Errorf("vectors: %w", err)
 		}
@@ -406,7 +481,7 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 			out = append(out, vector.Row{Key: k, Vec: old.Vector(i)})
 		}
 	}
-	added, err := ix.readVectors(ctx, ch.added, dim)
+	added, err := ix.readVectors(ctx, stored, ch.added, dim)
 	if err != nil {
 		return false, err
 	}
@@ -430,9 +505,9 @@ func finiteFile(path string) bool {
 	return f.NonFinite() == 0
 }
 
-// readVectors reads the rows ns of the vectors table, sorted by row
-// number; with dim > 0, only vectors of that length.
-func (ix *Index) readVectors(ctx context.Context, ns []int64, dim int) ([]vector.Row, error) {
+// readVectors reads the rows ns of the vectors table (tableVector), sorted
+// by row number; with dim > 0, only vectors of that length.
+func (ix *Index) readVectors(ctx context.Context, stored string, ns []int64, dim int) ([]vector.Row, error) {
 	var out []vector.Row
 	for lo := 0; lo < len(ns); lo += maxParams {
 		part := ns[lo:min(lo+maxParams, len(ns))]
@@ -440,18 +515,24 @@ func (ix *Index) readVectors(ctx context.Context, ns []int64, dim int) ([]vector
 		for i, n := range part {
 			args[i] = n
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors WHERE n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		rows, err := ix.db.QueryContext(ctx, vectorRowsQuery+` WHERE v.n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("vectors: %w", err)
 		}
 		for rows.Next() {
 			var n int64
 			var b []byte
-			if err := rows.Scan(&n, &b); err != nil {
+			var p, title, insight sql.NullString
+			if err := rows.Scan(&n, &b, &p, &title, &insight); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("vectors: %w", err)
 			}
-			if v := decodeVector(b); dim <= 0 || len(v) == dim {
+			v, ok, err := ix.tableVector(ctx, stored, b, p, title, insight, nil)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if ok && (dim <= 0 || len(v) == dim) {
 				out = append(out, vector.Row{Key: uint64(n), Vec: v})
 			}
 		}
@@ -632,7 +713,8 @@ func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit,
 // when it matches the vectors table (or there are none): missing, not a
 // regular file, damaged, of another embedder, out of step with the table,
 // or holding NaN/Inf values. Each is repaired by 'reflect reindex', which
-// rewrites the file from the table; until then searches go on without the
+// rewrites the file from the table (a recomputable embedder's vectors made
+// again from the documents); until then searches go on without the
 // vector signal or with the rows as they are.
 func (ix *Index) VectorFileProblem(ctx context.Context) (string, error) {
 	if ix.opts.embedder == nil {
