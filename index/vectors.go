@@ -89,6 +89,11 @@ func recomputable(e embed.Embedder) bool {
 	return e != nil && e.Name() == embed.ProviderHash
 }
 
+// dropRecomputableVectors empties the blobs of a catalog whose vectors were
+// made by the hash embedder (recomputable) before schema 18 kept them.
+const dropRecomputableVectors = `UPDATE vectors SET v = x'' WHERE length(v) > 0
+	AND (SELECT value FROM meta WHERE key = 'embedder') GLOB '` + embed.ProviderHash + `/*'`
+
 // storedVector is what the vectors table keeps of v: nothing but the row
 // for a recomputable embedder (tableVector makes it again), its floats
 // otherwise.

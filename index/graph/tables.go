@@ -32,22 +32,23 @@ const (
 		dst INTEGER NOT NULL,
 		doc INTEGER NOT NULL,
 		kind TEXT NOT NULL,
-		strength REAL NOT NULL,
+		st NUMERIC NOT NULL,
 		type TEXT GENERATED ALWAYS AS (CASE kind WHEN '' THEN 'relates_to' ELSE kind END) VIRTUAL,
+		strength REAL GENERATED ALWAYS AS (st) VIRTUAL,
 		PRIMARY KEY(src, doc, dst, kind)
 	) WITHOUT ROWID`
-	relationsDstIndex = `CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, strength)`
+	relationsDstIndex = `CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, st)`
 )
 
 // MigrateRelations are the statements that bring an older catalog's
 // relations table (a rowid table with three indexes, the type spelled
-// out) to the current one, keeping every row; they work on the current
-// table too.
+// out; or schema 17's, the strength a REAL column) to the current one,
+// keeping every row; they work on the current table too.
 func MigrateRelations() []string {
 	return []string{
 		`DROP TABLE IF EXISTS relations_new`,
 		strings.Replace(relationsSchema, "IF NOT EXISTS relations(", "relations_new(", 1),
-		`INSERT OR IGNORE INTO relations_new(src, dst, doc, kind, strength)
+		`INSERT OR IGNORE INTO relations_new(src, dst, doc, kind, st)
 			SELECT src, dst, doc, CASE type WHEN 'relates_to' THEN '' ELSE type END, strength FROM relations`,
 		`DROP TABLE relations`,
 		`ALTER TABLE relations_new RENAME TO relations`,
@@ -91,7 +92,11 @@ var schema = []string{
 	// learning's relations by their sources (clearDoc), so only the reverse
 	// direction needs an index. kind is the type with relates_to, nearly
 	// every row, stored as '' (no bytes in the row or the index); type
-	// reads it back. relationsSchema is what migrate rebuilds.
+	// reads it back. st is the strength with NUMERIC affinity, so a whole
+	// one (every co-occurrence's) takes a byte where a REAL column takes
+	// eight in a table without a rowid and in its index; strength reads
+	// it back as the REAL it was written as. relationsSchema is what
+	// migrate rebuilds.
 	relationsSchema,
 	relationsDstIndex,
 	`CREATE TABLE IF NOT EXISTS communities(
@@ -245,7 +250,7 @@ func addRows(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar) (map[st
 	}); err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
-	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
+	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, st, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
 		r := rels[i]
 		return append(args, ids[r.src], ids[r.dst], relationKind(r.typ), r.strength, doc)
 	}); err != nil {
