@@ -423,7 +423,8 @@ func (ix *Index) open(ctx context.Context) error {
 // and a hand-written superseded_by takes effect at the next 'reflect
 // reindex --full'), 17 the relations table without a rowid and two of
 // its three indexes (graph.MigrateRelations), 18 the strength stored with
-// NUMERIC affinity (the same copy of the relations) and the hash
+// NUMERIC affinity (the same copy of the relations), a mention's source
+// heuristic stored empty (graph.MigrateMentions), and the hash
 // embedder's vectors out of the vectors table (recomputable: its rows'
 // blobs emptied). It holds the update lock, so that
 // another process's add or forget waits for it there rather than on
@@ -450,6 +451,7 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 		stmts = append(stmts, docsHoldColumns...)
 	}
 	stmts = append(stmts, graph.MigrateRelations()...)
+	stmts = append(stmts, graph.MigrateMentions()...)
 	stmts = append(stmts, dropRecomputableVectors)
 	return ix.schemaTx(ctx, from, stmts, fill, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 }
