@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/reflectkb/reflect/index/embed"
@@ -152,4 +153,42 @@ func TestHashVectorsRemadeAfterCrash(t *testing.T) {
 	ix.closeVectors()
 	writeRaw(t, path, string(data))
 	remade("floats damaged", after)
+}
+
+// textCounter is an embedder counting the texts it embeds.
+type textCounter struct {
+	embed.Embedder
+	texts int
+}
+
+func (e *textCounter) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.texts += len(texts)
+	return e.Embedder.Embed(ctx, texts)
+}
+
+// A full reindex with the hash embedder embeds each learning once: the
+// vectors go to the new vectors.f32 as they are made, which then holds
+// the table's rows, and no temp file is left behind.
+func TestFullReindexEmbedsOnce(t *testing.T) {
+	k := newKB(t)
+	for _, id := range []string{"lrn-a", "lrn-b", "lrn-c", "lrn-d", "lrn-e"} {
+		k.write(t, simple(id, "kafka consumer words of "+id))
+	}
+	e := &textCounter{Embedder: hashEmbedder(t, 32)}
+	ix := openWith(t, k, WithEmbedder(e))
+	e.texts = 0
+	update(t, ix, UpdateOptions{Full: true})
+	if e.texts != 5 {
+		t.Errorf("a full reindex of 5 learnings embedded %d texts, want 5", e.texts)
+	}
+	fileMatchesTable(t, ix, k)
+	entries, err := os.ReadDir(k.idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("a full reindex left %s behind", e.Name())
+		}
+	}
 }

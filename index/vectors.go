@@ -112,25 +112,35 @@ func (ix *Index) vectorsPath() string {
 // learning that has no vector under the current embedder: those just added
 // or changed, all of them after the embedder changed, and any a crashed or
 // embedder-less update left behind. It returns the rows it embedded, and
-// whether it first emptied the table because the embedder changed.
-func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int), known map[int64]string) (added []int64, respaced bool, err error) {
+// whether it first emptied the table because the embedder changed. When it
+// embedded every row of an empty table with a recomputable embedder (a
+// full reindex, a new embedder), it wrote them to a new vectors.f32 as it
+// went, returned uncommitted in file: the export would otherwise embed
+// every learning a second time, reading each back from its markdown.
+func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int), known map[int64]string) (added []int64, respaced bool, file *vector.Writer, err error) {
+	defer func() {
+		if err != nil && file != nil {
+			file.Abort()
+			file = nil
+		}
+	}()
 	e := ix.opts.embedder
 	if e == nil {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	var stored string
 	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	// A remote embedder learns its dimension from its first answer, so its
 	// id is only known once something was embedded.
 	if id := embedderID(e); e.Dim() > 0 && stored != id {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
-			return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+			return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, id); err != nil {
-			return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+			return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 		}
 		respaced = stored != ""
 	}
@@ -140,16 +150,19 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 	const missing = `FROM docs d WHERE d.n NOT IN (SELECT n FROM vectors)`
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+missing).Scan(&total); err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	if total == 0 {
-		return nil, respaced, nil
+		return nil, respaced, nil, nil
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(n, v) VALUES(?,?)`)
 	if err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	defer ins.Close()
+	if file, err = ix.newVectorFile(ctx, tx, e); err != nil {
+		return nil, false, nil, err
+	}
 	var ns []int64
 	for last := int64(0); ; {
 		if progress != nil {
@@ -157,7 +170,7 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		}
 		batch, texts, err := missingTexts(ctx, tx, known, last, embedBatch)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		if len(batch) == 0 {
 			break
@@ -165,14 +178,19 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		last = batch[len(batch)-1]
 		vecs, err := e.Embed(ctx, texts)
 		if err != nil {
-			return nil, false, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
+			return nil, false, nil, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
 		}
 		if len(vecs) != len(batch) {
-			return nil, false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
+			return nil, false, nil, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
 		}
 		for i, v := range vecs {
 			if _, err := ins.ExecContext(ctx, batch[i], ix.storedVector(v)); err != nil {
-				return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+				return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
+			}
+			if file != nil && file.Add(uint64(batch[i]), v) != nil {
+				// Aborted (a vector the file refuses): the export
+				// writes the file from the table instead, and reports it.
+				file = nil
 			}
 		}
 		ns = append(ns, batch...)
@@ -181,9 +199,29 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		progress(len(ns), len(ns))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, embedderID(e)); err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
-	return ns, respaced, nil
+	return ns, respaced, file, nil
+}
+
+// newVectorFile starts a new vectors.f32 for embedMissing to write as it
+// embeds, when e is recomputable and the vectors table is empty, so that
+// every row it will hold is one embedMissing adds, in increasing row order;
+// otherwise it returns nil.
+func (ix *Index) newVectorFile(ctx context.Context, tx *sql.Tx, e embed.Embedder) (*vector.Writer, error) {
+	if !recomputable(e) {
+		return nil, nil
+	}
+	var rows int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM vectors LIMIT 1)`).Scan(&rows); err != nil || rows > 0 {
+		return nil, err
+	}
+	name, version := splitEmbedderID(embedderID(e))
+	w, err := vector.Create(ix.vectorsPath(), vector.Header{Dim: e.Dim(), Embedder: name, EmbedderVersion: version})
+	if err != nil {
+		return nil, fmt.Errorf("vectors: %w", err)
+	}
+	return w, nil
 }
 
 // missingTexts reads up to limit learnings after row last that have no
@@ -298,10 +336,18 @@ func (ix *Index) tableVector(ctx context.Context, stored string, b []byte, path,
 
 // vectorChanges is what an update did to the vectors table.
 type vectorChanges struct {
-	full     bool    // a rebuild: every row is new
-	respaced bool    // the embedder changed: every vector was dropped
-	gone     []int64 // rows removed (their learning was deleted or changed)
-	added    []int64 // rows embedded
+	full     bool           // a rebuild: every row is new
+	respaced bool           // the embedder changed: every vector was dropped
+	gone     []int64        // rows removed (their learning was deleted or changed)
+	added    []int64        // rows embedded
+	file     *vector.Writer // every row's vector, written as embedded (embedMissing), to commit
+}
+
+// abort drops the vector file an update wrote and did not commit.
+func (c vectorChanges) abort() {
+	if c.file != nil {
+		c.file.Abort()
+	}
 }
 
 func (c vectorChanges) any() bool {
@@ -317,6 +363,15 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 	e := ix.opts.embedder
 	if e == nil {
 		return nil
+	}
+	if ch.file != nil {
+		// Written as embedded: it holds every row of the table.
+		exported(false)
+		beforeVectorWrite()
+		if err := ch.file.Commit(); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		return ix.installedVectors()
 	}
 	var stored string
 	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored); err != nil {
