@@ -452,7 +452,13 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 	}
 	stmts = append(stmts, graph.MigrateRelations()...)
 	stmts = append(stmts, graph.MigrateMentions()...)
-	stmts = append(stmts, dropRecomputableVectors)
+	hash, err := storedRecomputable(ctx, ix.db)
+	if err != nil {
+		return err
+	}
+	if hash {
+		stmts = append(stmts, dropRecomputableVectors...)
+	}
 	return ix.schemaTx(ctx, from, stmts, fill, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 }
 

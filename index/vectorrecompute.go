@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/index/vector"
@@ -25,10 +27,30 @@ func recomputable(e embed.Embedder) bool {
 	return e != nil && e.Name() == embed.ProviderHash
 }
 
-// dropRecomputableVectors empties the blobs of a catalog whose vectors were
-// made by the hash embedder (recomputable) before schema 18 kept them.
-const dropRecomputableVectors = `UPDATE vectors SET v = x'' WHERE length(v) > 0
-	AND (SELECT value FROM meta WHERE key = 'embedder') GLOB '` + embed.ProviderHash + `/*'`
+// dropRecomputableVectors copies the vectors table of a catalog whose
+// vectors the hash embedder made (recomputable) without their floats,
+// which schema 17 and before kept. A copy, not an UPDATE in place: that
+// left every page of the table in use, each holding a few rows of a few
+// bytes, where the copy hands them back to the catalog's free list.
+var dropRecomputableVectors = []string{
+	`DROP TABLE IF EXISTS vectors_new`,
+	strings.Replace(vectorsSchema, "IF NOT EXISTS vectors(", "vectors_new(", 1),
+	`INSERT INTO vectors_new(n, v) SELECT n, x'' FROM vectors`,
+	`DROP TABLE vectors`,
+	`ALTER TABLE vectors_new RENAME TO vectors`,
+}
+
+// storedRecomputable reports whether the catalog's vectors were made by a
+// recomputable embedder (the one named in meta.embedder).
+func storedRecomputable(ctx context.Context, db *sql.DB) (bool, error) {
+	var stored string
+	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embedder'`).Scan(&stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	name, _, _ := strings.Cut(stored, "/")
+	return name == embed.ProviderHash, err
+}
 
 // storedVector is what the vectors table keeps of v: nothing but the row
 // for a recomputable embedder (tableVector makes it again), its floats
