@@ -425,8 +425,8 @@ func (ix *Index) open(ctx context.Context) error {
 // its three indexes (graph.MigrateRelations), 18 the strength stored with
 // NUMERIC affinity (the same copy of the relations), a mention's source
 // heuristic stored empty (graph.MigrateMentions), and the hash
-// embedder's vectors out of the vectors table (recomputable: its rows'
-// blobs emptied). It holds the update lock, so that
+// embedder's vectors out of the vectors table (recomputable: the table
+// copied without them). It holds the update lock, so that
 // another process's add or forget waits for it there rather than on
 // SQLite's busy timeout.
 func (ix *Index) migrate(ctx context.Context, from int) error {

@@ -27,7 +27,8 @@ import (
 // table. A recomputable embedder's rows hold an empty blob: the table then
 // says which learnings have a vector, and their floats are made again
 // from the documents whenever the table is read (tableVector), so
-// vectors.f32 is their only stored copy. A full or incremental Update rewrites it whole (patched from its
+// vectors.f32 is their only stored copy. A full or incremental Update
+// rewrites the file whole (patched from its
 // previous version when few rows changed), by rename, so a reader's
 // mapping stays valid; a targeted update (a Change) patches it in place
 // instead, appending rows and zeroing removed ones (vectortargeted.go,
