@@ -112,6 +112,14 @@ func (sc *Sidecar) Validate() error {
 // Marshal renders the sidecar as YAML with one flow-style line per entity
 // and relationship, as in ARCHITECTURE §3, so diffs stay readable.
 func (sc *Sidecar) Marshal() ([]byte, error) {
+	if data, ok := sc.marshalFast(); ok {
+		return data, nil
+	}
+	return sc.marshalYAML()
+}
+
+// marshalYAML is Marshal through the YAML encoder, for any sidecar.
+func (sc *Sidecar) marshalYAML() ([]byte, error) {
 	var root yaml.Node
 	if err := root.Encode(sc); err != nil {
 		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
