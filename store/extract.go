@@ -33,18 +33,11 @@ func ExtractEntities(l *Learning) []Entity {
 		seen[key] = true
 		out = append(out, Entity{Name: name, Type: typ, Extracted: "heuristic"})
 	}
-	if mayHoldPath(text) {
-		for _, m := range filePath.FindAllStringSubmatch(text, -1) {
-			add(m[1], "file")
-		}
+	for _, m := range filePath.FindAllStringSubmatch(text, -1) {
+		add(m[1], "file")
 	}
-	if mayHoldErrorCode(text) {
-		for _, m := range errorCode.FindAllString(text, -1) {
-			add(m, "error")
-		}
-	}
-	if strings.IndexByte(text, '`') < 0 {
-		return out
+	for _, m := range errorCode.FindAllString(text, -1) {
+		add(m, "error")
 	}
 	for _, m := range backtickSpan.FindAllStringSubmatch(text, -1) {
 		span := strings.TrimSpace(m[1])
@@ -61,31 +54,4 @@ func ExtractEntities(l *Learning) []Entity {
 		}
 	}
 	return out
-}
-
-// mayHoldPath is false for text filePath cannot match, which most prose
-// is, so it is not run there: each of its forms holds a '/' or a '.'
-// followed by a lowercase letter (an extension it names).
-func mayHoldPath(text string) bool {
-	if strings.IndexByte(text, '/') >= 0 {
-		return true
-	}
-	for i := 0; i+1 < len(text); i++ {
-		if text[i] == '.' && text[i+1] >= 'a' && text[i+1] <= 'z' {
-			return true
-		}
-	}
-	return false
-}
-
-// mayHoldErrorCode is false for text errorCode cannot match: each of its
-// forms holds a capital followed by a capital or a digit, or names an
-// Error or an Exception.
-func mayHoldErrorCode(text string) bool {
-	for i := 0; i+1 < len(text); i++ {
-		if c, d := text[i], text[i+1]; c >= 'A' && c <= 'Z' && (d >= 'A' && d <= 'Z' || d >= '0' && d <= '9') {
-			return true
-		}
-	}
-	return strings.Contains(text, "Error") || strings.Contains(text, "Exception")
 }

@@ -115,32 +115,3 @@ func TestExtractEntitiesIsBounded(t *testing.T) {
 		t.Errorf("%d entities from 50 paths, want the cap of 20", len(got))
 	}
 }
-
-// The prefilters never skip text their regular expression matches.
-func TestExtractPrefiltersSkipOnlyWhatCannotMatch(t *testing.T) {
-	texts := append([]string{
-		"see a/b", "main.go", "x.C", "file.txt", "v1.2", "Rule 1.1: call handler1_1 through module1; retry 1 times.",
-		"ECONNREFUSED", "Econn", "HTTP502", "A1", "TypeError", "an Exception here", "FOO_BAR", "E", "ab", "",
-	}, oddStrings...)
-	for _, s := range texts {
-		checkPrefilters(t, s)
-		checkPrefilters(t, "x "+s+" y")
-	}
-}
-
-func checkPrefilters(t *testing.T, text string) {
-	t.Helper()
-	if !mayHoldPath(text) && filePath.MatchString(text) {
-		t.Fatalf("mayHoldPath skips %q, which filePath matches", text)
-	}
-	if !mayHoldErrorCode(text) && errorCode.MatchString(text) {
-		t.Fatalf("mayHoldErrorCode skips %q, which errorCode matches", text)
-	}
-}
-
-func FuzzExtractPrefilters(f *testing.F) {
-	for _, s := range []string{"a/b.go", "x.go", "EADDR", "HTTP404", "KeyError", "plain text."} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) { checkPrefilters(t, s) })
-}
