@@ -50,6 +50,25 @@ var codexAgent = agentSpec{
 	mcpFile:      "config.toml",
 	editMCP:      editCodexMCP,
 	mcpNote:      "Start a new Codex session for the reflect MCP tools to load (/mcp lists them).",
+	hooksRun:     codexHooksRun,
+}
+
+// codexHooksRun says whether Codex trusts every hook of reflect's.
+func codexHooksRun(path string) (bool, string) {
+	trust, err := CodexTrust(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	running := 0
+	for _, t := range trust {
+		if t.Runs() {
+			running++
+		}
+	}
+	if running < len(trust) {
+		return false, fmt.Sprintf("Codex runs %d of reflect's %d hooks; %s", running, len(trust), CodexTrustFix)
+	}
+	return true, "every hook trusted"
 }
 
 // codexInstallNotes are given on every install, changed or not; which

@@ -40,6 +40,12 @@ var copilotAgent = agentSpec{
 	mcpFile:    "mcp-config.json",
 	editMCP:    editClaudeMCP,
 	mcpNote:    "Start a new Copilot CLI session for the reflect MCP tools to load (/mcp lists them).",
+	hooksRun: func(path string) (bool, string) {
+		if copilotHooksDisabled(path) {
+			return false, `settings.json has "disableAllHooks": true`
+		}
+		return true, "Copilot CLI runs them"
+	},
 }
 
 // copilotEntry is one handler in Copilot's hooks lists. Field order is the

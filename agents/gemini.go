@@ -36,25 +36,47 @@ import (
 // minute); they are a backstop as for Claude (see claudeAgent). Each hook
 // is named reflect-SUB, the name `/hooks disable` and the hooks panel use.
 var geminiAgent = agentSpec{
-	name:       "gemini",
-	display:    "Gemini CLI",
-	executable: "gemini",
-	relocated:  under(func(d Dirs) string { return d.GeminiHome }, ".gemini"),
-	homeDir:    ".gemini",
-	file:       "settings.json",
-	millis:     true,
-	named:      true,
-	hooks: []hookSpec{
-		{Event: "SessionStart", Sub: "session-start", Timeout: 10},
-		{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},
-		{Event: "AfterTool", Matcher: "run_shell_command", Sub: "post-tool", Timeout: 5},
-		{Event: "AfterAgent", Sub: "stop", Timeout: 10},
-		{Event: "SessionEnd", Sub: "session-end", Timeout: 10},
-	},
+	name:         "gemini",
+	display:      "Gemini CLI",
+	executable:   "gemini",
+	relocated:    under(func(d Dirs) string { return d.GeminiHome }, ".gemini"),
+	homeDir:      ".gemini",
+	file:         "settings.json",
+	millis:       true,
+	named:        true,
+	hooks:        geminiHooks,
 	installNotes: geminiInstallNotes,
 	mcpFile:      "settings.json",
 	editMCP:      editGeminiMCP,
 	mcpNote:      "Start a new Gemini CLI session for the reflect MCP tools to load (/mcp lists them).",
+	hooksRun:     geminiHooksRun,
+}
+
+// geminiHooks are reflect's hooks under Gemini CLI's event names.
+var geminiHooks = []hookSpec{
+	{Event: "SessionStart", Sub: "session-start", Timeout: 10},
+	{Event: "BeforeAgent", Sub: "prompt", Timeout: 5},
+	{Event: "AfterTool", Matcher: "run_shell_command", Sub: "post-tool", Timeout: 5},
+	{Event: "AfterAgent", Sub: "stop", Timeout: 10},
+	{Event: "SessionEnd", Sub: "session-end", Timeout: 10},
+}
+
+// geminiHooksRun says whether Gemini CLI runs every hook of reflect's.
+func geminiHooksRun(path string) (bool, string) {
+	hooks, err := GeminiHooks(path)
+	if err != nil {
+		return false, err.Error()
+	}
+	running := 0
+	for _, h := range hooks {
+		if h.Runs {
+			running++
+		}
+	}
+	if running < len(hooks) {
+		return false, fmt.Sprintf("Gemini CLI runs %d of reflect's %d hooks; %s", running, len(hooks), GeminiHookFix)
+	}
+	return true, "Gemini CLI runs them"
 }
 
 // geminiInstallNotes: Gemini CLI reads settings.json when it starts, and
@@ -144,7 +166,7 @@ func GeminiHooks(settingsPath string) ([]GeminiHook, error) {
 		disabled[n] = true
 	}
 	var out []GeminiHook
-	for _, h := range geminiAgent.hooks {
+	for _, h := range geminiHooks {
 		var groups []json.RawMessage
 		if json.Unmarshal(s.Hooks[h.Event], &groups) != nil {
 			continue
@@ -155,7 +177,7 @@ func GeminiHooks(settingsPath string) ([]GeminiHook, error) {
 				continue
 			}
 			for _, raw := range list {
-				if !isOurHook(raw, geminiAgent.name) {
+				if !isOurHook(raw, "gemini") {
 					continue
 				}
 				var e hookEntry

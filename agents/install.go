@@ -161,10 +161,14 @@ type agentSpec struct {
 	editMCP func(orig []byte, bin string, install bool, res *Result) ([]byte, error)
 	// mcpNote is the step left to the user after registering the server.
 	mcpNote string
+	// hooksRun says whether the agent will run reflect's hooks installed
+	// in the file at path, and why (status and doctor); nil: it does.
+	hooksRun func(path string) (bool, string)
 }
 
 // registry lists the agents reflect installs into, in the order status
-// and doctor show them. An agent is added here and in its own file.
+// and doctor show them, which is Registry's (registry_test.go holds them
+// to it). An agent is added here and in its own file.
 var registry = []agentSpec{claudeAgent, codexAgent, geminiAgent, openCodeAgent, copilotAgent}
 
 // specs are the agents reflect installs into, by name.

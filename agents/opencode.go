@@ -56,6 +56,9 @@ var openCodeAgent = agentSpec{
 	mcpFile:    "opencode.json",
 	editMCP:    editOpenCodeMCP,
 	mcpNote:    "Start a new OpenCode session for the reflect MCP tools to load (opencode mcp list shows them).",
+	hooksRun: func(string) (bool, string) {
+		return true, "OpenCode loads the plugin at startup (not under --pure)"
+	},
 }
 
 // openCodeServer is an entry of OpenCode's mcp section: a local server is

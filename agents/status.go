@@ -71,46 +71,11 @@ func status(ctx context.Context, a agentSpec, dirs Dirs) AgentStatus {
 	return st
 }
 
-// hooksRun says whether a installed agent runs reflect's hooks.
+// hooksRun says whether a installed agent runs reflect's hooks: what its
+// spec's hooksRun says, else that it runs them.
 func hooksRun(a agentSpec, path string) (bool, string) {
-	switch a.name {
-	case "codex":
-		trust, err := CodexTrust(path)
-		if err != nil {
-			return false, err.Error()
-		}
-		running := 0
-		for _, t := range trust {
-			if t.Runs() {
-				running++
-			}
-		}
-		if running < len(trust) {
-			return false, fmt.Sprintf("Codex runs %d of reflect's %d hooks; %s", running, len(trust), CodexTrustFix)
-		}
-		return true, "every hook trusted"
-	case "gemini":
-		hooks, err := GeminiHooks(path)
-		if err != nil {
-			return false, err.Error()
-		}
-		running := 0
-		for _, h := range hooks {
-			if h.Runs {
-				running++
-			}
-		}
-		if running < len(hooks) {
-			return false, fmt.Sprintf("Gemini CLI runs %d of reflect's %d hooks; %s", running, len(hooks), GeminiHookFix)
-		}
-		return true, "Gemini CLI runs them"
-	case "opencode":
-		return true, "OpenCode loads the plugin at startup (not under --pure)"
-	case "copilot":
-		if copilotHooksDisabled(path) {
-			return false, `settings.json has "disableAllHooks": true`
-		}
-		return true, "Copilot CLI runs them"
+	if a.hooksRun != nil {
+		return a.hooksRun(path)
 	}
 	return true, a.display + " runs them"
 }

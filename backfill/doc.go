@@ -3,9 +3,11 @@
 // through the normal pipeline: the queue, the drainer, the writer the
 // user chose and its caps. It runs no writer and spends nothing itself.
 //
-// It finds each agent's sessions where the agent keeps them (locate.go;
-// OpenCode's database is first copied into the files reflect's plugin
-// writes: opencodedb.go),
+// It finds each agent's sessions where the agent keeps them (locate.go
+// walks the places each agent's source names, one source per agent in the
+// agent's file: claude.go, codex.go, gemini.go, copilot.go, and
+// opencodedb.go, where OpenCode's database is first copied into the files
+// reflect's plugin writes),
 // plans what a backfill would queue (plan.go: each session streamed
 // through transcript.Condense, so a session of any size costs bounded
 // memory, and checked against the queue, the processed ledger and its

@@ -6,12 +6,46 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-
-	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
+// source is where one agent keeps its sessions and what a session file's
+// place says about it. Each lives in the agent's file (claude.go,
+// codex.go, …); sources lists them.
+type source struct {
+	agent string
+	// layouts returns where the agent keeps its sessions (ARCHITECTURE
+	// §3 and the agent's documentation), nil when nowhere under d.
+	layouts func(d Dirs) []layout
+	// describe fills in what a file's place says: the session id when
+	// the file's place holds what the agent's hooks send, a directory
+	// the agent records beside the file, or why the file is not read.
+	describe func(c *candidate)
+	// prepare, when set, runs before the sessions are listed: OpenCode's
+	// are copied out of its database beside the plugin's copies.
+	prepare func(o Options) []Problem
+}
+
+// sources are the agents whose sessions backfill reads, in plan order,
+// which is agents.Registry's (agents/registry_test.go holds them to it).
+var sources = []source{claudeSource, codexSource, geminiSource, openCodeSource, copilotSource}
+
 // Agents are the agents whose sessions backfill reads, in plan order.
-var Agents = []string{"claude", "codex", "gemini", "opencode", "copilot"}
+var Agents = func() []string {
+	names := make([]string, len(sources))
+	for i, s := range sources {
+		names[i] = s.agent
+	}
+	return names
+}()
+
+func sourceOf(agent string) (source, bool) {
+	for _, s := range sources {
+		if s.agent == agent {
+			return s, true
+		}
+	}
+	return source{}, false
+}
 
 // Dirs are where the agents keep their sessions, as the command layer
 // reads them from the configuration (config.AgentDirs); an empty field
@@ -61,38 +95,12 @@ type layout struct {
 	patterns []string
 }
 
-// layouts returns where agent keeps its sessions (ARCHITECTURE §3 and
-// each agent's documentation): Claude Code's projects/<project>/<id>.jsonl,
-// Codex's rollouts by day (and archived ones), Gemini CLI's chats per
-// project, reflect's copies of OpenCode sessions, Copilot CLI's
-// session-state/<id>/events.jsonl.
-func layouts(d Dirs, agent string) []layout {
-	or := func(v, def string) string {
-		if v != "" {
-			return v
-		}
-		return def
+// orDefault is v, or def when v is empty.
+func orDefault(v, def string) string {
+	if v != "" {
+		return v
 	}
-	switch agent {
-	case "claude":
-		return []layout{{filepath.Join(or(d.Claude, filepath.Join(d.Home, ".claude")), "projects"), []string{"*", "*.jsonl"}}}
-	case "codex":
-		codex := or(d.Codex, filepath.Join(d.Home, ".codex"))
-		return []layout{
-			{filepath.Join(codex, "sessions"), []string{"*", "*", "*", "rollout-*.jsonl"}},
-			{filepath.Join(codex, "archived_sessions"), []string{"rollout-*.jsonl"}},
-		}
-	case "gemini":
-		return []layout{{filepath.Join(or(d.GeminiHome, d.Home), ".gemini", "tmp"), []string{"*", "chats", "*.json*"}}}
-	case "opencode":
-		if d.StateDir == "" {
-			return nil
-		}
-		return []layout{{filepath.Join(d.StateDir, "transcripts", "opencode"), []string{"*.jsonl"}}}
-	case "copilot":
-		return []layout{{filepath.Join(or(d.Copilot, filepath.Join(d.Home, ".copilot")), "session-state"), []string{"*", "events.jsonl"}}}
-	}
-	return nil
+	return def
 }
 
 // locate lists agent's session files. A directory that is missing (the
@@ -101,11 +109,17 @@ func layouts(d Dirs, agent string) []layout {
 func locate(d Dirs, agent string) ([]candidate, []Problem) {
 	var out []candidate
 	var probs []Problem
-	for _, l := range layouts(d, agent) {
+	src, ok := sourceOf(agent)
+	if !ok {
+		return nil, nil
+	}
+	for _, l := range src.layouts(d) {
 		paths, ps := find(l)
 		probs = append(probs, ps...)
 		for _, p := range paths {
-			out = append(out, describe(agent, l.root, p))
+			c := candidate{agent: agent, path: p}
+			src.describe(&c)
+			out = append(out, c)
 		}
 	}
 	return out, probs
@@ -159,44 +173,10 @@ func find(l layout) ([]string, []Problem) {
 	return out, probs
 }
 
-// describe makes the candidate of a session file: its id from the file's
-// place where that is what the agent's hooks send, Gemini CLI's project
-// directory from .project_root, and the files backfill cannot read.
-func describe(agent, root, path string) candidate {
-	c := candidate{agent: agent, path: path}
+// stem is a session file's name without its extension.
+func stem(path string) string {
 	base := filepath.Base(path)
-	stem := strings.TrimSuffix(base, filepath.Ext(base))
-	switch agent {
-	case "claude", "opencode":
-		c.sessionID = stem
-	case "codex":
-		// rollout-<time>-<thread id, a UUID>.jsonl
-		if len(stem) > 36 {
-			c.sessionID = stem[len(stem)-36:]
-		}
-	case "copilot":
-		c.sessionID = filepath.Base(filepath.Dir(path))
-	case "gemini":
-		if filepath.Ext(base) != ".jsonl" {
-			c.unsupported = "a Gemini CLI chat in the format before 0.61 (one JSON document), which reflect does not read"
-		}
-		c.cwdHint = projectRoot(filepath.Dir(filepath.Dir(path)))
-	}
-	return c
-}
-
-// projectRoot is the directory Gemini CLI's .project_root in dir names,
-// or "" (older versions name the directory by a hash and keep no file).
-func projectRoot(dir string) string {
-	data, err := fsutil.ReadRegular(filepath.Join(dir, ".project_root"), 4096)
-	if err != nil {
-		return ""
-	}
-	p := strings.TrimSpace(string(data))
-	if !filepath.IsAbs(p) || strings.ContainsAny(p, "\n\x00") {
-		return ""
-	}
-	return filepath.Clean(p)
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
 // reason is err without the path the Problem already names.

@@ -53,6 +53,21 @@ const (
 // plugin is updated minutes or days later, and copied again.
 const ocCopySlack = DefaultSettle
 
+// openCodeSource is reflect's copies of OpenCode sessions
+// (transcripts/opencode/<session id>.jsonl): the plugin's, and those
+// copied out of OpenCode's database first.
+var openCodeSource = source{
+	agent: "opencode",
+	layouts: func(d Dirs) []layout {
+		if d.StateDir == "" {
+			return nil
+		}
+		return []layout{{filepath.Join(d.StateDir, "transcripts", "opencode"), []string{"*.jsonl"}}}
+	},
+	describe: func(c *candidate) { c.sessionID = stem(c.path) },
+	prepare:  Options.copyOpenCodeSessions,
+}
+
 // openCodeDB is the path of OpenCode's database: under Dirs.OpenCodeData
 // ($XDG_DATA_HOME) when set, else Home/.local/share.
 func openCodeDB(d Dirs) string {

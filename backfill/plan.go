@@ -198,10 +198,8 @@ func (o Options) collect(agents []string) ([]found, []Problem) {
 	var todo []found
 	var problems []Problem
 	for _, a := range agents {
-		if a == "opencode" {
-			// Sessions from OpenCode's own database become copies
-			// beside the plugin's, listed with them below.
-			problems = append(problems, o.copyOpenCodeSessions()...)
+		if src, ok := sourceOf(a); ok && src.prepare != nil {
+			problems = append(problems, src.prepare(o)...)
 		}
 		cands, probs := locate(o.Dirs, a)
 		problems = append(problems, probs...)

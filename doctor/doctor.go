@@ -249,8 +249,8 @@ func (r *Report) checkHooks(ctx context.Context, dirs agents.Dirs) {
 			if ins, err := agents.Install(agents.InstallOptions{Agent: agent, DryRun: true, Binary: installBinary, Dirs: dirs}); err == nil && len(ins.Updated) > 0 {
 				r.add(Check{Name: name, Status: Warn, Detail: fmt.Sprintf("%s; %d written by another reflect (binary path or command differs)", detail, len(ins.Updated)),
 					Fix: "run 'reflect install " + agent + "' to update them"})
-			} else if !st.HooksRun && agent != "codex" && agent != "gemini" {
-				// Codex and Gemini get a check per hook below.
+			} else if _, perHook := hookCheckOf(agent); !st.HooksRun && !perHook {
+				// An agent with a check per hook gets those below.
 				r.add(Check{Name: name, Status: Warn, Detail: detail + "; " + st.Name + " will not run them: " + st.Detail,
 					Fix: "fix " + st.Path + " as it says"})
 			} else {
@@ -263,34 +263,42 @@ func (r *Report) checkHooks(ctx context.Context, dirs agents.Dirs) {
 	}
 }
 
+// hookCheck is, for an agent that can skip an installed hook without a
+// word, the check that says per hook of reflect's whether it will run.
+// Each lives in the agent's file (codex.go, gemini.go); hookChecks lists
+// them.
+type hookCheck struct {
+	agent string
+	check func(r *Report, path string)
+}
+
+// hookChecks are the agents with a check per hook (agents/registry_test.go
+// holds them to agents.Registry's Doctor files).
+var hookChecks = []hookCheck{codexHookCheck, geminiHookCheck}
+
+// HookCheckAgents are the agents doctor checks hook by hook.
+func HookCheckAgents() []string {
+	names := make([]string, len(hookChecks))
+	for i, c := range hookChecks {
+		names[i] = c.agent
+	}
+	return names
+}
+
+func hookCheckOf(agent string) (hookCheck, bool) {
+	for _, c := range hookChecks {
+		if c.agent == agent {
+			return c, true
+		}
+	}
+	return hookCheck{}, false
+}
+
 // checkWillRun adds, for agents that can skip an installed hook, whether
 // each of reflect's will run.
 func (r *Report) checkWillRun(agent, path string) {
-	switch agent {
-	case "codex":
-		r.checkCodexTrust(path)
-	case "gemini":
-		r.checkGeminiHooks(path)
-	}
-}
-
-// checkGeminiHooks says, per reflect entry, whether Gemini CLI will run
-// it: hooksConfig.enabled = false turns every hook off, and /hooks disable
-// lists a hook's name in hooksConfig.disabled; either is silent in a
-// session.
-func (r *Report) checkGeminiHooks(settingsPath string) {
-	hooks, err := agents.GeminiHooks(settingsPath)
-	if err != nil {
-		r.add(Check{Name: "gemini hooks run", Status: Warn, Detail: err.Error(),
-			Fix: "fix Gemini's settings.json; Gemini CLI will not read it either"})
-		return
-	}
-	for _, h := range hooks {
-		c := Check{Name: "gemini " + h.Hook, Status: OK, Detail: h.Event + " runs"}
-		if !h.Runs {
-			c.Status, c.Detail, c.Fix = Warn, h.Event+" will not run: "+h.Why, agents.GeminiHookFix
-		}
-		r.add(c)
+	if c, ok := hookCheckOf(agent); ok {
+		c.check(r, path)
 	}
 }
 
@@ -300,27 +308,6 @@ func versionNote(st agents.AgentStatus) string {
 		return ""
 	}
 	return "; " + st.Name + " " + st.Version
-}
-
-// checkCodexTrust says, per reflect entry, whether Codex will run it:
-// Codex skips an untrusted hook, or one trusted for an older definition,
-// without a word, so "installed" alone would read as working.
-func (r *Report) checkCodexTrust(hooksPath string) {
-	trust, err := agents.CodexTrust(hooksPath)
-	if err != nil {
-		r.add(Check{Name: "codex hook trust", Status: Warn, Detail: err.Error(),
-			Fix: "fix Codex's config.toml; Codex will not start with it either"})
-		return
-	}
-	for _, t := range trust {
-		// Named by reflect's hook so the name fits doctor's column; the
-		// detail names the event as Codex's /hooks shows it.
-		c := Check{Name: "codex " + t.Hook, Status: OK, Detail: t.Event + " " + t.Describe()}
-		if !t.Runs() {
-			c.Status, c.Fix = Warn, agents.CodexTrustFix
-		}
-		r.add(c)
-	}
 }
 
 // checkWriter reports which writer the drainer will use and why.

@@ -68,9 +68,10 @@ func TestRunDailyMax(t *testing.T) {
 }
 
 func TestRunDailyUSD(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	out := fakeWriterPath(t, "claude", fakeCall+`sed 's/"total_cost_usd":0.0412/"total_cost_usd":0.5/' "$FIXTURE_OK"`+"\n")
+	setWriterFixtures(t, e)
+	out := fakeWriterPath(t, e, "claude", fakeCall+`sed 's/"total_cost_usd":0.0412/"total_cost_usd":0.5/' "$FIXTURE_OK"`+"\n")
 	e.setenv("REFLECT_WRITER", "claude")
 	e.setenv("REFLECT_DRAIN_DAILY_USD", "1.0")
 	e.setenv("REFLECT_DRAIN_MAX_PER_RUN", "10")

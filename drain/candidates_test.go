@@ -23,6 +23,7 @@ cat "$ANSWER"
 // answer naming a learning it showed, and writes a draft naming any other
 // as new, with a note in drain.log.
 func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	npm, gol := clone(npmLearning), clone(goLearning)
 	npm.Type = "mini"
@@ -43,7 +44,7 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	}
 	script := filepath.Join(t.TempDir(), "writer.sh")
 	writeScript(t, script, candidatesWriter)
-	setenvAll(t, e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "FAKE_OUT=" + out, "ANSWER=" + answer})
+	setenvAll(e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "FAKE_OUT=" + out, "ANSWER=" + answer})
 
 	e.enqueueData(t, []byte(sessionLines("s1", e.repo,
 		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"},
@@ -114,6 +115,7 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 // the answer is applied (forgotten meanwhile) is written as new, not
 // retried.
 func TestDrainWriterUpdatesAForgottenLearning(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	npm := clone(npmLearning)
 	e.put(t, npm)
@@ -127,7 +129,7 @@ func TestDrainWriterUpdatesAForgottenLearning(t *testing.T) {
 	writeScript(t, script, `rm "$DOC"
 cat "$ANSWER"
 `)
-	setenvAll(t, e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "ANSWER=" + answer,
+	setenvAll(e.drainEnv, []string{"REFLECT_WRITER=command", "REFLECT_WRITER_COMMAND=" + script, "ANSWER=" + answer,
 		"DOC=" + filepath.Join(e.kb, "documents", npm.ID+".md")})
 	e.enqueueData(t, []byte(sessionLines("s1", e.repo,
 		[2]string{"npm ci", "FAIL:npm ERR! code ERESOLVE\nnpm ERR! unable to resolve dependency tree"})), "claude", "s1")

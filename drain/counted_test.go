@@ -9,6 +9,7 @@ import (
 // The counted pairs outlive no injection the ledger keeps, and their
 // number is bounded, oldest dropped first.
 func TestCountedSetIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	m := loadCounted(dir)

@@ -186,12 +186,13 @@ func TestRunSkipsWriterTranscript(t *testing.T) {
 // `reflect queue retry ID` on an entry waiting for its backoff makes it due
 // at once, attempts kept.
 func TestRunRequeueWaitingEntry(t *testing.T) {
+	t.Parallel()
 	e, rep := failingRun(t, fakeGarbage, "claude printed no JSON result")
 	id := rep.Entries[0].ID
 	if err := e.queue(t).Requeue(id); err != nil {
 		t.Fatal(err)
 	}
-	writeScript(t, filepath.Join(filepath.Dir(mustLook(t, "claude")), "claude"), fakeSuccess)
+	writeScript(t, filepath.Join(filepath.Dir(mustLook(t, e, "claude")), "claude"), fakeSuccess)
 	again := e.run(t, Options{})
 	if len(again.Entries) != 1 || again.Entries[0].ID != id || again.Entries[0].Outcome != OutcomeWritten {
 		t.Fatalf("re-armed entry: %+v", again.Entries)

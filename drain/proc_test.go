@@ -212,14 +212,14 @@ func writerSetup(t *testing.T, sessions []string, twoEach bool) (env []string, o
 
 // setenvAll applies KEY=VALUE pairs for in-process drains: reflect's
 // settings to the environment e's configuration is loaded from, the rest
-// (what the writer script reads) with t.Setenv.
-func setenvAll(t *testing.T, e *drainEnv, env []string) {
+// (what the writer script reads) to the writers' environment.
+func setenvAll(e *drainEnv, env []string) {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(k, "REFLECT_") {
 			e.setenv(k, v)
 		} else {
-			t.Setenv(k, v)
+			e.setWriterEnv(k, v)
 		}
 	}
 }
@@ -322,6 +322,7 @@ func killDrainerInWrite(t *testing.T, e *drainEnv, env []string) (writerPid int)
 // kill -9 of a drainer inside Write: the entry stays pending, the lock is
 // released by the kernel, and the next drain writes each learning once.
 func TestProcKilledMidEntry(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	env, out := writerSetup(t, []string{"sess-kill"}, true)
 	rec := e.enqueueData(t, sessionTranscript(t, "sess-kill"), queue.HarnessClaude, "sess-kill")
@@ -343,8 +344,8 @@ func TestProcKilledMidEntry(t *testing.T) {
 	}
 
 	// The next drain (a fast writer) takes the entry and writes it once.
-	setenvAll(t, e, env)
-	t.Setenv("WRITER_SLEEP", "0")
+	setenvAll(e, env)
+	e.setWriterEnv("WRITER_SLEEP", "0")
 	rep := e.run(t, Options{})
 	if !rep.Ran || len(rep.Entries) != 1 || rep.Entries[0].ID != rec.ID || rep.Entries[0].Outcome != OutcomeWritten ||
 		len(rep.Entries[0].Learnings) != 2 {

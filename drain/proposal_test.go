@@ -48,6 +48,7 @@ func proposals(t *testing.T, e *drainEnv, id string) []*store.Learning {
 // rewording rewrites that draft rather than adding another. (On the old
 // code the learning itself was rewritten and made pending.)
 func TestDrainProposesUpdateOfActiveLearning(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	hand := handPool(t, e)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s1")
@@ -98,6 +99,7 @@ func TestDrainProposesUpdateOfActiveLearning(t *testing.T) {
 // A writer's "update <id>" of an active learning is proposed the same way;
 // of a pending draft it rewrites the draft, as before.
 func TestDrainUpdateAnswerUnderReview(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	hand := handPool(t, e)
 	upd := writer.Draft{Title: "Pgbouncer saves a Postgres pool", KeyInsight: "Transaction pooling lets 500 workers share 20 connections.",
@@ -128,6 +130,7 @@ func TestDrainUpdateAnswerUnderReview(t *testing.T) {
 // Without review (drain.review off) the writer's update rewrites the
 // learning in place, as it always did.
 func TestDrainUpdateWithoutReview(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	hand := handPool(t, e)
 	off := false

@@ -96,6 +96,7 @@ func TestDrainFoldsPulledNearDuplicates(t *testing.T) {
 // A personal learning is never folded into one that syncs, even when a
 // pulled learning nearly repeats it: its text would leave the machine.
 func TestDrainDoesNotFoldPersonalLearnings(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	o := withConfig(e.config(t), Options{Writer: &fixedWriter{}})
 	ix, err := o.OpenIndex(context.Background())

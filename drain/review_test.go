@@ -44,6 +44,7 @@ func (e *drainEnv) openBase(t testing.TB) *knowledge.Base {
 // What an LLM writer drafts lands pending; what the builtin writer writes
 // is active, unless drain.review is set either way.
 func TestDrainReviewPendingByWriter(t *testing.T) {
+	t.Parallel()
 	on, off := true, false
 	for _, c := range []struct {
 		writer  string
@@ -71,6 +72,7 @@ func TestDrainReviewPendingByWriter(t *testing.T) {
 // A rejected draft's content is not written again by a later drain, even
 // reworded in case and punctuation only; other drafts of the same entry are.
 func TestDrainSkipsRejectedDraft(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s1")
 	rep := e.run(t, Options{Writer: scriptedWriter{"claude", []writer.Draft{poolDraft}}})
@@ -97,6 +99,7 @@ func TestDrainSkipsRejectedDraft(t *testing.T) {
 // draft written is on disk at the end, with the content last written, and
 // each approval holds or was superseded by a newer pending write.
 func TestReviewWhileDrainWritesLosesNothing(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	const n = 30
 	drafts := make([]writer.Draft, n)

@@ -45,6 +45,9 @@ type Options struct {
 	MaxAttempts int
 	// Choice is the configured writer, selected when Writer is nil.
 	Choice writer.Choice
+	// LookPath finds the chosen writer's executable; nil is
+	// exec.LookPath, on this process's PATH.
+	LookPath func(string) (string, error)
 	// Writer overrides the configured writer (tests).
 	Writer writer.Writer
 	// WriterWhy says why Writer was chosen, for the report.
@@ -166,7 +169,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	w, why := o.Writer, o.WriterWhy
 	if w == nil {
-		if w, why, err = writer.Select(o.Choice, nil); err != nil {
+		if w, why, err = writer.Select(o.Choice, o.LookPath); err != nil {
 			return nil, err
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -32,6 +34,12 @@ type drainEnv struct {
 	// gives with setenv. Nothing of the process's environment leaks in,
 	// so tests that only configure the drain run in parallel.
 	env map[string]string
+	// writerEnv is what the writers' environment adds to this process's
+	// (KEY=VALUE, a later one winning), and path the PATH a fake writer
+	// is found on (empty: the process's): the drain gets them as
+	// Choice.Env and LookPath, so tests with fake writers run in parallel.
+	writerEnv []string
+	path      string
 }
 
 // newDrainEnv points HOME, REFLECT_STATE_DIR and REFLECT_LEARNINGS_DIR at
@@ -58,6 +66,24 @@ func newDrainEnv(t testing.TB) *drainEnv {
 // setenv sets a variable of the environment the test's configuration is
 // loaded from (not the process's).
 func (e *drainEnv) setenv(key, value string) { e.env[key] = value }
+
+// setWriterEnv sets a variable of the environment the writers run with
+// (not the process's).
+func (e *drainEnv) setWriterEnv(key, value string) {
+	e.writerEnv = append(e.writerEnv, key+"="+value)
+}
+
+// withWriter gives o the writers' environment and PATH of e, unless o has
+// its own.
+func (e *drainEnv) withWriter(o Options) Options {
+	if o.Choice.Env == nil && len(e.writerEnv) > 0 {
+		o.Choice.Env = append(os.Environ(), e.writerEnv...)
+	}
+	if o.LookPath == nil && e.path != "" {
+		o.LookPath = func(name string) (string, error) { return lookIn(e.path, name) }
+	}
+	return o
+}
 
 // config loads the configuration e.env says.
 func (e *drainEnv) config(t testing.TB) *config.Config {
@@ -136,7 +162,7 @@ func (e *drainEnv) run(t testing.TB, o Options) *Report {
 	if o.StateDir == "" {
 		o = withConfig(e.config(t), o)
 	}
-	rep, err := Run(context.Background(), o)
+	rep, err := Run(context.Background(), e.withWriter(o))
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -343,16 +369,41 @@ func equalSets(a, b []string) bool {
 // --- 2. fake claude and codex executables ---
 
 // fakeWriterPath makes a directory holding name (a shell script) the
-// first entry of a PATH that otherwise has only the system directories, so
-// a real claude or codex can never run.
-func fakeWriterPath(t *testing.T, name, script string) (out string) {
+// first entry of e's writers' PATH, which otherwise has only the system
+// directories, so a real claude or codex can never run.
+func fakeWriterPath(t *testing.T, e *drainEnv, name, script string) (out string) {
 	t.Helper()
 	bin := t.TempDir()
 	out = t.TempDir()
 	writeScript(t, filepath.Join(bin, name), script)
-	t.Setenv("PATH", bin+":/usr/bin:/bin")
-	t.Setenv("FAKE_OUT", out)
+	e.path = bin + ":/usr/bin:/bin"
+	e.setWriterEnv("PATH", e.path)
+	e.setWriterEnv("FAKE_OUT", out)
 	return out
+}
+
+// lookIn is exec.LookPath on the PATH list instead of the process's.
+func lookIn(list, name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, executable(name)
+	}
+	for _, dir := range filepath.SplitList(list) {
+		if p := filepath.Join(dir, name); executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
+}
+
+func executable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
+		return fs.ErrPermission
+	}
+	return nil
 }
 
 func writeScript(t testing.TB, path, script string) {
@@ -393,15 +444,16 @@ sleep 30
 `
 )
 
-func setWriterFixtures(t *testing.T) {
-	t.Setenv("FIXTURE_OK", mustAbs(t, "writer/testdata/writers/claude-print-result.json"))
-	t.Setenv("FIXTURE_ERR", mustAbs(t, "writer/testdata/writers/claude-print-error.json"))
+func setWriterFixtures(t *testing.T, e *drainEnv) {
+	e.setWriterEnv("FIXTURE_OK", mustAbs(t, "writer/testdata/writers/claude-print-result.json"))
+	e.setWriterEnv("FIXTURE_ERR", mustAbs(t, "writer/testdata/writers/claude-print-error.json"))
 }
 
 func TestRunFakeClaudeSuccess(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	out := fakeWriterPath(t, "claude", fakeSuccess)
+	setWriterFixtures(t, e)
+	out := fakeWriterPath(t, e, "claude", fakeSuccess)
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-ok")
 
 	e.setenv("REFLECT_WRITER", "auto")
@@ -449,9 +501,10 @@ func TestRunFakeClaudeSuccess(t *testing.T) {
 // chosen, so the builtin writer reflects the entry and claude never runs
 // (on the old code it ran unasked and spent).
 func TestRunNoWriterChosenSpendsNothing(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	out := fakeWriterPath(t, "claude", fakeSuccess)
+	setWriterFixtures(t, e)
+	out := fakeWriterPath(t, e, "claude", fakeSuccess)
 	e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-none")
 
 	rep := e.run(t, Options{})
@@ -471,8 +524,8 @@ func TestRunNoWriterChosenSpendsNothing(t *testing.T) {
 func failingRun(t *testing.T, script, wantErr string) (*drainEnv, *Report) {
 	t.Helper()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	fakeWriterPath(t, "claude", script)
+	setWriterFixtures(t, e)
+	fakeWriterPath(t, e, "claude", script)
 	e.setenv("REFLECT_WRITER", "claude")
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-fail")
 	now := time.Now()
@@ -508,6 +561,7 @@ func failingRun(t *testing.T, script, wantErr string) (*drainEnv, *Report) {
 }
 
 func TestRunFakeClaudeErrorEnvelope(t *testing.T) {
+	t.Parallel()
 	e, rep := failingRun(t, fakeErrorEnvel, "claude run failed: error_max_turns")
 	costs := e.costLines(t)
 	if len(costs) != 1 || costs[0].Outcome != OutcomeRetry || rep.Today.Entries != 1 {
@@ -521,6 +575,7 @@ func TestRunFakeClaudeErrorEnvelope(t *testing.T) {
 // a nil Output with the error, and entryRun.run (entry.go) only takes the
 // cost from a non-nil Output.
 func TestRunRecordsCostOfFailedClaudeRun(t *testing.T) {
+	t.Parallel()
 	e, rep := failingRun(t, fakeErrorEnvel, "error_max_turns")
 	costs := e.costLines(t)
 	if len(costs) != 1 {
@@ -533,10 +588,12 @@ func TestRunRecordsCostOfFailedClaudeRun(t *testing.T) {
 }
 
 func TestRunFakeClaudeGarbage(t *testing.T) {
+	t.Parallel()
 	failingRun(t, fakeGarbage, "claude printed no JSON result")
 }
 
 func TestRunFakeClaudeSuccessWithoutLearningsKey(t *testing.T) {
+	t.Parallel()
 	// "success" with a result that is no {"learnings":…} object is a failure.
 	failingRun(t, fakeCall+`echo '{"type":"result","subtype":"success","is_error":false,"result":"Done! I fixed it.","total_cost_usd":0.01}'`+"\n",
 		`no JSON object with a "learnings" key`)
@@ -545,8 +602,8 @@ func TestRunFakeClaudeSuccessWithoutLearningsKey(t *testing.T) {
 func TestRunFakeClaudeHangTimesOut(t *testing.T) {
 	start := time.Now()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	out := fakeWriterPath(t, "claude", fakeHang)
+	setWriterFixtures(t, e)
+	out := fakeWriterPath(t, e, "claude", fakeHang)
 	e.setenv("REFLECT_DRAIN_TIMEOUT", "1s")
 	e.setenv("REFLECT_WRITER", "claude")
 	c := e.config(t)
@@ -584,9 +641,10 @@ func TestRunFakeClaudeHangTimesOut(t *testing.T) {
 // After max_attempts failures the entry is poisoned; `reflect queue retry`
 // (Requeue) re-arms it, and a drain with a working writer then reflects it.
 func TestRunPoisonAndRequeue(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
-	setWriterFixtures(t)
-	out := fakeWriterPath(t, "claude", fakeGarbage)
+	setWriterFixtures(t, e)
+	out := fakeWriterPath(t, e, "claude", fakeGarbage)
 	e.setenv("REFLECT_WRITER", "claude")
 	e.setenv("REFLECT_DRAIN_MAX_ATTEMPTS", "3")
 	rec := e.enqueue(t, "../transcript/testdata/claude-session.jsonl", queue.HarnessClaude, "s-poison")
@@ -633,7 +691,7 @@ func TestRunPoisonAndRequeue(t *testing.T) {
 	if p, _ := e.queue(t).ListPoisoned(); len(p) != 0 {
 		t.Errorf("still poisoned: %+v", p)
 	}
-	writeScript(t, filepath.Join(filepath.Dir(mustLook(t, "claude")), "claude"), fakeSuccess)
+	writeScript(t, filepath.Join(filepath.Dir(mustLook(t, e, "claude")), "claude"), fakeSuccess)
 	rep := e.run(t, Options{Now: now})
 	if len(rep.Entries) != 1 {
 		t.Fatalf("entries after requeue: %+v", rep.Entries)
@@ -653,9 +711,9 @@ func TestRunPoisonAndRequeue(t *testing.T) {
 	}
 }
 
-func mustLook(t *testing.T, name string) string {
+func mustLook(t *testing.T, e *drainEnv, name string) string {
 	t.Helper()
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+	for _, dir := range filepath.SplitList(e.path) {
 		p := filepath.Join(dir, name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p
@@ -677,6 +735,7 @@ printf '%s' "$ANSWER" > "$out"
 `
 
 func TestRunFakeCodex(t *testing.T) {
+	t.Parallel()
 	e := newDrainEnv(t)
 	var env struct {
 		Result *string `json:"result"`
@@ -685,10 +744,10 @@ func TestRunFakeCodex(t *testing.T) {
 	if err != nil || json.Unmarshal(data, &env) != nil || env.Result == nil {
 		t.Fatalf("fixture: %v", err)
 	}
-	t.Setenv("ANSWER", *env.Result)
-	t.Setenv("CODEX_FAIL", "1")
+	e.setWriterEnv("ANSWER", *env.Result)
+	e.setWriterEnv("CODEX_FAIL", "1")
 	e.setenv("REFLECT_WRITER", "auto")
-	out := fakeWriterPath(t, "codex", codexFake) // no claude: auto picks codex
+	out := fakeWriterPath(t, e, "codex", codexFake) // no claude: auto picks codex
 	e.enqueue(t, "../transcript/testdata/codex-rollout.jsonl", queue.HarnessCodex, "s-codex")
 	now := noonToday()
 
@@ -701,7 +760,7 @@ func TestRunFakeCodex(t *testing.T) {
 		t.Errorf("documents: %q", docs)
 	}
 
-	t.Setenv("CODEX_FAIL", "")
+	e.setWriterEnv("CODEX_FAIL", "")
 	rep = e.run(t, Options{Now: func() time.Time { return now.Add(2 * time.Minute) }})
 	if len(rep.Entries) != 1 || rep.Entries[0].Outcome != OutcomeWritten || len(rep.Entries[0].Learnings) != 1 {
 		t.Fatalf("codex: entries %+v", rep.Entries)

@@ -127,6 +127,7 @@ func clone(l *store.Learning) *store.Learning {
 // is refuted; one whose command then worked is confirmed; draining the
 // session again as its transcript grows does not count it twice.
 func TestDrainSignalsFromInjectedSession(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	npm, gol := clone(npmLearning), clone(goLearning)
 	e.put(t, npm, gol)
@@ -170,6 +171,7 @@ func TestDrainSignalsFromInjectedSession(t *testing.T) {
 // held as stale; the hook's command lookup no longer finds it; a review
 // ('fresh') brings it back and older evidence does not hold it again.
 func TestDrainStaleness(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	makeL := &store.Learning{Title: "`make idp` fails when port 8443 is taken",
 		KeyInsight: "Stop the old IdP container first.", Symptoms: []string{"bind: address already in use"}}
@@ -239,6 +241,7 @@ func TestDrainStaleness(t *testing.T) {
 
 // An injected learning whose command worked is confirmed, not stale.
 func TestDrainInjectedSuccessIsNotStale(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	makeL := &store.Learning{Title: "`make idp` fails when port 8443 is taken",
 		KeyInsight: "Stop the old IdP container first.", Symptoms: []string{"bind: address already in use"}}
@@ -254,6 +257,7 @@ func TestDrainInjectedSuccessIsNotStale(t *testing.T) {
 // injected before the next run) is not refuted by the failure it was
 // written from.
 func TestDrainSignalsSkipTheSessionsOwnLearning(t *testing.T) {
+	t.Parallel()
 	e := newSignalsEnv(t)
 	npm := clone(npmLearning)
 	npm.Type, npm.Source = "mini", &store.Source{Harness: "claude", SessionID: "s1", Trigger: "correction"}

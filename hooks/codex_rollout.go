@@ -10,6 +10,11 @@ import (
 	"github.com/reflectkb/reflect/transcript"
 )
 
+// codexHarness is Codex CLI: Claude Code's payloads and answers (its
+// output schemas refuse any other field), and a rollout that holds the
+// exit code its post-tool payload leaves out.
+var codexHarness = harness{name: "codex", failure: CodexRolloutFailure}
+
 // Codex 0.169's PostToolUse for a shell command says tool_name "Bash" but
 // its tool_response is only the command's output, without the exit code
 // (openai/codex#34289). The rollout at transcript_path already holds the

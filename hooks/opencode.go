@@ -21,6 +21,24 @@ import (
 // transcripts/opencode/) and queues that file; transcript/opencode.go
 // reads it.
 
+// openCodeHarness is OpenCode through reflect's plugin, which sends
+// Claude Code's payload fields and reads its answers: the session the
+// plugin sends is saved first, and a part with more to come is saved
+// without queueing.
+var openCodeHarness = harness{
+	name: "opencode",
+	prepare: func(r *invocation) (answer, bool, error) {
+		if err := r.saveOpenCodeSession(); err != nil {
+			return answer{}, true, err
+		}
+		if r.payload.More {
+			// A part of a large session: the last part queues it.
+			return answer{detail: "saved part of the session"}, true, nil
+		}
+		return answer{}, false, nil
+	},
+}
+
 // OpenCodeTranscriptDir is where the copies live, under the state dir.
 const OpenCodeTranscriptDir = "transcripts/opencode"
 

@@ -18,24 +18,18 @@ type contextOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// flatContextOutput is Copilot CLI's answer: it reads additionalContext at
-// the top level (1.0.102 ignores hookSpecificOutput) and appends it to
-// the prompt in a <system_reminder>.
-type flatContextOutput struct {
-	AdditionalContext string `json:"additionalContext"`
-}
-
 // writeContext prints agent's additionalContext answer for event. Empty
 // text prints nothing at all: silence is the answer when there is nothing
-// to add. OpenCode's plugin reads the Claude shape.
+// to add. OpenCode's plugin reads the Claude shape; an agent that reads
+// another says so in its harness (Copilot CLI's, copilot.go).
 func writeContext(w io.Writer, agent, event, text string) error {
 	if text == "" {
 		return nil
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	if agent == "copilot" {
-		return enc.Encode(flatContextOutput{AdditionalContext: text})
+	if h := harnessOf(agent); h.context != nil {
+		return enc.Encode(h.context(text))
 	}
 	var out contextOutput
 	out.HookSpecificOutput.HookEventName = agentEventName(agent, event)

@@ -6,20 +6,12 @@ import (
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/gitrepo"
-	"github.com/reflectkb/reflect/internal/lazyre"
 	"github.com/reflectkb/reflect/recall"
 )
 
 // Events are the hook events of `reflect hook EVENT`, in the order an agent
 // session meets them.
 var Events = []string{"session-start", "prompt", "pre-tool", "post-tool", "pre-compact", "stop", "session-end"}
-
-// Agents are the harnesses reflect answers. OpenCode reaches reflect
-// through the plugin `reflect install opencode` writes, which sends the
-// same payload fields; Copilot CLI sends them itself when its hooks are
-// registered under the PascalCase event names (its "VS Code compatible"
-// format).
-var Agents = []string{"claude", "codex", "gemini", "opencode", "copilot"}
 
 // Payload is the part of an agent's hook JSON reflect reads. Every agent
 // sends the same names for these fields; everything else is ignored, so new
@@ -84,28 +76,19 @@ func (p *Payload) bound() {
 	}
 }
 
-// geminiContext matches the block Gemini CLI wraps a hook's
-// additionalContext in when it adds it to the prompt. Gemini hands the
-// prompt, with SessionStart's block prepended in non-interactive mode, to
-// BeforeAgent: searching those words would recall the learnings already
-// injected, and a correction would be judged on them. An unclosed block
-// runs to the end of the text.
-var geminiContext = lazyre.New(`(?s)<hook_context>.*?(</hook_context>|\z)`)
-
-// normalize makes an agent's payload read like the others: Gemini's
-// prompt loses the hook context it carries.
+// normalize makes an agent's payload read like the others (Gemini's
+// prompt loses the hook context it carries).
 func (p *Payload) normalize(agent string) {
-	if agent == "gemini" && strings.Contains(p.Prompt, "<hook_context>") {
-		p.Prompt = strings.TrimSpace(geminiContext.ReplaceAllString(p.Prompt, " "))
+	if h := harnessOf(agent); h.normalize != nil {
+		h.normalize(p)
 	}
 }
 
-// agentEventName is the agent's own name for an event, used in output.
-// Claude and Codex share Claude's names; Gemini CLI has its own
-// (agents/gemini.go registers the hooks under them).
+// agentEventName is the agent's own name for an event, used in output:
+// Claude Code's unless the agent's harness names its own.
 func agentEventName(agent, event string) string {
-	if agent == "gemini" {
-		return geminiEvents[event]
+	if h := harnessOf(agent); h.events != nil {
+		return h.events[event]
 	}
 	switch event {
 	case "session-start":
@@ -124,20 +107,6 @@ func agentEventName(agent, event string) string {
 		return "SessionEnd"
 	}
 	return ""
-}
-
-// geminiEvents are Gemini CLI's names for reflect's events: BeforeAgent
-// fires after the user submits a prompt, BeforeTool before a tool runs, AfterAgent when the agent loop
-// of a turn ends (Claude's Stop), PreCompress before history is
-// summarised.
-var geminiEvents = map[string]string{
-	"session-start": "SessionStart",
-	"prompt":        "BeforeAgent",
-	"pre-tool":      "BeforeTool",
-	"post-tool":     "AfterTool",
-	"pre-compact":   "PreCompress",
-	"stop":          "AfterAgent",
-	"session-end":   "SessionEnd",
 }
 
 func known(v string, list []string) bool {

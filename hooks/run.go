@@ -254,19 +254,16 @@ var errReadDeadline = errors.New("gave up reading the payload at the deadline")
 // SessionEnd). Stop fires after every turn: the queue skips a session
 // already waiting and a transcript already reflected at its current size.
 func enqueue(ctx context.Context, r *invocation) (answer, error) {
-	if r.Agent == "opencode" {
-		if err := r.saveOpenCodeSession(); err != nil {
-			return answer{}, err
-		}
-		if r.payload.More {
-			// A part of a large session: the last part queues it.
-			return answer{detail: "saved part of the session"}, nil
+	h := harnessOf(r.Agent)
+	if h.prepare != nil {
+		if a, done, err := h.prepare(r); done || err != nil {
+			return a, err
 		}
 	}
 	if err := checkTranscript(r.payload.TranscriptPath); err != nil {
 		return answer{}, err
 	}
-	if r.Agent == "copilot" {
+	if h.awaitTranscript {
 		r.awaitTranscript()
 	}
 	q, err := queue.Open(r.Config.StateDir)
@@ -381,11 +378,10 @@ func (r *invocation) keepCapture() {
 // command has failed: the moment the fix it names is needed. A command
 // that succeeded gets nothing, as the warning would be noise then.
 func postTool(ctx context.Context, r *invocation) (answer, error) {
+	h := harnessOf(r.Agent)
 	f, failed := FailedBash(r.Agent, r.payload.Raw)
-	if !failed && r.Agent == "codex" {
-		// Codex 0.169 leaves the exit code out of the payload; its
-		// rollout has it.
-		f, failed = CodexRolloutFailure(r.payload.Raw)
+	if !failed && h.failure != nil {
+		f, failed = h.failure(r.payload.Raw)
 	}
 	if !failed {
 		return answer{detail: "tool call ok"}, nil
@@ -395,7 +391,7 @@ func postTool(ctx context.Context, r *invocation) (answer, error) {
 	}
 	prog, _ := programOf(f.Command)
 	watching := fmt.Sprintf("watching: %s exited %d", prog, f.ExitCode)
-	if r.Agent != "gemini" {
+	if !h.warnAfterTool {
 		return answer{detail: watching}, nil
 	}
 	warn, err := warnAbout(ctx, r, f.Command)

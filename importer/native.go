@@ -2,6 +2,7 @@ package importer
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -29,42 +30,42 @@ func (s Session) Loads(file, project string) bool {
 	if abs == "" {
 		return false
 	}
-	base, dir := filepath.Base(abs), filepath.Dir(abs)
-	home := s.Dirs.Home
-	switch s.Agent {
-	case "claude":
-		switch {
-		case abs == filepath.Join(s.Dirs.ClaudeDir(), "CLAUDE.md"):
-			return true
-		case abs == filepath.Join(s.Dirs.ClaudeDir(), "projects", ClaudeSlug(s.rootOrCwd()), "memory", "MEMORY.md"):
-			return true
-		case base == "CLAUDE.md" || base == "CLAUDE.local.md":
-			if filepath.Base(dir) == ".claude" {
-				dir = filepath.Dir(dir)
-			}
-			return above(dir, s.Cwd)
-		case filepath.Base(dir) == "rules" && filepath.Base(filepath.Dir(dir)) == ".claude":
-			return above(filepath.Dir(filepath.Dir(dir)), s.Cwd)
+	for _, n := range natives {
+		if n.agent == s.Agent {
+			return n.loads(s, abs)
 		}
-	case "codex":
-		if abs == filepath.Join(s.Dirs.CodexDir(), "AGENTS.md") {
-			return true
-		}
-		return (base == "AGENTS.md" || base == "AGENTS.override.md") && above(dir, s.Cwd) && below(dir, s.rootOrCwd())
-	case "opencode":
-		return base == "AGENTS.md" && above(dir, s.Cwd) && below(dir, s.rootOrCwd())
-	case "copilot":
-		if base == "copilot-instructions.md" && filepath.Base(dir) == ".github" {
-			return s.Root != "" && filepath.Dir(dir) == s.Root
-		}
-		return base == "AGENTS.md" && above(dir, s.Cwd) && below(dir, s.rootOrCwd())
-	case "gemini":
-		if home != "" && abs == filepath.Join(home, ".gemini", "GEMINI.md") {
-			return true
-		}
-		return base == "GEMINI.md" && above(dir, s.Cwd)
 	}
 	return false
+}
+
+// native is which instruction files one agent loads by itself. Each lives
+// in the agent's file (claude.go, codex.go, …); natives lists them.
+type native struct {
+	agent string
+	// loads reports whether the agent of s loads the file at abs, an
+	// absolute path, into its context itself.
+	loads func(s Session, abs string) bool
+}
+
+// natives are the agents whose instruction files Loads knows, in the
+// order of agents.Registry (agents/registry_test.go holds them to it).
+var natives = []native{claudeNative, codexNative, geminiNative, openCodeNative, copilotNative}
+
+// NativeAgents are the agents whose own instruction files Loads knows.
+func NativeAgents() []string {
+	names := make([]string, len(natives))
+	for i, n := range natives {
+		names[i] = n.agent
+	}
+	return names
+}
+
+// agentsMD reports whether abs is an AGENTS.md (or one of names) in the
+// session's directory or above it, inside its repository: what Codex,
+// OpenCode and Copilot CLI load.
+func (s Session) agentsMD(abs string, names ...string) bool {
+	base, dir := filepath.Base(abs), filepath.Dir(abs)
+	return (base == "AGENTS.md" || slices.Contains(names, base)) && above(dir, s.Cwd) && below(dir, s.rootOrCwd())
 }
 
 // resolve turns a source.file back into a path on this machine: "~/…"

@@ -32,7 +32,7 @@ const mmapSize = 1 << 30
 const cacheKB = 64 << 10
 
 // hookMigrateRelations is the most relations a hook's Open copies to
-// migrate a schema 15 or 16 catalog (about a thousand learnings' worth,
+// migrate a schema 15 to 17 catalog (about a thousand learnings' worth,
 // a tenth of a second); above it the hook leaves the migration to the
 // 'reflect reindex' it starts.
 const hookMigrateRelations = 20000
@@ -40,7 +40,7 @@ const hookMigrateRelations = 20000
 // schemaVersion is stored in PRAGMA user_version. A catalog with another
 // version is rebuilt: it is derived data, so rebuilding is always safe.
 // The versions open lists are migrated in place instead (migrate).
-const schemaVersion = 17
+const schemaVersion = 18
 
 // Column weights of the BM25F ranking: a word in the title says more about
 // a learning than the same word in its body.
@@ -386,7 +386,7 @@ func (ix *Index) open(ctx context.Context) error {
 		return nil
 	case 0:
 		return ix.createSchema(ctx)
-	case 15, 16:
+	case 15, 16, 17:
 		// Three columns with defaults and a copy of the relations: a hook
 		// migrates a small graph itself, a large one would take it past
 		// its deadline and roll back (as 12 to 14 below).
@@ -413,7 +413,7 @@ func (ix *Index) open(ctx context.Context) error {
 	}
 }
 
-// migrate brings a schema 12 to 16 catalog to 17 in place, where a
+// migrate brings a schema 12 to 17 catalog to 18 in place, where a
 // rebuild would take minutes at 100,000 learnings: 13 added the docs_tail
 // index (short ids without listing documents/), 14 the postings_term index
 // (docs/benchmarks.md has its cost), 15 the commands table and the
@@ -422,7 +422,11 @@ func (ix *Index) open(ctx context.Context) error {
 // as learnings are next indexed: no learning written before 16 has marks,
 // and a hand-written superseded_by takes effect at the next 'reflect
 // reindex --full'), 17 the relations table without a rowid and two of
-// its three indexes (graph.MigrateRelations). It holds the update lock, so that
+// its three indexes (graph.MigrateRelations), 18 the strength stored with
+// NUMERIC affinity (the same copy of the relations), a mention's source
+// heuristic stored empty (graph.MigrateMentions), and the hash
+// embedder's vectors out of the vectors table (recomputable: the table
+// copied without them). It holds the update lock, so that
 // another process's add or forget waits for it there rather than on
 // SQLite's busy timeout.
 func (ix *Index) migrate(ctx context.Context, from int) error {
@@ -447,6 +451,14 @@ func (ix *Index) migrate(ctx context.Context, from int) error {
 		stmts = append(stmts, docsHoldColumns...)
 	}
 	stmts = append(stmts, graph.MigrateRelations()...)
+	stmts = append(stmts, graph.MigrateMentions()...)
+	hash, err := storedRecomputable(ctx, ix.db)
+	if err != nil {
+		return err
+	}
+	if hash {
+		stmts = append(stmts, dropRecomputableVectors...)
+	}
 	return ix.schemaTx(ctx, from, stmts, fill, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 }
 

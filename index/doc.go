@@ -39,7 +39,11 @@
 //     substrings, which word postings cannot do; its content table is read
 //     by row for the trigram rerank.
 //   - the entity graph (package graph) and vectors (vectors.go): the graph
-//     and vector signals of fusion.
+//     and vector signals of fusion. The vectors table holds a model
+//     embedder's floats, the copy vectors.f32 is exported from; for the
+//     hash embedder it holds only which learnings have a vector (an empty
+//     blob each), since its vectors are made again from the markdown at
+//     no cost worth a second copy, and vectors.f32 is their only copy.
 //   - commands: the keys of the shell commands each learning records as
 //     failing ("go test", "npm ci"), keyed by command, so the pre-tool hook
 //     finds the learnings about a command with one lookup (commands.go).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"runtime"
 	"strings"
@@ -226,12 +227,18 @@ func deriveRows(l *store.Learning, st *store.Store, stems map[string]string, giv
 	fields := indexedFields(l)
 	r := &derivedRows{stats: computeStats(fields, stems), fields: fields}
 	// A sidecar the writer of the learning provided names its entities;
-	// without one (or with a broken one) they are extracted from the text.
+	// an imported rule without one has those its import would have
+	// written there; any other learning without one (or with a broken
+	// one) has those graph.Extract finds in the text.
 	sc, err := readSidecar(st, l, given)
-	if err != nil || sc == nil {
-		sc = graph.Extract(l)
-	} else {
+	switch {
+	case err == nil && sc != nil:
 		sc.Redact()
+	case errors.Is(err, fs.ErrNotExist) && l.ImportedRule():
+		sc = store.ExtractedSidecar(l)
+		sc.Redact()
+	default:
+		sc = graph.Extract(l)
 	}
 	r.sc = sc
 	r.idents = Identifiers(strings.Join(fields[:], "\n"))

@@ -303,7 +303,7 @@ func (ix *Index) embedRows(ctx context.Context, tx *sql.Tx, ns []int64, known ma
 			return nil, fmt.Errorf("index: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
 		}
 		for i, v := range vecs {
-			if _, err := ins.ExecContext(ctx, batch[i], encodeVector(v)); err != nil {
+			if _, err := ins.ExecContext(ctx, batch[i], ix.storedVector(v)); err != nil {
 				return nil, fmt.Errorf("index: vectors: %w", err)
 			}
 			out = append(out, vector.Row{Key: uint64(batch[i]), Vec: v})

@@ -56,19 +56,25 @@ func stateOf(t *testing.T, ix *Index) indexState {
 	}
 	_ = ix.db.QueryRow(`SELECT value FROM meta WHERE key='graph_changes'`).Scan(&s.Grouping)
 	s.Counts = counts(t, ix)
-	vr, err := ix.db.Query(`SELECT d.id, v.v FROM vectors v JOIN docs d ON d.n = v.n`)
+	byRow := map[uint64]string{}
+	dr, err := ix.db.Query(`SELECT n, id FROM docs`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for vr.Next() {
+	for dr.Next() {
+		var n uint64
 		var id string
-		var b []byte
-		if err := vr.Scan(&id, &b); err != nil {
+		if err := dr.Scan(&n, &id); err != nil {
 			t.Fatal(err)
 		}
-		s.Vectors[id] = decodeVector(b)
+		byRow[n] = id
 	}
-	vr.Close()
+	dr.Close()
+	for _, r := range tableRows(t, ix) {
+		if id, ok := byRow[r.Key]; ok {
+			s.Vectors[id] = r.Vec
+		}
+	}
 	for _, q := range stateQueries {
 		res := search(t, ix, Query{Text: q, Limit: 20})
 		s.Searches[q] = ids(res)
@@ -119,21 +125,12 @@ func liveFileMatchesTable(t *testing.T, ix *Index, k kb) {
 			live = append(live, vector.Row{Key: f.Key(i), Vec: f.Vector(i)})
 		}
 	}
-	rows, err := ix.db.Query(`SELECT n, v FROM vectors ORDER BY n`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	i := 0
-	for ; rows.Next(); i++ {
-		var n int64
-		var b []byte
-		if err := rows.Scan(&n, &b); err != nil {
-			t.Fatal(err)
+	for _, r := range tableRows(t, ix) {
+		if i >= len(live) || live[i].Key != r.Key || !slices.Equal(live[i].Vec, r.Vec) {
+			t.Fatalf("live file row %d is not table row n=%d (or their vectors differ)", i, r.Key)
 		}
-		if i >= len(live) || live[i].Key != uint64(n) || !slices.Equal(live[i].Vec, decodeVector(b)) {
-			t.Fatalf("live file row %d is not table row n=%d (or their vectors differ)", i, n)
-		}
+		i++
 	}
 	if i != len(live) {
 		t.Fatalf("file has %d live rows, table %d", len(live), i)

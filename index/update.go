@@ -232,6 +232,7 @@ func (ix *Index) update(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return st, err
 	}
 	vc, err := ix.refreshDerived(ctx, tx, w, dirStamp, opts, &st)
+	defer vc.abort() // until the export commits it
 	if err != nil {
 		return st, err
 	}
@@ -389,7 +390,7 @@ func (w *writer) applyPlan(ctx context.Context, plan updatePlan, bad map[string]
 // returns the vector changes to export once the transaction commits.
 func (ix *Index) refreshDerived(ctx context.Context, tx *sql.Tx, w *writer, dirStamp string, opts UpdateOptions, st *Stats) (vc vectorChanges, err error) {
 	vc = vectorChanges{full: opts.Full, gone: w.removed}
-	if vc.added, vc.respaced, err = ix.embedMissing(ctx, tx, opts.EmbedProgress, w.texts); err != nil {
+	if vc.added, vc.respaced, vc.file, err = ix.embedMissing(ctx, tx, opts.EmbedProgress, w.texts); err != nil {
 		return vc, err
 	}
 	st.Embedded = len(vc.added) > 0 || vc.respaced

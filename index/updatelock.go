@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
@@ -29,7 +27,6 @@ const (
 	// enough that a hook still answers within its deadline, from the index
 	// as it stands, while a full reindex runs.
 	refreshLockWait = 500 * time.Millisecond
-	lockPoll        = 5 * time.Millisecond
 )
 
 // lockUpdates serialises updates across processes, from before their
@@ -47,27 +44,19 @@ func (ix *Index) lockUpdates(ctx context.Context, wait time.Duration) (unlock fu
 	if wait <= 0 {
 		wait = updateLockWait
 	}
-	fl := flock.New(filepath.Join(filepath.Dir(ix.path), "update.lock"), flock.SetPermissions(fsutil.FilePerm))
-	ok, err := fl.TryLock()
-	if err == nil && !ok {
-		if ix.opts.onBusy != nil {
-			ix.opts.onBusy(wait)
-		}
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		ok, err = fl.TryLockContext(wctx, lockPoll)
-		cancel()
+	var onBusy func()
+	if ix.opts.onBusy != nil {
+		onBusy = func() { ix.opts.onBusy(wait) }
 	}
+	unlock, err = fsutil.WaitLock(ctx, filepath.Join(filepath.Dir(ix.path), "update.lock"), wait, onBusy)
 	switch {
-	case ok:
-		return func() { _ = fl.Unlock() }, nil
+	case err == nil:
+		return unlock, nil
 	case ctx.Err() != nil:
-		_ = fl.Close()
 		return nil, ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded):
-		_ = fl.Close()
+	case errors.Is(err, fsutil.ErrLockTimeout):
 		return nil, fmt.Errorf("%w (index/update.lock held for over %s)", ErrBusy, wait)
 	default:
-		_ = fl.Close()
 		return func() {}, nil
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,22 +31,13 @@ func fileMatchesTable(t *testing.T, ix *Index, k kb) {
 		t.Fatalf("vectors.f32: %v", err)
 	}
 	defer f.Close()
-	rows, err := ix.db.Query(`SELECT n, v FROM vectors ORDER BY n`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	i := 0
-	for rows.Next() {
-		var n int64
-		var b []byte
-		if err := rows.Scan(&n, &b); err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range tableRows(t, ix) {
+		n := r.Key
 		if i >= f.Len() {
 			t.Fatalf("table row %d (n=%d) missing from the file of %d rows", i, n, f.Len())
 		}
-		if f.Key(i) != uint64(n) || !slices.Equal(f.Vector(i), decodeVector(b)) {
+		if f.Key(i) != n || !slices.Equal(f.Vector(i), r.Vec) {
 			t.Fatalf("file row %d is n=%d, table row is n=%d (or their vectors differ)", i, f.Key(i), n)
 		}
 		i++
@@ -54,6 +46,40 @@ func fileMatchesTable(t *testing.T, ix *Index, k kb) {
 		t.Fatalf("file has %d rows, table %d", f.Len(), i)
 	}
 	codesMatchFile(t, f)
+}
+
+// tableRows is the vectors table as an export reads it (tableVector): each
+// row's vector in row order, a recomputable embedder's made again from its
+// learning, rows it cannot make left out.
+func tableRows(t testing.TB, ix *Index) []vector.Row {
+	t.Helper()
+	var stored string
+	_ = ix.db.QueryRow(`SELECT value FROM meta WHERE key='embedder'`).Scan(&stored)
+	rows, err := ix.db.Query(vectorRowsQuery + ` ORDER BY v.n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []vector.Row
+	for rows.Next() {
+		var n int64
+		var b []byte
+		var p, title, insight sql.NullString
+		if err := rows.Scan(&n, &b, &p, &title, &insight); err != nil {
+			t.Fatal(err)
+		}
+		v, ok, err := ix.tableVector(context.Background(), stored, b, p, title, insight, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			out = append(out, vector.Row{Key: uint64(n), Vec: v})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // codesMatchFile fails t unless f's codes (vectors.i8) were made from it

@@ -24,7 +24,11 @@ import (
 // learning without a vector is embedded by the next update. After every
 // update that changed them they are exported to vectors.f32, the flat file
 // a search maps and scans (package vector); the file is derived from the
-// table. A full or incremental Update rewrites it whole (patched from its
+// table. A recomputable embedder's rows hold an empty blob: the table then
+// says which learnings have a vector, and their floats are made again
+// from the documents whenever the table is read (tableVector), so
+// vectors.f32 is their only stored copy. A full or incremental Update
+// rewrites the file whole (patched from its
 // previous version when few rows changed), by rename, so a reader's
 // mapping stays valid; a targeted update (a Change) patches it in place
 // instead, appending rows and zeroing removed ones (vectortargeted.go,
@@ -84,25 +88,35 @@ func (ix *Index) vectorsPath() string {
 // learning that has no vector under the current embedder: those just added
 // or changed, all of them after the embedder changed, and any a crashed or
 // embedder-less update left behind. It returns the rows it embedded, and
-// whether it first emptied the table because the embedder changed.
-func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int), known map[int64]string) (added []int64, respaced bool, err error) {
+// whether it first emptied the table because the embedder changed. When it
+// embedded every row of an empty table with a recomputable embedder (a
+// full reindex, a new embedder), it wrote them to a new vectors.f32 as it
+// went, returned uncommitted in file: the export would otherwise embed
+// every learning a second time, reading each back from its markdown.
+func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(done, total int), known map[int64]string) (added []int64, respaced bool, file *vector.Writer, err error) {
+	defer func() {
+		if err != nil && file != nil {
+			file.Abort()
+			file = nil
+		}
+	}()
 	e := ix.opts.embedder
 	if e == nil {
-		return nil, false, nil
+		return nil, false, nil, nil
 	}
 	var stored string
 	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	// A remote embedder learns its dimension from its first answer, so its
 	// id is only known once something was embedded.
 	if id := embedderID(e); e.Dim() > 0 && stored != id {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vectors`); err != nil {
-			return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+			return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, id); err != nil {
-			return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+			return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 		}
 		respaced = stored != ""
 	}
@@ -112,16 +126,19 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 	const missing = `FROM docs d WHERE d.n NOT IN (SELECT n FROM vectors)`
 	var total int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) `+missing).Scan(&total); err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	if total == 0 {
-		return nil, respaced, nil
+		return nil, respaced, nil, nil
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(n, v) VALUES(?,?)`)
 	if err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	defer ins.Close()
+	if file, err = ix.newVectorFile(ctx, tx, e); err != nil {
+		return nil, false, nil, err
+	}
 	var ns []int64
 	for last := int64(0); ; {
 		if progress != nil {
@@ -129,7 +146,7 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		}
 		batch, texts, err := missingTexts(ctx, tx, known, last, embedBatch)
 		if err != nil {
-			return nil, false, err
+			return nil, false, nil, err
 		}
 		if len(batch) == 0 {
 			break
@@ -137,14 +154,19 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		last = batch[len(batch)-1]
 		vecs, err := e.Embed(ctx, texts)
 		if err != nil {
-			return nil, false, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
+			return nil, false, nil, fmt.Errorf("reindex: embed with %s: %w", e.Name(), err)
 		}
 		if len(vecs) != len(batch) {
-			return nil, false, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
+			return nil, false, nil, fmt.Errorf("reindex: embed with %s: %d vectors for %d texts", e.Name(), len(vecs), len(batch))
 		}
 		for i, v := range vecs {
-			if _, err := ins.ExecContext(ctx, batch[i], encodeVector(v)); err != nil {
-				return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+			if _, err := ins.ExecContext(ctx, batch[i], ix.storedVector(v)); err != nil {
+				return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
+			}
+			if file != nil && file.Add(uint64(batch[i]), v) != nil {
+				// Aborted (a vector the file refuses): the export
+				// writes the file from the table instead, and reports it.
+				file = nil
 			}
 		}
 		ns = append(ns, batch...)
@@ -153,9 +175,9 @@ func (ix *Index) embedMissing(ctx context.Context, tx *sql.Tx, progress func(don
 		progress(len(ns), len(ns))
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key,value) VALUES('embedder',?)`, embedderID(e)); err != nil {
-		return nil, false, fmt.Errorf("reindex: vectors: %w", err)
+		return nil, false, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
-	return ns, respaced, nil
+	return ns, respaced, file, nil
 }
 
 // missingTexts reads up to limit learnings after row last that have no
@@ -190,16 +212,23 @@ func loadTexts(ctx context.Context, tx *sql.Tx, known map[int64]string, cond str
 			texts = append(texts, t)
 			continue
 		}
-		f, err := readFields(path)
-		if err != nil {
-			f = [numFields]string{title, insight}
-		}
-		texts = append(texts, embedText(f[0], f[1], f[2], f[3]))
+		texts = append(texts, docText(path, title, insight))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("reindex: vectors: %w", err)
 	}
 	return ns, texts, nil
+}
+
+// docText is the text the learning at path is embedded from, read back
+// from its markdown; one that cannot be read is embedded from its title
+// and key insight.
+func docText(path, title, insight string) string {
+	f, err := readFields(path)
+	if err != nil {
+		f = [numFields]string{title, insight}
+	}
+	return embedText(f[0], f[1], f[2], f[3])
 }
 
 // embedText is what a learning's vector is made of: every indexed field.
@@ -230,10 +259,18 @@ func decodeInto(v []float32, b []byte) {
 
 // vectorChanges is what an update did to the vectors table.
 type vectorChanges struct {
-	full     bool    // a rebuild: every row is new
-	respaced bool    // the embedder changed: every vector was dropped
-	gone     []int64 // rows removed (their learning was deleted or changed)
-	added    []int64 // rows embedded
+	full     bool           // a rebuild: every row is new
+	respaced bool           // the embedder changed: every vector was dropped
+	gone     []int64        // rows removed (their learning was deleted or changed)
+	added    []int64        // rows embedded
+	file     *vector.Writer // every row's vector, written as embedded (embedMissing), to commit
+}
+
+// abort drops the vector file an update wrote and did not commit.
+func (c vectorChanges) abort() {
+	if c.file != nil {
+		c.file.Abort()
+	}
 }
 
 func (c vectorChanges) any() bool {
@@ -249,6 +286,15 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 	e := ix.opts.embedder
 	if e == nil {
 		return nil
+	}
+	if ch.file != nil {
+		// Written as embedded: it holds every row of the table.
+		exported(false)
+		beforeVectorWrite()
+		if err := ch.file.Commit(); err != nil {
+			return fmt.Errorf("vectors: %w", err)
+		}
+		return ix.installedVectors()
 	}
 	var stored string
 	if err := ix.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='embedder'`).Scan(&stored); err != nil {
@@ -288,7 +334,7 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 		// rewrite repairs, nor when nothing changed (the file is then
 		// damaged or out of step, or it would have been kept above).
 		if ch.any() && finiteFile(path) {
-			rows, err := ix.readVectors(ctx, ch.added, 0)
+			rows, err := ix.readVectors(ctx, stored, ch.added, 0)
 			if err != nil {
 				return err
 			}
@@ -310,13 +356,14 @@ func (ix *Index) exportVectors(ctx context.Context, ch vectorChanges) error {
 }
 
 // streamVectors rewrites vectors.f32 from the vectors table, writing each
-// row as it is read: decoding every vector first was 100 MB of heap at
+// row as it is read (made again from its learning when the table keeps
+// none: tableVector): decoding every vector first was 100 MB of heap at
 // 100,000 learnings, the largest left in a full reindex (docs/benchmarks.md).
 // The first row sets the dimension (emptyDim when the table is empty);
 // rows of another are skipped, as they are not of this space and the next
 // full reindex re-embeds them. A failure midway leaves the old file.
 func (ix *Index) streamVectors(ctx context.Context, path, stored string, emptyDim int) error {
-	rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors ORDER BY n`)
+	rows, err := ix.db.QueryContext(ctx, vectorRowsQuery+` ORDER BY v.n`)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
@@ -328,23 +375,34 @@ func (ix *Index) streamVectors(ctx context.Context, path, stored string, emptyDi
 			w.Abort()
 		}
 	}()
-	var v []float32
+	var buf []float32
+	dim := 0
 	for rows.Next() {
 		var n int64
 		var b sql.RawBytes
-		if err := rows.Scan(&n, &b); err != nil {
+		var p, title, insight sql.NullString
+		if err := rows.Scan(&n, &b, &p, &title, &insight); err != nil {
 			return fmt.Errorf("vectors: %w", err)
 		}
-		if w == nil {
-			if w, err = vector.Create(path, vector.Header{Dim: len(b) / 4, Embedder: name, EmbedderVersion: version}); err != nil {
-				return fmt.Errorf("vectors: %w", err)
-			}
-			v = make([]float32, len(b)/4)
+		v, ok, err := ix.tableVector(ctx, stored, b, p, title, insight, buf)
+		if err != nil {
+			return err
 		}
-		if len(b)/4 != len(v) {
+		if !ok {
 			continue // not of this space; the next full reindex rewrites it
 		}
-		decodeInto(v, b)
+		if w == nil {
+			dim = len(v)
+			if w, err = vector.Create(path, vector.Header{Dim: dim, Embedder: name, EmbedderVersion: version}); err != nil {
+				return fmt.Errorf("vectors: %w", err)
+			}
+		}
+		if len(b) > 0 {
+			buf = v
+		}
+		if len(v) != dim {
+			continue // not of this space; the next full reindex rewrites it
+		}
 		if err := w.Add(uint64(n), v); err != nil {
 			return fmt.Errorf("vectors: %w", err)
 		}
@@ -406,7 +464,7 @@ func (ix *Index) patchVectors(ctx context.Context, path, stored string, ch vecto
 			out = append(out, vector.Row{Key: k, Vec: old.Vector(i)})
 		}
 	}
-	added, err := ix.readVectors(ctx, ch.added, dim)
+	added, err := ix.readVectors(ctx, stored, ch.added, dim)
 	if err != nil {
 		return false, err
 	}
@@ -430,9 +488,9 @@ func finiteFile(path string) bool {
 	return f.NonFinite() == 0
 }
 
-// readVectors reads the rows ns of the vectors table, sorted by row
-// number; with dim > 0, only vectors of that length.
-func (ix *Index) readVectors(ctx context.Context, ns []int64, dim int) ([]vector.Row, error) {
+// readVectors reads the rows ns of the vectors table (tableVector), sorted
+// by row number; with dim > 0, only vectors of that length.
+func (ix *Index) readVectors(ctx context.Context, stored string, ns []int64, dim int) ([]vector.Row, error) {
 	var out []vector.Row
 	for lo := 0; lo < len(ns); lo += maxParams {
 		part := ns[lo:min(lo+maxParams, len(ns))]
@@ -440,18 +498,24 @@ func (ix *Index) readVectors(ctx context.Context, ns []int64, dim int) ([]vector
 		for i, n := range part {
 			args[i] = n
 		}
-		rows, err := ix.db.QueryContext(ctx, `SELECT n, v FROM vectors WHERE n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		rows, err := ix.db.QueryContext(ctx, vectorRowsQuery+` WHERE v.n IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("vectors: %w", err)
 		}
 		for rows.Next() {
 			var n int64
 			var b []byte
-			if err := rows.Scan(&n, &b); err != nil {
+			var p, title, insight sql.NullString
+			if err := rows.Scan(&n, &b, &p, &title, &insight); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("vectors: %w", err)
 			}
-			if v := decodeVector(b); dim <= 0 || len(v) == dim {
+			v, ok, err := ix.tableVector(ctx, stored, b, p, title, insight, nil)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if ok && (dim <= 0 || len(v) == dim) {
 				out = append(out, vector.Row{Key: uint64(n), Vec: v})
 			}
 		}
@@ -632,7 +696,8 @@ func (ix *Index) vectorHits(ctx context.Context, text string, limit int) ([]hit,
 // when it matches the vectors table (or there are none): missing, not a
 // regular file, damaged, of another embedder, out of step with the table,
 // or holding NaN/Inf values. Each is repaired by 'reflect reindex', which
-// rewrites the file from the table; until then searches go on without the
+// rewrites the file from the table (a recomputable embedder's vectors made
+// again from the documents); until then searches go on without the
 // vector signal or with the rows as they are.
 func (ix *Index) VectorFileProblem(ctx context.Context) (string, error) {
 	if ix.opts.embedder == nil {

@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,32 +15,18 @@ import (
 // oldExport is the full export as it was before it streamed: every row
 // decoded into memory, then vector.Write. Kept here as the reference the
 // streamed export must match byte for byte.
-func oldExport(t *testing.T, db *sql.DB, path, stored string, emptyDim int) {
+func oldExport(t *testing.T, ix *Index, path, stored string, emptyDim int) {
 	t.Helper()
-	rows, err := db.Query(`SELECT n, v FROM vectors ORDER BY n`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	var out []vector.Row
 	dim := 0
-	for rows.Next() {
-		var n int64
-		var b []byte
-		if err := rows.Scan(&n, &b); err != nil {
-			t.Fatal(err)
-		}
-		v := decodeVector(b)
+	for _, r := range tableRows(t, ix) {
 		if dim == 0 {
-			dim = len(v)
+			dim = len(r.Vec)
 		}
-		if len(v) != dim {
+		if len(r.Vec) != dim {
 			continue
 		}
-		out = append(out, vector.Row{Key: uint64(n), Vec: v})
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		out = append(out, r)
 	}
 	if dim == 0 {
 		dim = emptyDim
@@ -73,7 +58,7 @@ func TestVectorExportStreamed(t *testing.T) {
 		if err := ix.exportVectors(ctx, vectorChanges{full: true}); err != nil {
 			t.Fatalf("%s: export: %v", what, err)
 		}
-		oldExport(t, ix.db, ref, stored, 32)
+		oldExport(t, ix, ref, stored, 32)
 		got, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

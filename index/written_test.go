@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -40,6 +42,13 @@ func writtenLearnings(n, from int) []*store.Learning {
 // what it wrote; tamper, when set, runs between the writes and Commit.
 func writeHanding(t *testing.T, ix *Index, ls []*store.Learning, tamper func()) {
 	t.Helper()
+	writeHandingWith(t, ix, ls, tamper, true)
+}
+
+// writeHandingWith is writeHanding, with sidecars or without (as an
+// import writes a new rule).
+func writeHandingWith(t *testing.T, ix *Index, ls []*store.Learning, tamper func(), sidecars bool) {
+	t.Helper()
 	ids := make([]string, len(ls))
 	for i, l := range ls {
 		ids[i] = l.ID
@@ -54,9 +63,11 @@ func writeHanding(t *testing.T, ix *Index, ls []*store.Learning, tamper func()) 
 		if w.Data, err = b.Write(l); err != nil {
 			t.Fatal(err)
 		}
-		w.Sidecar = &store.Sidecar{DocumentID: l.ID, Entities: store.ExtractEntities(l)}
-		if w.SidecarData, err = b.WriteSidecar(w.Sidecar); err != nil {
-			t.Fatal(err)
+		if sidecars {
+			w.Sidecar = &store.Sidecar{DocumentID: l.ID, Entities: store.ExtractEntities(l)}
+			if w.SidecarData, err = b.WriteSidecar(w.Sidecar); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ch.Wrote(l.ID, w)
 	}
@@ -93,6 +104,84 @@ func TestWrittenIndexesAsReadingTheFilesDoes(t *testing.T) {
 		}
 		if got, want := stateOf(t, ia), stateOf(t, ib); !reflect.DeepEqual(got, want) {
 			t.Fatalf("round %d: index differs from reading the files:\n got %+v\nwant %+v", round, got, want)
+		}
+	}
+}
+
+// An imported rule written without a sidecar is indexed as it was with
+// the sidecar an import wrote for it (the entities store.ExtractEntities
+// finds): every table, the graph, the postings, vectors and searches,
+// whether the index is handed what was written or reads the files; on an
+// empty index and on an indexed one. A rule with no source file, and a
+// learning of another type, without a sidecar, still get graph.Extract's.
+func TestImportedRuleWithoutSidecarIndexesAsWithIt(t *testing.T) {
+	emb := WithEmbedder(hashEmbedder(t, 32))
+	with, without := newKB(t), newKB(t)
+	read := kb{root: without.root, docs: without.docs, idx: filepath.Join(t.TempDir(), "index")}
+	iw, io, ir := openWith(t, with, emb), openWith(t, without, emb), openWith(t, read, emb)
+	for round, ls := range [][]*store.Learning{writtenLearnings(40, 0), writtenLearnings(25, 40)} {
+		writeHandingWith(t, iw, ls, nil, true)
+		writeHandingWith(t, io, writtenLearnings(len(ls), 40*round), nil, false)
+		update(t, ir, UpdateOptions{})
+		if _, err := os.Stat(io.store.SidecarPath(ls[0].ID)); err == nil {
+			t.Fatal("a sidecar was written")
+		}
+		want := dumpCatalog(t, iw)
+		for name, ix := range map[string]*Index{"handed over": io, "read": ir} {
+			got := dumpCatalog(t, ix)
+			for table := range want {
+				g := strings.ReplaceAll(strings.Join(got[table], "\n"), without.docs, with.docs)
+				if w := strings.Join(want[table], "\n"); g != w {
+					t.Errorf("round %d, %s: table %s differs:\n got %v\nwant %v", round, name, table, g, w)
+				}
+			}
+			if g, w := stateOf(t, ix), stateOf(t, iw); !reflect.DeepEqual(g, w) {
+				t.Errorf("round %d, %s: index differs from the one with sidecars:\n got %+v\nwant %+v", round, name, g, w)
+			}
+		}
+	}
+	var mentions int
+	if err := iw.db.QueryRow(`SELECT count(*) FROM mentions`).Scan(&mentions); err != nil || mentions == 0 {
+		t.Fatalf("%d mentions, %v: the rules have no entities, the comparison says nothing", mentions, err)
+	}
+	// Not imported rules: graph.Extract's entities, not ExtractEntities'.
+	for _, change := range []func(*store.Learning){
+		func(l *store.Learning) { l.Source = nil },
+		func(l *store.Learning) { l.Type = "learning" },
+	} {
+		l := writtenLearnings(1, 100)[0]
+		change(l)
+		k := newKB(t)
+		ix := openWith(t, k, emb)
+		writeHandingWith(t, ix, []*store.Learning{l}, nil, false)
+		l.Redact()
+		var want, extracted []string
+		for _, e := range graph.Extract(l).Entities {
+			want = append(want, e.Name)
+		}
+		for _, e := range store.ExtractEntities(l) {
+			extracted = append(extracted, e.Name)
+		}
+		slices.Sort(want)
+		slices.Sort(extracted)
+		if slices.Equal(want, extracted) {
+			t.Fatalf("both extractors find %v: the check says nothing", want)
+		}
+		rows, err := ix.db.Query(`SELECT name FROM entities ORDER BY name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, n)
+		}
+		rows.Close()
+		if !slices.Equal(got, want) {
+			t.Errorf("type %s, source %+v: entities %v; want graph.Extract's %v", l.Type, l.Source, got, want)
 		}
 	}
 }

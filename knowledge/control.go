@@ -121,6 +121,13 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 	if err != nil {
 		return PutResult{ID: id}, err
 	}
+	if sc == nil {
+		// Read before the patch: an imported rule without a sidecar file
+		// keeps the entities of the text it had, as one with a file does.
+		if sc, err = k.st.ReadSidecarOf(l); err != nil {
+			sc = nil // none, or unreadable: extracted again from the text
+		}
+	}
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
@@ -142,11 +149,6 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 		l.Cites = patch.Cites
 	}
 	l.Tags = store.MergeTags(l.Tags, patch.Tags)
-	if sc == nil {
-		if sc, err = k.st.ReadSidecar(id); err != nil {
-			sc = nil // none, or unreadable: extracted again from the text
-		}
-	}
 	return k.Put(ctx, l, sc, now)
 }
 

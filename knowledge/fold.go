@@ -79,8 +79,8 @@ func (k *Base) fold(ctx context.Context, keep, gone *store.Learning, now time.Ti
 	merged.Type, merged.Confidence, merged.Category = keep.Type, keep.Confidence, keep.Category
 	merged.Scope, merged.Project, merged.Source = keep.Scope, keep.Project, keep.Source
 	var sc *store.Sidecar
-	ks, kerr := k.st.ReadSidecar(keep.ID)
-	gs, gerr := k.st.ReadSidecar(gone.ID)
+	ks, kerr := k.st.ReadSidecarOf(keep)
+	gs, gerr := k.st.ReadSidecarOf(gone)
 	switch {
 	case kerr == nil && gerr == nil:
 		sc = store.MergeSidecars(ks, gs)

@@ -158,7 +158,16 @@ func (k *Base) writeImported(ctx context.Context, write []*store.Learning, now t
 	enc, failed := b.WriteAll(write, func(l *store.Learning) {
 		k.prepare(l, now)
 		l.Supersedes = ""
-	}, func(l *store.Learning) *store.Sidecar { return sidecarOf(l, nil) })
+	}, func(l *store.Learning) *store.Sidecar {
+		// An imported rule needs no sidecar: without one its entities are
+		// the ones written there (store.ExtractedSidecar), for the index
+		// and every surface. One already there (written by an earlier
+		// import) is rewritten, so that it is not left stale.
+		if l.ImportedRule() && !k.st.HasSidecar(l.ID) {
+			return nil
+		}
+		return sidecarOf(l, nil)
+	})
 	// The index reads what it indexes; handed what was written, it need
 	// not parse again a file that holds exactly these bytes.
 	for i, e := range enc {

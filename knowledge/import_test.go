@@ -2,6 +2,9 @@ package knowledge
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"testing"
 
 	"github.com/reflectkb/reflect/store"
@@ -109,5 +112,54 @@ func TestImportMergesNearDuplicates(t *testing.T) {
 	}
 	if c := counts(t, k); c.Learnings != 3 {
 		t.Errorf("%d docs, want 3 (existing, other, twice)", c.Learnings)
+	}
+}
+
+// An import writes no sidecar for a new rule; its entities are the ones
+// the sidecar held (ReadSidecarOf, the index). A sidecar an earlier import
+// wrote is rewritten when its rule is, so none is left stale; an update
+// through Update keeps the entities of the rule as it was, as with a file.
+func TestImportWritesNoSidecarButKeepsTheEntities(t *testing.T) {
+	d := newDirs(t)
+	k := d.open(t)
+	ctx := context.Background()
+	rule := func(line int) *store.Learning {
+		return ruleLearning("Run the tests", "Run `pnpm test` before pushing ERR_PUSH_REJECTED", "shop", "AGENTS.md", line)
+	}
+	if _, err := k.Import(ctx, []*store.Learning{rule(7)}, false, t0); err != nil {
+		t.Fatal(err)
+	}
+	id := rule(7).ID
+	if _, err := os.Stat(k.Store().SidecarPath(id)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a sidecar was written: %v", err)
+	}
+	l, err := k.Store().Read(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := k.Store().ReadSidecarOf(l)
+	if err != nil || len(sc.Entities) != 2 || sc.Entities[0].Name != "ERR_PUSH_REJECTED" || sc.Entities[1].Name != "pnpm test" {
+		t.Fatalf("entities of the imported rule: %+v, %v", sc, err)
+	}
+	// A sidecar of an earlier import, stale: the moved rule rewrites it.
+	stale := &store.Sidecar{DocumentID: id, Entities: []store.Entity{{Name: "stale", Type: "tool"}}}
+	if err := k.Store().WriteSidecar(stale); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k.Import(ctx, []*store.Learning{rule(9)}, false, t0); err != nil || got[0].Action != ImportUpdated {
+		t.Fatalf("moved rule: %+v, %v", got, err)
+	}
+	if got, err := k.Store().ReadSidecar(id); err != nil || len(got.Entities) != 2 || got.Entities[0].Name != "ERR_PUSH_REJECTED" {
+		t.Fatalf("sidecar after the moved rule: %+v, %v", got, err)
+	}
+	// Without a file, Update keeps the entities of the text it replaces.
+	if err := os.Remove(k.Store().SidecarPath(id)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Update(ctx, id, &store.Learning{Body: "Run the whole suite.\n"}, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k.Store().ReadSidecar(id); err != nil || len(got.Entities) != 2 || got.Entities[1].Name != "pnpm test" {
+		t.Fatalf("sidecar after Update: %+v, %v", got, err)
 	}
 }

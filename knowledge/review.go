@@ -42,23 +42,17 @@ const draftLockWait = time.Minute
 // the other wrote: index/drafts.lock, a flock the kernel releases when a
 // process dies. Call the returned function to release it.
 func (k *Base) LockDrafts(ctx context.Context) (unlock func(), err error) {
-	fl := flock.New(filepath.Join(filepath.Dir(k.ix.Path()), "drafts.lock"), flock.SetPermissions(fsutil.FilePerm))
-	wctx, cancel := context.WithTimeout(ctx, draftLockWait)
-	defer cancel()
-	ok, err := fl.TryLockContext(wctx, 5*time.Millisecond)
+	unlock, err = fsutil.WaitLock(ctx, filepath.Join(filepath.Dir(k.ix.Path()), "drafts.lock"), draftLockWait, nil)
 	switch {
-	case ok:
-		return func() { _ = fl.Unlock() }, nil
+	case err == nil:
+		return unlock, nil
 	case ctx.Err() != nil:
-		_ = fl.Close()
 		return nil, ctx.Err()
-	case errors.Is(err, context.DeadlineExceeded):
-		_ = fl.Close()
+	case errors.Is(err, fsutil.ErrLockTimeout):
 		return nil, fmt.Errorf("index/drafts.lock held for over %s by a drain or another review; try again", draftLockWait)
 	default:
 		// A filesystem without flock: go ahead, as the index's own
 		// update lock does.
-		_ = fl.Close()
 		return func() {}, nil
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -36,6 +37,11 @@ const (
 	HarnessOpenCode Harness = "opencode"
 	HarnessCopilot  Harness = "copilot"
 )
+
+// Harnesses are the harnesses the queue accepts, in the order status and
+// doctor show the agents; agents/registry_test.go holds it to
+// agents.Registry.
+var Harnesses = []Harness{HarnessClaude, HarnessCodex, HarnessGemini, HarnessOpenCode, HarnessCopilot}
 
 // Record is one line of pending_reflections.jsonl (ARCHITECTURE §3, "Queue record").
 type Record struct {
@@ -69,9 +75,7 @@ func (r *Record) validate() error {
 	default:
 		return fmt.Errorf("queue record: unknown trigger %q", r.Trigger)
 	}
-	switch r.Harness {
-	case HarnessClaude, HarnessCodex, HarnessGemini, HarnessOpenCode, HarnessCopilot:
-	default:
+	if !slices.Contains(Harnesses, r.Harness) {
 		return fmt.Errorf("queue record: unknown harness %q", r.Harness)
 	}
 	if len(r.SessionID) > maxSessionID {

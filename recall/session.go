@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/reflectkb/reflect/internal/fsutil"
 )
 
@@ -41,15 +39,11 @@ func lockSessions(ctx context.Context, stateDir string) (func(), bool) {
 	if err := fsutil.EnsureStateSubdir(dir); err != nil {
 		return func() {}, false
 	}
-	fl := flock.New(filepath.Join(dir, ".lock"), flock.SetPermissions(fsutil.FilePerm))
-	ctx, cancel := context.WithTimeout(ctx, lockWait)
-	defer cancel()
-	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		_ = fl.Close()
+	unlock, err := fsutil.WaitLock(ctx, filepath.Join(dir, ".lock"), lockWait, nil)
+	if err != nil {
 		return func() {}, false
 	}
-	return func() { _ = fl.Unlock() }, true
+	return unlock, true
 }
 
 // loadInjected reads a session's dedupe set. A missing file is an empty

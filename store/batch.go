@@ -46,19 +46,20 @@ func (b *Batch) WriteSidecar(sc *Sidecar) ([]byte, error) {
 }
 
 // Encoded is what WriteAll staged for one learning: the bytes of its
-// document and of its sidecar, and that sidecar.
+// document and of its sidecar, and that sidecar (nil: none written).
 type Encoded struct {
 	Data, SidecarData []byte
 	Sidecar           *Sidecar
 }
 
-// WriteAll stages each of ls, and the sidecar sidecarOf gives for it, as
-// Write and WriteSidecar would, in the order of ls. Encoding (and
-// sidecarOf, called once the learning is encoded: redacted, defaults
-// filled) runs on every CPU while the files are created in order, each
-// learning on one goroutine of its own, so prep, called there first, must
-// touch nothing but its learning. It stops at the first learning that
-// fails, with what it staged before: out[i] is learning i's.
+// WriteAll stages each of ls, and the sidecar sidecarOf gives for it (none
+// where it gives nil), as Write and WriteSidecar would, in the order of
+// ls. Encoding (and sidecarOf, called once the learning is encoded:
+// redacted, defaults filled) runs on every CPU while the files are
+// created in order, each learning on one goroutine of its own, so prep,
+// called there first, must touch nothing but its learning. It stops at
+// the first learning that fails, with what it staged before: out[i] is
+// learning i's.
 func (b *Batch) WriteAll(ls []*Learning, prep func(*Learning), sidecarOf func(*Learning) *Sidecar) ([]Encoded, error) {
 	type result struct {
 		enc  Encoded
@@ -82,8 +83,9 @@ func (b *Batch) WriteAll(ls []*Learning, prep func(*Learning), sidecarOf func(*L
 				r, l := &res[i], ls[i]
 				prep(l)
 				if r.enc.Data, r.err = l.encode(); r.err == nil {
-					r.enc.Sidecar = sidecarOf(l)
-					r.enc.SidecarData, r.err = r.enc.Sidecar.encode()
+					if r.enc.Sidecar = sidecarOf(l); r.enc.Sidecar != nil {
+						r.enc.SidecarData, r.err = r.enc.Sidecar.encode()
+					}
 				}
 				close(r.done)
 			}
@@ -99,8 +101,10 @@ func (b *Batch) WriteAll(ls []*Learning, prep func(*Learning), sidecarOf func(*L
 		if err := b.stage(b.s.Path(l.ID), r.enc.Data, l.ID, l); err != nil {
 			return out, err
 		}
-		if err := b.stage(b.s.SidecarPath(l.ID), r.enc.SidecarData, l.ID, nil); err != nil {
-			return out, err
+		if r.enc.Sidecar != nil {
+			if err := b.stage(b.s.SidecarPath(l.ID), r.enc.SidecarData, l.ID, nil); err != nil {
+				return out, err
+			}
 		}
 		out = append(out, r.enc)
 	}

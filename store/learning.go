@@ -442,6 +442,14 @@ func oneOf(v string, allowed []string) bool {
 // Marshal renders the learning as a document: known fields in a fixed order,
 // then unknown fields as they were read, then the body.
 func (l *Learning) Marshal() ([]byte, error) {
+	if data, ok := l.marshalFast(); ok {
+		return data, nil
+	}
+	return l.marshalYAML()
+}
+
+// marshalYAML is Marshal through the YAML encoder, for any learning.
+func (l *Learning) marshalYAML() ([]byte, error) {
 	var root yaml.Node
 	if err := root.Encode(l); err != nil {
 		return nil, fmt.Errorf("encode %s: %w", l.ID, err)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -112,6 +114,14 @@ func (sc *Sidecar) Validate() error {
 // Marshal renders the sidecar as YAML with one flow-style line per entity
 // and relationship, as in ARCHITECTURE §3, so diffs stay readable.
 func (sc *Sidecar) Marshal() ([]byte, error) {
+	if data, ok := sc.marshalFast(); ok {
+		return data, nil
+	}
+	return sc.marshalYAML()
+}
+
+// marshalYAML is Marshal through the YAML encoder, for any sidecar.
+func (sc *Sidecar) marshalYAML() ([]byte, error) {
 	var root yaml.Node
 	if err := root.Encode(sc); err != nil {
 		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
@@ -133,4 +143,36 @@ func (sc *Sidecar) Marshal() ([]byte, error) {
 		return nil, fmt.Errorf("encode sidecar %s: %w", sc.DocumentID, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// ImportedRule reports a rule imported from a file people keep
+// (reflect import), which names the file it came from. An import writes
+// no sidecar for one: its entities are ExtractedSidecar's.
+func (l *Learning) ImportedRule() bool {
+	return l.Type == "rule" && l.Source != nil && l.Source.File != ""
+}
+
+// ExtractedSidecar is the sidecar of the entities ExtractEntities finds
+// in l: what reflect writes beside a learning no writer named entities
+// for, and what an imported rule without a sidecar has.
+func ExtractedSidecar(l *Learning) *Sidecar {
+	return &Sidecar{DocumentID: l.ID, Entities: append([]Entity{}, ExtractEntities(l)...), Relationships: []Relationship{}}
+}
+
+// ReadSidecarOf is the sidecar of l: its file (ReadSidecar), or for an
+// imported rule without one, ExtractedSidecar(l), redacted.
+func (s *Store) ReadSidecarOf(l *Learning) (*Sidecar, error) {
+	sc, err := s.ReadSidecar(l.ID)
+	if errors.Is(err, fs.ErrNotExist) && l.ImportedRule() {
+		sc = ExtractedSidecar(l)
+		sc.Redact()
+		return sc, nil
+	}
+	return sc, err
+}
+
+// HasSidecar reports whether a file is where id's sidecar goes.
+func (s *Store) HasSidecar(id string) bool {
+	_, err := os.Lstat(s.SidecarPath(id))
+	return !errors.Is(err, fs.ErrNotExist)
 }

@@ -6,6 +6,23 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 )
 
+// claudeFormat is Claude Code's session JSONL, told by its record types,
+// or by a sessionId or message field no earlier record named otherwise.
+var claudeFormat = format{
+	name: "claude",
+	detect: func(p *probe) int {
+		switch str(p.Type) {
+		case "user", "assistant", "system", "summary", "file-history-snapshot":
+			return byType
+		}
+		if p.SessionID != nil || p.Message != nil {
+			return byField
+		}
+		return 0
+	},
+	parser: func(b *builder) (func([]byte), func()) { return newClaudeParser(b).line, nil },
+}
+
 // claudeParser reads Claude Code session JSONL: one record per line, with
 // "type" user (prompts and tool results), assistant (text and tool_use
 // parts), and types that carry nothing for a writer (system, summary,

@@ -9,6 +9,22 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 )
 
+// codexFormat is Codex's rollout JSONL: every record wraps its payload in
+// {"type", "payload"} with Codex's own record types.
+var codexFormat = format{
+	name: "codex",
+	detect: func(p *probe) int {
+		switch str(p.Type) {
+		case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
+			if p.Payload != nil {
+				return byType
+			}
+		}
+		return 0
+	},
+	parser: func(b *builder) (func([]byte), func()) { return newCodexParser(b).line, nil },
+}
+
 // codexParser reads Codex rollout JSONL: {"timestamp", "type", "payload"}
 // records of type session_meta (id, cwd, git), turn_context, response_item
 // (messages, function and custom tool calls and their outputs) and

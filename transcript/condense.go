@@ -81,12 +81,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// Condense reads the transcript at path (a Claude Code session JSONL when
-// harness is "claude", a Codex rollout JSONL when "codex", a Gemini CLI
-// chat file when "gemini", reflect's copy of an OpenCode session when
-// "opencode", a Copilot CLI events.jsonl when "copilot", detected from the
-// first records when empty) and reduces it to the events a writer
-// needs, redacted and bounded by limits.
+// Condense reads the transcript at path in the format harness names (one
+// of Formats: a Claude Code session JSONL when harness is "claude", a
+// Codex rollout JSONL when "codex", and so on; detected from the first
+// records when empty) and reduces it to the events a writer needs,
+// redacted and bounded by limits.
 //
 // The file is streamed line by line and only bounded state is kept, so a
 // transcript of any size can be condensed. Lines that are not JSON, records
@@ -120,23 +119,14 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 			return nil, fmt.Errorf("condense %s: %w", path, err)
 		}
 	}
+	f0, ok := formatOf(harness)
+	if !ok {
+		return nil, fmt.Errorf("condense %s: unknown harness %q (want %s)", path, harness, text.OrList(Formats()))
+	}
 	b := newBuilder(c, limits)
-	var parse func([]byte)
-	end := func() {}
-	switch harness {
-	case "claude":
-		parse = newClaudeParser(b).line
-	case "codex":
-		parse = newCodexParser(b).line
-	case "gemini":
-		g := newGeminiParser(b)
-		parse, end = g.line, g.end
-	case "opencode":
-		parse = newOpenCodeParser(b).line
-	case "copilot":
-		parse = newCopilotParser(b).line
-	default:
-		return nil, fmt.Errorf("condense %s: unknown harness %q (want claude, codex, gemini, opencode or copilot)", path, harness)
+	parse, end := f0.parser(b)
+	if end == nil {
+		end = func() {}
 	}
 	lr := newLineReader(f)
 	defer lr.release()
@@ -245,8 +235,9 @@ func detectHarness(r io.Reader) (string, error) {
 	return "", nil
 }
 
-// harnessProbe holds the fields that tell the transcript formats apart.
-type harnessProbe struct {
+// probe holds the fields of a record that tell the formats apart; each
+// format's detect reads the ones it needs.
+type probe struct {
 	Type        json.RawMessage `json:"type"`
 	Payload     json.RawMessage `json:"payload"`
 	SessionID   json.RawMessage `json:"sessionId"`
@@ -258,34 +249,20 @@ type harnessProbe struct {
 	Parts       json.RawMessage `json:"parts"`
 }
 
+// harnessOf names the format whose detect is surest of line, "" when none
+// recognises it.
 func harnessOf(line []byte) string {
-	var probe harnessProbe
-	if len(line) == 0 || line[0] != '{' || decodeRaw(line, &probe) != nil {
+	var p probe
+	if len(line) == 0 || line[0] != '{' || decodeRaw(line, &p) != nil {
 		return ""
 	}
-	// Before Claude's checks: Gemini's header has a sessionId too.
-	if probe.ProjectHash != nil || probe.Set != nil || str(probe.Type) == "gemini" {
-		return "gemini"
-	}
-	switch str(probe.Type) {
-	case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
-		if probe.Payload != nil {
-			return "codex"
-		}
-	case "user", "assistant", "system", "summary", "file-history-snapshot":
-		return "claude"
-	case "session.start", "user.message", "assistant.message", "tool.execution_complete", "hook.start", "assistant.turn_start":
-		if probe.Data != nil {
-			return "copilot"
+	best, rank := "", 0
+	for _, f := range formats {
+		if r := f.detect(&p); r > rank {
+			best, rank = f.name, r
 		}
 	}
-	if probe.Info != nil && probe.Parts != nil {
-		return "opencode"
-	}
-	if probe.SessionID != nil || probe.Message != nil {
-		return "claude"
-	}
-	return ""
+	return best
 }
 
 // toolCall is a tool invocation awaiting its result.

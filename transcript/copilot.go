@@ -7,6 +7,22 @@ import (
 	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
+// copilotFormat is Copilot CLI's events.jsonl: {"type", "data"} with
+// dotted event types.
+var copilotFormat = format{
+	name: "copilot",
+	detect: func(p *probe) int {
+		switch str(p.Type) {
+		case "session.start", "user.message", "assistant.message", "tool.execution_complete", "hook.start", "assistant.turn_start":
+			if p.Data != nil {
+				return byType
+			}
+		}
+		return 0
+	},
+	parser: func(b *builder) (func([]byte), func()) { return newCopilotParser(b).line, nil },
+}
+
 // copilotParser reads a GitHub Copilot CLI session log,
 // ~/.copilot/session-state/<id>/events.jsonl (the transcript_path of its
 // Stop hook), checked against @github/copilot 1.0.102: one event per line,

@@ -13,6 +13,8 @@
 // # Files
 //
 //   - condensed.go: the result types (Condensed, Event).
+//   - format.go: the format table (formats), one entry per agent, each
+//     in the agent's file: its name, detect and parser.
 //   - condense.go: Condense, format detection, and the builder every
 //     format feeds: it pairs failures with their fixes, keeps the bounds
 //     and renders the text a writer reads.
@@ -36,10 +38,12 @@
 //     tool (a call with its result: exit code, failed, output) and touched
 //     (a file the session edited). Ignore what you do not understand:
 //     formats drift, and a partial condensation beats none.
-//  2. A case for the harness name in Condense's switch, and a rule in
-//     harnessOf when its records can be recognised, so an unnamed
-//     transcript is detected. A format that is not JSON lines reads the
-//     file itself and feeds the builder the same way.
+//  2. Its format entry in the same file (claudeFormat shows one): the
+//     harness name, detect (how surely a record is one of its own, read
+//     from the fields of probe, so an unnamed transcript is detected; 0
+//     when its records cannot be told) and parser; then the entry in
+//     formats (format.go). A format that is not JSON lines reads the file
+//     itself and feeds the builder the same way.
 //  3. Tests beside it (claude_test.go shows the helpers), a small fixture
 //     in testdata/, and a real transcript under testdata/real at the
 //     repository root when one can be recorded.

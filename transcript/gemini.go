@@ -8,6 +8,22 @@ import (
 	"github.com/reflectkb/reflect/internal/geminishell"
 )
 
+// geminiFormat is Gemini CLI's chat JSONL. Its header has a sessionId too,
+// so its markers outrank Claude's fields.
+var geminiFormat = format{
+	name: "gemini",
+	detect: func(p *probe) int {
+		if p.ProjectHash != nil || p.Set != nil || str(p.Type) == "gemini" {
+			return sureFormat
+		}
+		return 0
+	},
+	parser: func(b *builder) (func([]byte), func()) {
+		g := newGeminiParser(b)
+		return g.line, g.end
+	},
+}
+
 // geminiParser reads a Gemini CLI chat file
 // (~/.gemini/tmp/<project>/chats/session-*.jsonl, Gemini CLI 0.61): a
 // header {"sessionId", "projectHash", "startTime", …}, then message

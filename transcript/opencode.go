@@ -6,6 +6,19 @@ import (
 	json "github.com/go-json-experiment/json/v1"
 )
 
+// openCodeFormat is reflect's copy of an OpenCode session: one message a
+// line, {"info", "parts"}.
+var openCodeFormat = format{
+	name: "opencode",
+	detect: func(p *probe) int {
+		if p.Info != nil && p.Parts != nil {
+			return byShape
+		}
+		return 0
+	},
+	parser: func(b *builder) (func([]byte), func()) { return newOpenCodeParser(b).line, nil },
+}
+
 // openCodeParser reads the OpenCode session copy the opencode hook writes
 // (hooks/opencode.go): one message per line as OpenCode's SDK returns it,
 // {"info": {id, sessionID, role, path: {cwd}}, "parts": [...]}, checked

@@ -21,7 +21,7 @@ func rawRecordTypes() []func() any {
 		func() any { return new(openCodeMessage) },
 		func() any { return new(openCodePart) },
 		func() any { return new(copilotEvent) },
-		func() any { return new(harnessProbe) },
+		func() any { return new(probe) },
 		func() any { return new(textPart) },
 	}
 }

@@ -98,6 +98,7 @@ func readDoc(t *testing.T, c *config.Config, id string) (*store.Learning, string
 // page of a learning with no scope, its body changed and nothing else,
 // writes the body and no scope (the old form wrote 'scope: project').
 func TestEditBodyWritesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Vendored protoc needs PATH", KeyInsight: "Put bin/ first on PATH.",
 		Category: "build", Tags: []string{"protoc"}, Body: "## Problem\nprotoc not found\n"})
@@ -139,6 +140,7 @@ func TestEditBodyWritesOnlyWhatChanged(t *testing.T) {
 // TestEditSendsOnlyChangedFields: a client may post just the fields it
 // changes; the others keep their values on disk.
 func TestEditSendsOnlyChangedFields(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Only the title moves", Scope: "personal", Project: "p", Body: "body\n"})
 	ts, s := testServer(t, c)
@@ -156,6 +158,7 @@ func TestEditSendsOnlyChangedFields(t *testing.T) {
 // TestEditErrorsLoseNothing: an edit that fails the check is refused with
 // the file unchanged and the page showing the user's text to fix.
 func TestEditErrorsLoseNothing(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Keep me", Body: "old body\n"})
 	ts, _ := testServer(t, c)
@@ -192,6 +195,7 @@ func TestEditErrorsLoseNothing(t *testing.T) {
 // TestEditRedacts: a secret typed into the body never reaches the file,
 // and the page says something was redacted.
 func TestEditRedacts(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Token in the body", Body: "x\n"})
 	ts, s := testServer(t, c)
@@ -214,6 +218,7 @@ func TestEditRedacts(t *testing.T) {
 // not overwritten by a stale form; saving the page given back keeps the
 // user's text.
 func TestEditConflict(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	l := writeDoc(t, c, &store.Learning{Title: "Original title", Body: "body\n"})
 	ts, _ := testServer(t, c)
@@ -245,6 +250,7 @@ func TestEditConflict(t *testing.T) {
 // knowledge base, the page shows the counts and why the hooks hold the
 // learning, clear removes them, and a bad mark is a clear 400.
 func TestMarkButtons(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	ts, s := testServer(t, c)
@@ -298,6 +304,7 @@ func TestMarkButtons(t *testing.T) {
 // TestSupersessionChainBothWays: each page of a chain links the others,
 // and the superseded one says the hooks hold it.
 func TestSupersessionChainBothWays(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	old := put(t, c, &store.Learning{Title: "Use npm install in CI", Body: "old\n"}, nil)
 	mid := put(t, c, &store.Learning{Title: "Use npm ci in CI", Supersedes: old, Body: "mid\n"}, nil)
@@ -338,6 +345,7 @@ func needsReviewBody() string {
 // resolved' ticked clears the flag; resolving a body that still holds
 // both versions asks first.
 func TestNeedsReviewBannerAndResolve(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	a := writeDoc(t, c, &store.Learning{Title: "Generate before build", Body: needsReviewBody(), NeedsReview: true})
 	b := writeDoc(t, c, &store.Learning{Title: "Another merged one", Body: needsReviewBody(), NeedsReview: true})
@@ -388,6 +396,7 @@ func TestNeedsReviewBannerAndResolve(t *testing.T) {
 // learning linked and its evidence and the query, linked from the
 // activity page and from the learning's page; an unknown session is 404.
 func TestSessionPage(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	const sid = "3f0c8e62/odd?id#x"

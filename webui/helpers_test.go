@@ -2,12 +2,14 @@ package webui
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,14 +22,54 @@ import (
 // testToken is the token of the test servers.
 const testToken = "0123456789abcdef0123456789abcdef"
 
+// TestMain runs the tests with HOME (which git reads for a learning's
+// history) in a temp dir and reflect's settings cleared, set once for the
+// process: the tests load their configuration from a map (kbEnv) instead,
+// and run in parallel.
+func TestMain(m *testing.M) {
+	os.Exit(runIsolated(m))
+}
+
+func runIsolated(m *testing.M) int {
+	home, err := os.MkdirTemp("", "webui-test-home-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(home)
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "REFLECT_") && !strings.HasPrefix(k, "REFLECT_UI_") {
+			os.Unsetenv(k)
+		}
+	}
+	for k, v := range map[string]string{"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"REFLECT_STATE_DIR": filepath.Join(home, "state"), "REFLECT_LEARNINGS_DIR": filepath.Join(home, "learnings")} {
+		if err := os.Setenv(k, v); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// kbEnv is the environment of a reflect pointed at empty temp
+// directories, for config.MapLookup.
+func kbEnv(t testing.TB) map[string]string {
+	t.Helper()
+	home := t.TempDir()
+	return map[string]string{"HOME": home, "REFLECT_STATE_DIR": filepath.Join(home, "state"),
+		"REFLECT_LEARNINGS_DIR": filepath.Join(home, "learnings")}
+}
+
 // kb points reflect at empty temp directories and returns the configuration.
 func kb(t testing.TB) *config.Config {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("REFLECT_STATE_DIR", filepath.Join(home, "state"))
-	t.Setenv("REFLECT_LEARNINGS_DIR", filepath.Join(home, "learnings"))
-	c, err := config.Load(os.LookupEnv)
+	return load(t, kbEnv(t))
+}
+
+func load(t testing.TB, env map[string]string) *config.Config {
+	t.Helper()
+	c, err := config.Load(config.MapLookup(env))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 // buttons that need the CSRF token; the nav shows the count; a rejected
 // draft is deleted and remembered, an approved one becomes searchable.
 func TestInboxApprovesAndRejects(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	seedKB(t, c)
 	a := put(t, c, &store.Learning{Title: "Widget cache misses after deploy", KeyInsight: "Warm the widget cache after each deploy.", Status: store.StatusPending}, nil)
@@ -71,6 +72,7 @@ func TestInboxApprovesAndRejects(t *testing.T) {
 // draft has a pending-review banner whose buttons post to the inbox; an
 // active learning's page has none.
 func TestInboxShowsUpdateProposal(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	target := put(t, c, &store.Learning{Title: "Widget cache needs warming", KeyInsight: "Run warm-cache before the benchmark."}, nil)
 	draft := put(t, c, &store.Learning{Title: "Widget cache needs warming first", KeyInsight: "Run warm-cache --all before any benchmark.",
@@ -107,6 +109,7 @@ func TestInboxShowsUpdateProposal(t *testing.T) {
 
 // A plain pending draft's page has the banner too, without an update.
 func TestLearningPagePendingBanner(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	draft := put(t, c, &store.Learning{Title: "Widget cache stampede", KeyInsight: "Jitter the expiry.", Status: store.StatusPending}, nil)
 	ts, _ := testServer(t, c)

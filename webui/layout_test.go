@@ -33,6 +33,7 @@ func randomView(n int) *graph.View {
 // The layout of a full view leaves no node with its label over another,
 // clips long names, and is the same every time.
 func TestLayoutSeparatesLabels(t *testing.T) {
+	t.Parallel()
 	v := randomView(graphNodes)
 	l := layout(v, graphNodes)
 	if len(l.Nodes) != graphNodes || l.Cap != graphNodes {

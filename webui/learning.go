@@ -162,7 +162,7 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 	})
 	if !d.Indexed {
 		// Not indexed yet: the sidecar is all there is to say.
-		if sc, err := s.st.ReadSidecar(l.ID); err == nil {
+		if sc, err := s.st.ReadSidecarOf(l); err == nil {
 			for _, e := range sc.Entities {
 				d.Entities = append(d.Entities, graph.EntityInfo{Name: e.Name, Type: e.Type})
 			}

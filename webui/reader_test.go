@@ -15,6 +15,7 @@ import (
 )
 
 func TestHostileDocumentsAreNotShown(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	before := storetest.Place(t, c.DocumentsDir(), "1111").IDs() // indexed (refused) at start
@@ -35,6 +36,7 @@ func TestHostileDocumentsAreNotShown(t *testing.T) {
 }
 
 func TestLearningPageRedactsAHandEditedFile(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	seedKB(t, c)
 	const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
@@ -51,6 +53,7 @@ func TestLearningPageRedactsAHandEditedFile(t *testing.T) {
 }
 
 func TestStaticDirectoriesAreNotListed(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	ts, _ := testServer(t, c)
 	cl := login(t, ts.URL)
@@ -86,6 +89,7 @@ func serverWithToken(t *testing.T, c *config.Config, token string) (*httptest.Se
 // (two KBs, or a restart on another port) must not log each other out,
 // and a server reads only the cookie named for its port.
 func TestTokenCookieIsBoundToThePort(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	a, sa := serverWithToken(t, c, testToken)
 	b, sb := serverWithToken(t, c, "fedcba9876543210fedcba9876543210")

@@ -26,14 +26,11 @@ func TestScaleInBrowser(t *testing.T) {
 	if os.Getenv("REFLECT_UI_BENCH") != "1" {
 		t.Skip("10,000-learning browser benchmark: run with REFLECT_UI_BENCH=1 (see docs/benchmarks.md)")
 	}
-	kb(t)
+	env := kbEnv(t)
 	if dir := os.Getenv("REFLECT_UI_BENCH_KB"); dir != "" {
-		t.Setenv("REFLECT_LEARNINGS_DIR", dir)
+		env["REFLECT_LEARNINGS_DIR"] = dir
 	}
-	c, err := config.Load(os.LookupEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := load(t, env)
 	if os.Getenv("REFLECT_UI_BENCH_KB") == "" {
 		generate(t, c)
 	}

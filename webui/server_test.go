@@ -70,6 +70,7 @@ func login(t *testing.T, ts string) *http.Client {
 }
 
 func TestTokenIsRequiredAndBecomesACookie(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	seedKB(t, c)
 	ts, srv := testServer(t, c)
@@ -108,6 +109,7 @@ func TestTokenIsRequiredAndBecomesACookie(t *testing.T) {
 }
 
 func TestHostHeaderMustNameTheServer(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	ts, srv := testServer(t, c)
 	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
@@ -126,6 +128,7 @@ func TestHostHeaderMustNameTheServer(t *testing.T) {
 }
 
 func TestForgetNeedsPostCSRFAndConfirmation(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	ts, s := testServer(t, c)
@@ -170,6 +173,7 @@ func TestForgetNeedsPostCSRFAndConfirmation(t *testing.T) {
 }
 
 func TestSearchAPI(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	ts, _ := testServer(t, c)
@@ -210,6 +214,7 @@ func TestSearchAPI(t *testing.T) {
 }
 
 func TestLearningPageEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	ts, _ := testServer(t, c)
@@ -231,6 +236,7 @@ func TestLearningPageEscapesHostileText(t *testing.T) {
 }
 
 func TestLearningPage(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	sd := seedKB(t, c)
 	ts, s := testServer(t, c)
@@ -271,6 +277,7 @@ func TestLearningPage(t *testing.T) {
 }
 
 func TestGraphAPI(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	seedKB(t, c)
 	ts, _ := testServer(t, c)
@@ -329,6 +336,7 @@ func TestGraphAPI(t *testing.T) {
 func jsonInt(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestActivityQueueActions(t *testing.T) {
+	t.Parallel()
 	c := kb(t)
 	ts, s := testServer(t, c)
 	cl := login(t, ts.URL)

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/internal/money"
 )
@@ -75,13 +77,13 @@ Let %s write learnings? You can change this later: %s
 	return nil
 }
 
-// llmWriterFor is the LLM writer to offer with agent (codex with Codex,
-// else claude; the other one when that is not on PATH) and its path, or
-// an empty path when neither is installed.
+// llmWriterFor is the LLM writer to offer with agent (the agent's own
+// when it has one, codex with Codex, else claude; the next one on PATH
+// when that is not) and its path, or an empty path when none is installed.
 func llmWriterFor(agent string, lookPath func(string) (string, error)) (name, path string) {
-	order := []string{"claude", "codex"}
-	if agent == "codex" {
-		order = []string{"codex", "claude"}
+	order := writer.AgentWriters()
+	if i := slices.Index(order, agent); i > 0 {
+		order = append([]string{agent}, slices.Delete(order, i, i+1)...)
 	}
 	for _, n := range order {
 		if p, err := lookPath(n); err == nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,5 +150,38 @@ func TestInstallWithoutATerminalKeepsBuiltin(t *testing.T) {
 	}
 	if s := writerSetting(t, env); s.Value != "claude" {
 		t.Errorf("configured writer changed to %+v", s)
+	}
+}
+
+// The writer offered after an install is the agent's own when it has one,
+// else the first on PATH in "auto"'s order; with none installed, claude
+// and no path.
+func TestLLMWriterForPrefersTheAgentsOwn(t *testing.T) {
+	t.Parallel()
+	onPath := func(names ...string) func(string) (string, error) {
+		return func(n string) (string, error) {
+			if slices.Contains(names, n) {
+				return "/bin/" + n, nil
+			}
+			return "", errors.New("not found")
+		}
+	}
+	for _, tc := range []struct {
+		agent      string
+		path       []string
+		name, want string
+	}{
+		{"codex", []string{"claude", "codex"}, "codex", "/bin/codex"},
+		{"claude", []string{"claude", "codex"}, "claude", "/bin/claude"},
+		{"gemini", []string{"claude", "codex"}, "claude", "/bin/claude"},
+		{"codex", []string{"claude"}, "claude", "/bin/claude"},
+		{"claude", []string{"codex"}, "codex", "/bin/codex"},
+		{"copilot", nil, "claude", ""},
+		{"codex", nil, "codex", ""},
+	} {
+		name, p := llmWriterFor(tc.agent, onPath(tc.path...))
+		if name != tc.name || p != tc.want {
+			t.Errorf("llmWriterFor(%s) with %q on PATH = %s %q, want %s %q", tc.agent, tc.path, name, p, tc.name, tc.want)
+		}
 	}
 }

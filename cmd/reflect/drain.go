@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/drain"
+	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/internal/proc"
+	textutil "github.com/reflectkb/reflect/internal/text" // main_test.go declares text
 	"github.com/reflectkb/reflect/queue"
 )
 
@@ -46,10 +49,10 @@ background drain when the queue is not empty.`,
 	}
 	cmd.Flags().BoolVar(&opts.Detach, "detach", false, "run in the background and return at once")
 	cmd.Flags().IntVar(&opts.Max, "max", 0, "reflect at most N entries (default drain.max_per_run)")
-	cmd.Flags().StringVar(&opts.Writer, "writer", "", "claude, codex, builtin or command")
+	cmd.Flags().StringVar(&opts.Writer, "writer", "", textutil.OrList(writer.Names()))
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "show what would run; change nothing")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
-	_ = cmd.RegisterFlagCompletionFunc("writer", completeValues("claude", "codex", "builtin", "command"))
+	_ = cmd.RegisterFlagCompletionFunc("writer", completeValues(writer.Names()...))
 	return cmd
 }
 
@@ -64,10 +67,8 @@ func drainRun(cmd *cobra.Command, f *Factory, opts *DrainOptions) error {
 		return usagef("--max must be positive")
 	}
 	if opts.Writer != "" {
-		switch opts.Writer {
-		case "claude", "codex", "builtin", "command":
-		default:
-			return usagef("--writer must be claude, codex, builtin or command")
+		if !slices.Contains(writer.Names(), opts.Writer) {
+			return usagef("--writer must be %s", textutil.OrList(writer.Names()))
 		}
 		c.Drain.Writer = opts.Writer
 		c.Origin["drain.writer"] = "--writer"

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/reflectkb/reflect/hooks"
+	textutil "github.com/reflectkb/reflect/internal/text" // main_test.go declares text
 )
 
 // processStart approximates when this process started: package variables
@@ -25,7 +27,7 @@ type HookOptions struct {
 func NewCmdHook(f *Factory, runF func(*HookOptions) error) *cobra.Command {
 	opts := &HookOptions{}
 	cmd := &cobra.Command{
-		Use:   "hook EVENT --agent claude|codex|gemini|opencode|copilot",
+		Use:   "hook EVENT --agent " + strings.Join(hooks.Agents, "|"),
 		Short: "Handle an agent hook event (reads the agent's JSON on stdin)",
 		Long: `Hook handles one hook event of Claude Code, Codex CLI, Gemini CLI, OpenCode
 (through reflect's plugin) or Copilot CLI. EVENT is one of
@@ -48,7 +50,7 @@ no-op. 'reflect install' sets these up for you.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&opts.Agent, "agent", "", "claude, codex, gemini, opencode or copilot")
+	cmd.Flags().StringVar(&opts.Agent, "agent", "", textutil.OrList(hooks.Agents))
 	_ = cmd.RegisterFlagCompletionFunc("agent", completeValues(hooks.Agents...))
 	cmd.ValidArgsFunction = completeFirstArg(hooks.Events...)
 	cmd.Example = `  echo '{"session_id":"s1","cwd":"/tmp"}' | reflect hook session-start --agent claude`

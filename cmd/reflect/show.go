@@ -107,7 +107,7 @@ func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	sc, err := st.ReadSidecar(l.ID)
+	sc, err := st.ReadSidecarOf(l)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
 	}

@@ -56,6 +56,7 @@ func titles(ds []Draft) []string {
 }
 
 func TestBuiltinClaudeFixture(t *testing.T) {
+	t.Parallel()
 	ds := fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl")
 
 	same := findDraft(ds, "state", "SameSite=Lax")
@@ -93,6 +94,7 @@ func TestBuiltinClaudeFixture(t *testing.T) {
 }
 
 func TestBuiltinCodexFixture(t *testing.T) {
+	t.Parallel()
 	ds := fixtureLearnings(t, "../../transcript/testdata/codex-rollout.jsonl")
 	clock := findDraft(ds, "don't use time.Now", "inject a clock")
 	if clock == nil {
@@ -112,6 +114,7 @@ func TestBuiltinCodexFixture(t *testing.T) {
 // The builtin writer reads Gemini CLI's run_shell_command as a shell
 // tool: the captured session's corrected failure is a learning.
 func TestBuiltinGeminiFixture(t *testing.T) {
+	t.Parallel()
 	ds := fixtureLearnings(t, "../../transcript/testdata/gemini-session.jsonl")
 	if len(ds) != 1 || !strings.Contains(ds[0].Title+ds[0].KeyInsight, "/var/cache/widget") {
 		t.Errorf("want the corrected ls, got %q", titles(ds))
@@ -119,6 +122,7 @@ func TestBuiltinGeminiFixture(t *testing.T) {
 }
 
 func TestBuiltinIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))
 	b, _ := json.Marshal(fixtureLearnings(t, "../../transcript/testdata/claude-session.jsonl"))
 	if string(a) != string(b) {
@@ -139,6 +143,7 @@ func evOK(cmd, out string, files ...string) transcript.Event {
 }
 
 func TestBuiltinRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		events []transcript.Event
@@ -286,6 +291,7 @@ func TestBuiltinRules(t *testing.T) {
 }
 
 func TestBuiltinDiagnosisFields(t *testing.T) {
+	t.Parallel()
 	ds := builtinOn(t, &transcript.Condensed{Files: []string{"deploy/nginx.conf"}, Events: []transcript.Event{
 		evUser("the upload endpoint fails with 413"),
 		evAsst("The proxy limits bodies to 1 MB, so large uploads are rejected. Raising client_max_body_size to 50m.", "deploy/nginx.conf"),
@@ -303,6 +309,7 @@ func TestBuiltinDiagnosisFields(t *testing.T) {
 }
 
 func TestBuiltinCapsLearnings(t *testing.T) {
+	t.Parallel()
 	var evs []transcript.Event
 	for i := 0; i < 30; i++ {
 		evs = append(evs, evUser(fmt.Sprintf("always run check number %d before pushing", i)))
@@ -320,6 +327,7 @@ func TestBuiltinCapsLearnings(t *testing.T) {
 }
 
 func TestBuiltinSkipsAndCancels(t *testing.T) {
+	t.Parallel()
 	for _, c := range []*transcript.Condensed{nil, {Skip: transcript.SkipWriterRun, Events: []transcript.Event{evUser("always do X in this repo")}}} {
 		out, err := Builtin{}.Write(context.Background(), c)
 		if err != nil || out == nil || len(out.Learnings) != 0 {
@@ -341,6 +349,7 @@ func TestBuiltinSkipsAndCancels(t *testing.T) {
 // then cat README.md" is two unrelated reads and gives nothing; the
 // corrected ls gives the user's correction.
 func TestBuiltinRealTranscripts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		path string
 		want []string
@@ -360,6 +369,7 @@ func TestBuiltinRealTranscripts(t *testing.T) {
 // them a failing cat, then a cat of another file), and the go test that
 // passes: one learning, about the test and the edit.
 func TestBuiltinGoTestFixedByEdit(t *testing.T) {
+	t.Parallel()
 	ds := fixtureLearnings(t, "testdata/go-test-fix.jsonl")
 	if len(ds) != 1 {
 		t.Fatalf("want the go test learning only, got %q", titles(ds))
@@ -376,6 +386,7 @@ func TestBuiltinGoTestFixedByEdit(t *testing.T) {
 // testdata/real-judged.tsv; with -v it logs each one and the precision
 // (docs/benchmarks.md quotes it).
 func TestBuiltinRealPrecision(t *testing.T) {
+	t.Parallel()
 	const root = "../../testdata/real/"
 	raw, err := os.ReadFile("testdata/real-judged.tsv")
 	if err != nil {

@@ -23,10 +23,18 @@ type Claude struct {
 	// directory keeps Claude Code's per-directory session files in one
 	// place instead of one new project per run.
 	Dir string
+	// Env is the environment the writer runs with, before the guard every
+	// writer gets (REFLECT_DISABLE=1, no Claude Code session variables);
+	// nil is this process's. The command layer leaves it nil; tests set
+	// it, so that fakes run side by side without changing the process's.
+	Env []string
 }
 
+// claudeWriter runs Claude Code, the first writer "auto" tries.
+var claudeWriter = agentWriter{name: "claude", writer: func(path, dir string, env []string) Writer { return &Claude{Path: path, Dir: dir, Env: env} }}
+
 // Name implements Writer.
-func (*Claude) Name() string { return "claude" }
+func (*Claude) Name() string { return claudeWriter.name }
 
 // claudeEnvelope is the result object of claude -p --output-format json.
 type claudeEnvelope struct {
@@ -60,14 +68,14 @@ func (w *Claude) Write(ctx context.Context, c *transcript.Condensed) (*Output, e
 		return nil, err
 	}
 	defer cleanup()
-	p := writerProc{path: path, dir: dir, args: []string{"-p"}}
+	p := writerProc{path: path, dir: dir, args: []string{"-p"}, environ: w.Env}
 	if prompt := promptFor(ctx, c); len(prompt) <= claudeMaxArgPrompt {
 		p.args = append(p.args, prompt)
 	} else {
 		p.stdin = strings.NewReader(prompt)
 	}
 	p.args = append(p.args, "--output-format", "json", "--max-turns", "1")
-	if supportsFlag(ctx, path, []string{"--help"}, claudeNoPersistFlag) {
+	if supportsFlag(ctx, path, w.Env, []string{"--help"}, claudeNoPersistFlag) {
 		// The reflection is no session of the user's: keep it out of
 		// their session list and /resume.
 		p.args = append(p.args, claudeNoPersistFlag)

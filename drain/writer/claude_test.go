@@ -13,19 +13,31 @@ import (
 	"time"
 )
 
+// fake is a fake writer executable.
+type fake struct {
+	// path is the script; out is the directory it records into.
+	path, out string
+	// env is the environment to run it with (the writers' Env).
+	env []string
+}
+
 // fakeBin writes an executable shell script called name into a new
-// directory, puts that directory first on PATH, and returns the directory
-// the script records into ($FAKE_OUT).
-func fakeBin(t *testing.T, name, script string) (out string) {
+// directory. It runs with this process's environment plus $FAKE_OUT and
+// extra (KEY=VALUE): the process's own is left as it is, so tests with
+// fakes run in parallel.
+func fakeBin(t *testing.T, name, script string, extra ...string) fake {
 	t.Helper()
-	bin := t.TempDir()
-	out = t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"+fakeHelp+script), 0o755); err != nil {
+	return writeFake(t, name, "#!/bin/sh\n"+fakeHelp+script, extra)
+}
+
+func writeFake(t *testing.T, name, body string, extra []string) fake {
+	t.Helper()
+	f := fake{path: filepath.Join(t.TempDir(), name), out: t.TempDir()}
+	if err := os.WriteFile(f.path, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("FAKE_OUT", out)
-	return out
+	f.env = append(append(os.Environ(), "FAKE_OUT="+f.out), extra...)
+	return f
 }
 
 // fakeHelp answers --help as current claude and codex do, listing the
@@ -79,16 +91,15 @@ var writerCondensed = &transcript.Condensed{
 }
 
 func TestClaudeWriterParsesResult(t *testing.T) {
-	t.Setenv("FIXTURE", mustAbs(t, "testdata/writers/claude-print-result.json"))
+	t.Parallel()
 	// The drainer is started from a Claude Code hook: it inherits these,
 	// and the writer must not.
-	t.Setenv("REFLECT_DISABLE", "0")
-	t.Setenv("CLAUDECODE", "1")
-	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
-	out := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`)
+	f := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`, "FIXTURE="+mustAbs(t, "testdata/writers/claude-print-result.json"),
+		"REFLECT_DISABLE=0", "CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli")
+	out := f.out
 	dir := filepath.Join(t.TempDir(), "writer")
 
-	got, err := (&Claude{Dir: dir}).Write(context.Background(), writerCondensed)
+	got, err := (&Claude{Path: f.path, Dir: dir, Env: f.env}).Write(context.Background(), writerCondensed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,11 +140,12 @@ func TestClaudeWriterParsesResult(t *testing.T) {
 }
 
 func TestClaudeWriterLongPromptOnStdin(t *testing.T) {
-	t.Setenv("FIXTURE", mustAbs(t, "testdata/writers/claude-print-result.json"))
-	out := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`)
+	t.Parallel()
+	f := fakeBin(t, "claude", recordScript+`cat "$FIXTURE"`, "FIXTURE="+mustAbs(t, "testdata/writers/claude-print-result.json"))
+	out := f.out
 	c := *writerCondensed
 	c.Text = strings.Repeat("USER: a long session line\n", 8000) // > 128 KiB, one argument's limit
-	if _, err := (&Claude{}).Write(context.Background(), &c); err != nil {
+	if _, err := (&Claude{Path: f.path, Env: f.env}).Write(context.Background(), &c); err != nil {
 		t.Fatal(err)
 	}
 	args := fakeArgs(t, out)
@@ -146,6 +158,7 @@ func TestClaudeWriterLongPromptOnStdin(t *testing.T) {
 }
 
 func TestClaudeWriterFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script, want string
 	}{
@@ -158,11 +171,12 @@ func TestClaudeWriterFailures(t *testing.T) {
 		{"not a result", `echo '{"type":"system","subtype":"init"}'`, "not a result object"},
 		{"exit status", `echo "Error: Invalid API key · token sk-ant-api03-` + strings.Repeat("x", 40) + `" >&2; exit 1`, "exit status 1"},
 	}
-	t.Setenv("FIXTURE_ERROR", mustAbs(t, "testdata/writers/claude-print-error.json"))
+	fixture := "FIXTURE_ERROR=" + mustAbs(t, "testdata/writers/claude-print-error.json")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fakeBin(t, "claude", tt.script)
-			got, err := (&Claude{}).Write(context.Background(), writerCondensed)
+			t.Parallel()
+			f := fakeBin(t, "claude", tt.script, fixture)
+			got, err := (&Claude{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed)
 			if err == nil {
 				t.Fatalf("Write = %+v, want an error", got)
 			}
@@ -177,8 +191,9 @@ func TestClaudeWriterFailures(t *testing.T) {
 }
 
 func TestClaudeWriterEmptyLearnings(t *testing.T) {
-	fakeBin(t, "claude", `echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"learnings\":[]}","total_cost_usd":0.001}'`)
-	got, err := (&Claude{}).Write(context.Background(), writerCondensed)
+	t.Parallel()
+	f := fakeBin(t, "claude", `echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"learnings\":[]}","total_cost_usd":0.001}'`)
+	got, err := (&Claude{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,6 +202,8 @@ func TestClaudeWriterEmptyLearnings(t *testing.T) {
 	}
 }
 
+// An empty Path looks the writer up on PATH: this changes the process's
+// PATH, so it runs alone.
 func TestClaudeWriterNotOnPath(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := (&Claude{}).Write(context.Background(), writerCondensed)
@@ -195,10 +212,39 @@ func TestClaudeWriterNotOnPath(t *testing.T) {
 	}
 }
 
+// A writer without a Path runs the executable of its name on PATH, with
+// this process's environment when it has no Env.
+func TestWritersFoundOnPath(t *testing.T) {
+	bin := t.TempDir()
+	for _, name := range []string{"claude", "codex"} {
+		script := "#!/bin/sh\n" + fakeHelp + "echo " + name + ` >> "$FAKE_OUT/calls"
+case "$1" in
+  exec) while [ $# -gt 0 ]; do if [ "$1" = "-o" ]; then echo '{"learnings":[]}' > "$2"; fi; shift; done ;;
+  *) echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"learnings\":[]}"}' ;;
+esac
+`
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("FAKE_OUT", out)
+	for _, w := range []Writer{&Claude{}, &Codex{}} {
+		if _, err := w.Write(context.Background(), writerCondensed); err != nil {
+			t.Errorf("%s: %v", w.Name(), err)
+		}
+	}
+	if calls := readRecorded(t, out, "calls"); calls != "claude\ncodex\n" {
+		t.Errorf("the fakes on PATH ran %q, want claude then codex", calls)
+	}
+}
+
 // TestClaudeWriterTimeoutKillsGroup checks that a writer that hangs is
 // killed with everything it started when the context ends.
 func TestClaudeWriterTimeoutKillsGroup(t *testing.T) {
-	out := fakeBin(t, "claude", `sleep 30 &
+	t.Parallel()
+	f := fakeBin(t, "claude", `sleep 30 &
 echo $! > "$FAKE_OUT/child"
 echo '{"type":"result"' # a partial answer, then hang
 sleep 30
@@ -207,7 +253,7 @@ sleep 30
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	start := time.Now()
-	_, err := (&Claude{}).Write(ctx, writerCondensed)
+	_, err := (&Claude{Path: f.path, Env: f.env}).Write(ctx, writerCondensed)
 	elapsed := time.Since(start)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want a deadline error", err)
@@ -218,7 +264,7 @@ sleep 30
 	if elapsed > timeout+10*time.Second {
 		t.Fatalf("Write returned after %s, want within 10s of the timeout (the fake hangs for 30 s)", elapsed)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(readRecorded(t, out, "child")))
+	pid, err := strconv.Atoi(strings.TrimSpace(readRecorded(t, f.out, "child")))
 	if err != nil {
 		t.Fatal(err)
 	}

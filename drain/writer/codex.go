@@ -28,10 +28,15 @@ type Codex struct {
 	// uses a temporary directory. Not the session's directory, for the
 	// reasons given on Claude.Dir (AGENTS.md instead of CLAUDE.md).
 	Dir string
+	// Env is the environment the writer runs with; see Claude.Env.
+	Env []string
 }
 
+// codexWriter runs Codex CLI.
+var codexWriter = agentWriter{name: "codex", writer: func(path, dir string, env []string) Writer { return &Codex{Path: path, Dir: dir, Env: env} }}
+
 // Name implements Writer.
-func (*Codex) Name() string { return "codex" }
+func (*Codex) Name() string { return codexWriter.name }
 
 // codexSchema is the JSON contract as a schema for --output-schema. Codex
 // sends it to the Responses API with strict: true, where every object must
@@ -116,17 +121,18 @@ func (w *Codex) Write(ctx context.Context, c *transcript.Condensed) (*Output, er
 		return nil, fmt.Errorf("write codex schema: %w", err)
 	}
 	args := []string{"exec"}
-	if supportsFlag(ctx, path, []string{"exec", "--help"}, codexEphemeralFlag) {
+	if supportsFlag(ctx, path, w.Env, []string{"exec", "--help"}, codexEphemeralFlag) {
 		// No rollout: the reflection is no session of the user's.
 		args = append(args, codexEphemeralFlag)
 	}
 	args = append(args, "--sandbox", "read-only", "--skip-git-repo-check",
 		"--json", "--output-schema", schema, "-o", answer, "-")
 	stdout, err := writerProc{
-		path:  path,
-		args:  args,
-		dir:   dir,
-		stdin: strings.NewReader(promptFor(ctx, c)),
+		path:    path,
+		args:    args,
+		dir:     dir,
+		stdin:   strings.NewReader(promptFor(ctx, c)),
+		environ: w.Env,
 	}.run(ctx)
 	if err != nil {
 		return nil, err

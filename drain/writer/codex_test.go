@@ -29,11 +29,13 @@ if [ -n "$ANSWER" ]; then printf '%s' "$ANSWER" > "$out"; fi
 `
 
 func TestCodexWriter(t *testing.T) {
-	t.Setenv("ANSWER", `{"learnings":[{"title":"Run go vet with the fts5 tag","key_insight":"Other tag sets rebuild sqlite for a minute.","problem":"","solution":"","confidence":"high","category":"build","tags":["go"],"symptoms":[],"entities":[],"relations":[],"cites":["/work/repo/Makefile"]}]}`)
-	t.Setenv("REFLECT_DISABLE", "")
-	out := fakeBin(t, "codex", codexScript)
+	t.Parallel()
+	f := fakeBin(t, "codex", codexScript,
+		`ANSWER={"learnings":[{"title":"Run go vet with the fts5 tag","key_insight":"Other tag sets rebuild sqlite for a minute.","problem":"","solution":"","confidence":"high","category":"build","tags":["go"],"symptoms":[],"entities":[],"relations":[],"cites":["/work/repo/Makefile"]}]}`,
+		"REFLECT_DISABLE=")
+	out := f.out
 
-	got, err := (&Codex{}).Write(context.Background(), writerCondensed)
+	got, err := (&Codex{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +71,7 @@ func TestCodexWriter(t *testing.T) {
 }
 
 func TestCodexWriterFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, answer, script, want string
 	}{
@@ -80,9 +83,9 @@ func TestCodexWriterFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("ANSWER", tt.answer)
-			fakeBin(t, "codex", tt.script)
-			got, err := (&Codex{}).Write(context.Background(), writerCondensed)
+			t.Parallel()
+			f := fakeBin(t, "codex", tt.script, "ANSWER="+tt.answer)
+			got, err := (&Codex{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed)
 			if err == nil {
 				t.Fatalf("Write = %+v, want an error", got)
 			}
@@ -97,6 +100,7 @@ func TestCodexWriterFailures(t *testing.T) {
 // demands of a strict schema: every object lists all its properties as
 // required and forbids additional ones.
 func TestCodexSchemaStrict(t *testing.T) {
+	t.Parallel()
 	var root map[string]any
 	if err := json.Unmarshal(codexSchema(), &root); err != nil {
 		t.Fatal(err)

@@ -28,6 +28,9 @@ import (
 type Command struct {
 	// Argv is the command and its arguments, as split by SplitCommand.
 	Argv []string
+	// Env is the environment the command runs with, before the variables
+	// above are added; see Claude.Env.
+	Env []string
 }
 
 // Name implements Writer.
@@ -66,11 +69,12 @@ func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, 
 		}
 	}
 	stdout, err := writerProc{
-		path:  w.Argv[0],
-		args:  w.Argv[1:],
-		dir:   dir,
-		stdin: strings.NewReader(c.Text),
-		env:   []string{"REFLECT_CONDENSED_JSON=" + condensed, "REFLECT_WRITER_PROMPT=" + prompt},
+		path:    w.Argv[0],
+		args:    w.Argv[1:],
+		dir:     dir,
+		stdin:   strings.NewReader(c.Text),
+		env:     []string{"REFLECT_CONDENSED_JSON=" + condensed, "REFLECT_WRITER_PROMPT=" + prompt},
+		environ: w.Env,
 	}.run(ctx)
 	if err != nil {
 		return nil, err

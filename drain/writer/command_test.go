@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"github.com/reflectkb/reflect/transcript"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -13,22 +12,20 @@ import (
 )
 
 func TestCommandWriter(t *testing.T) {
-	out := fakeBin(t, "my-writer", recordScript+`
+	t.Parallel()
+	f := fakeBin(t, "my-writer", recordScript+`
 cp "$REFLECT_CONDENSED_JSON" "$FAKE_OUT/condensed.json"
 cp "$REFLECT_WRITER_PROMPT" "$FAKE_OUT/prompt.txt"
 echo 'Thinking out loud first.'
 echo '{"learnings":[{"title":"From a command","key_insight":"Commands can write learnings.","cites":["'"$PWD"'/main.go"]}]}'
 `)
-	path, err := exec.LookPath("my-writer")
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := f.out
 	cwd := t.TempDir()
 	c := *writerCondensed
 	c.Cwd = cwd
 	c.Events = []transcript.Event{{Kind: transcript.ToolFailed, Command: "go test ./...", ExitCode: 1, Text: "FAIL"}}
 
-	got, err := (&Command{Argv: []string{path, "--model", "small one"}}).Write(context.Background(), &c)
+	got, err := (&Command{Argv: []string{f.path, "--model", "small one"}, Env: f.env}).Write(context.Background(), &c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +82,7 @@ func grepEnv(env, key string) string {
 }
 
 func TestCommandWriterFailures(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script, want string
 	}{
@@ -95,12 +93,9 @@ func TestCommandWriterFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fakeBin(t, "w", tt.script)
-			path, err := exec.LookPath("w")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := (&Command{Argv: []string{path}}).Write(context.Background(), writerCondensed)
+			t.Parallel()
+			f := fakeBin(t, "w", tt.script)
+			got, err := (&Command{Argv: []string{f.path}, Env: f.env}).Write(context.Background(), writerCondensed)
 			if err == nil {
 				t.Fatalf("Write = %+v, want an error", got)
 			}
@@ -115,6 +110,7 @@ func TestCommandWriterFailures(t *testing.T) {
 }
 
 func TestSplitCommand(t *testing.T) {
+	t.Parallel()
 	home, _ := os.UserHomeDir()
 	tests := []struct {
 		in   string

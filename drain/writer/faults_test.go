@@ -22,6 +22,7 @@ func scriptFile(t *testing.T, body string) string {
 // its output was read to EOF (300 MB took 21 s) or, endless, until the
 // timeout.
 func TestWriterKilledAtOutputCap(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, err := writerProc{path: scriptFile(t, "exec yes reflect")}.run(ctx)
@@ -37,6 +38,7 @@ func TestWriterKilledAtOutputCap(t *testing.T) {
 // open succeeded: on main the entry was failed after WaitDelay, and
 // retried (paid) again. The daemon is killed.
 func TestWriterLeavingDaemonSucceeds(t *testing.T) {
+	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "daemon.pid")
 	script := scriptFile(t, `sleep 300 &
 echo $! > `+pidFile+`

@@ -25,10 +25,10 @@ const helpTimeout = 20 * time.Second
 
 var flagSupport sync.Map // key string → bool
 
-// supportsFlag reports whether `path helpArgs...` lists flag. A failed or
-// hung --help counts as no support: the writer then runs without the flag,
-// as before.
-func supportsFlag(ctx context.Context, path string, helpArgs []string, flag string) bool {
+// supportsFlag reports whether `path helpArgs...`, run with environ (as
+// writerProc.environ), lists flag. A failed or hung --help counts as no
+// support: the writer then runs without the flag, as before.
+func supportsFlag(ctx context.Context, path string, environ, helpArgs []string, flag string) bool {
 	key := path + "\x00" + strings.Join(helpArgs, " ") + "\x00" + flag
 	if fi, err := os.Stat(path); err == nil {
 		key += "\x00" + strconv.FormatInt(fi.Size(), 10) + "\x00" + fi.ModTime().UTC().Format(time.RFC3339Nano)
@@ -43,7 +43,7 @@ func supportsFlag(ctx context.Context, path string, helpArgs []string, flag stri
 		return false
 	}
 	defer cleanup()
-	out, err := writerProc{path: path, args: helpArgs, dir: dir}.run(hctx)
+	out, err := writerProc{path: path, args: helpArgs, dir: dir, environ: environ}.run(hctx)
 	ok := err == nil && hasFlag(string(out), flag)
 	if err == nil || ctx.Err() == nil {
 		// Cache a real answer, and a failure that was not the caller's

@@ -2,35 +2,27 @@ package writer
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// oldCLI puts on PATH a fake name whose --help lists neither flag (an
-// older claude or codex) and that records its calls and arguments.
-func oldCLI(t *testing.T, name, script string) (out string) {
+// oldCLI writes a fake name whose --help lists neither flag (an older
+// claude or codex) and that records its calls and arguments.
+func oldCLI(t *testing.T, name, script string, extra ...string) fake {
 	t.Helper()
-	bin := t.TempDir()
-	out = t.TempDir()
 	body := "#!/bin/sh\n" + `case " $* " in *" --help "*) echo help >> "$FAKE_OUT/help"; echo "  -p, --print  Print response"; exit 0;; esac
 ` + recordScript + script
-	if err := os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	t.Setenv("FAKE_OUT", out)
-	return out
+	return writeFake(t, name, body, extra)
 }
 
 // An older claude without --no-session-persistence still works as the
 // writer, without the flag; its --help is read once for many writes.
 func TestClaudeWriterOlderCLIWithoutNoPersistence(t *testing.T) {
-	t.Setenv("FIXTURE", mustAbs(t, "testdata/writers/claude-print-result.json"))
-	out := oldCLI(t, "claude", `cat "$FIXTURE"`)
+	t.Parallel()
+	f := oldCLI(t, "claude", `cat "$FIXTURE"`, "FIXTURE="+mustAbs(t, "testdata/writers/claude-print-result.json"))
+	out := f.out
 	for i := 0; i < 3; i++ {
-		if _, err := (&Claude{}).Write(context.Background(), writerCondensed); err != nil {
+		if _, err := (&Claude{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -44,22 +36,24 @@ func TestClaudeWriterOlderCLIWithoutNoPersistence(t *testing.T) {
 
 // An older codex without exec --ephemeral runs without it.
 func TestCodexWriterOlderCLIWithoutEphemeral(t *testing.T) {
-	out := oldCLI(t, "codex", `
+	t.Parallel()
+	f := oldCLI(t, "codex", `
 while [ $# -gt 0 ]; do
   if [ "$1" = "-o" ]; then echo '{"learnings":[]}' > "$2"; fi
   shift
 done
 `)
-	if _, err := (&Codex{}).Write(context.Background(), writerCondensed); err != nil {
+	if _, err := (&Codex{Path: f.path, Env: f.env}).Write(context.Background(), writerCondensed); err != nil {
 		t.Fatal(err)
 	}
-	args := fakeArgs(t, out)
+	args := fakeArgs(t, f.out)
 	if strings.Contains(strings.Join(args, " "), "--ephemeral") || args[0] != "exec" {
 		t.Errorf("args %q", args)
 	}
 }
 
 func TestHasFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		help, flag string
 		want       bool

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/reflectkb/reflect/internal/text"
 )
 
 // Choice is the writer the user configured, as Select reads it. The command
@@ -29,6 +31,9 @@ type Choice struct {
 	// ConfigFile is the configuration file named in the hint when the
 	// command writer has no command.
 	ConfigFile string
+	// Env is the environment the selected writer runs with (Claude.Env);
+	// nil is this process's.
+	Env []string
 }
 
 // OptIn is the command that chooses an LLM writer, named wherever reflect
@@ -49,7 +54,8 @@ func LLM(name string) bool {
 // Select returns the writer the drainer should use and why, for `reflect
 // doctor` (ARCHITECTURE §6): the chosen writer when set; builtin when none
 // is (no LLM runs, and nothing is spent, until the user chooses one);
-// with "auto", claude when on PATH, else codex, else builtin. A chosen writer whose executable is
+// with "auto", the first of agentWriters on PATH (claude, else codex),
+// else builtin. A chosen writer whose executable is
 // missing is an error rather than a silent fallback: the user asked for
 // it. lookPath is exec.LookPath when nil.
 func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, error) {
@@ -71,24 +77,7 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 	case "":
 		return &Builtin{}, "no writer chosen, so no LLM runs; to let one write learnings: " + OptIn, nil
 	case "auto":
-		set := " (writer auto, set by " + origin + ")"
-		if p, err := lookPath("claude"); err == nil {
-			return &Claude{Path: p, Dir: dir}, "claude found on PATH at " + p + set, nil
-		}
-		if p, err := lookPath("codex"); err == nil {
-			return &Codex{Path: p, Dir: dir}, "no claude on PATH; codex found at " + p + set, nil
-		}
-		return &Builtin{}, "no claude or codex on PATH" + set, nil
-	case "claude", "codex":
-		p, err := lookPath(name)
-		if err != nil {
-			return nil, "", fmt.Errorf("writer %s (set by %s) is not on PATH: install it, or set REFLECT_WRITER to another writer (claude, codex, builtin, command)", name, origin)
-		}
-		why := fmt.Sprintf("%s at %s, set by %s", name, p, origin)
-		if name == "claude" {
-			return &Claude{Path: p, Dir: dir}, why, nil
-		}
-		return &Codex{Path: p, Dir: dir}, why, nil
+		return selectAuto(origin, dir, ch.Env, lookPath)
 	case "builtin":
 		return &Builtin{}, "builtin, set by " + origin, nil
 	case "command":
@@ -114,7 +103,68 @@ func Select(ch Choice, lookPath func(string) (string, error)) (Writer, string, e
 		if o := ch.CommandOrigin; o != "" {
 			why += " (command from " + o + ")"
 		}
-		return &Command{Argv: argv}, why, nil
+		return &Command{Argv: argv, Env: ch.Env}, why, nil
 	}
-	return nil, "", fmt.Errorf("unknown writer %q (set by %s): use claude, codex, builtin or command", ch.Name, origin)
+	a, ok := agentWriterOf(name)
+	if !ok {
+		return nil, "", fmt.Errorf("unknown writer %q (set by %s): use %s", ch.Name, origin, text.OrList(Names()))
+	}
+	p, err := lookPath(name)
+	if err != nil {
+		return nil, "", fmt.Errorf("writer %s (set by %s) is not on PATH: install it, or set REFLECT_WRITER to another writer (%s)", name, origin, strings.Join(Names(), ", "))
+	}
+	return a.writer(p, dir, ch.Env), fmt.Sprintf("%s at %s, set by %s", name, p, origin), nil
+}
+
+// selectAuto is the first agent writer on PATH, in agentWriters' order,
+// else builtin.
+func selectAuto(origin, dir string, env []string, lookPath func(string) (string, error)) (Writer, string, error) {
+	set := " (writer auto, set by " + origin + ")"
+	var missing []string
+	for _, a := range agentWriters {
+		if p, err := lookPath(a.name); err == nil {
+			if len(missing) == 0 {
+				return a.writer(p, dir, env), a.name + " found on PATH at " + p + set, nil
+			}
+			return a.writer(p, dir, env), "no " + text.OrList(missing) + " on PATH; " + a.name + " found at " + p + set, nil
+		}
+		missing = append(missing, a.name)
+	}
+	return &Builtin{}, "no " + text.OrList(missing) + " on PATH" + set, nil
+}
+
+// agentWriter is an agent whose CLI can write learnings: its name (as
+// Choice.Name, and the executable's) and the Writer that runs the
+// executable at path in dir with env (nil: the process's). Each lives in
+// the agent's writer file (claude.go, codex.go); agentWriters lists them.
+type agentWriter struct {
+	name   string
+	writer func(path, dir string, env []string) Writer
+}
+
+// agentWriters are the agents' writers, in the order "auto" tries them
+// (agents/registry_test.go holds them to agents.Registry's Writer files).
+var agentWriters = []agentWriter{claudeWriter, codexWriter}
+
+// AgentWriters are the names of the writers that run an agent's CLI, in
+// the order "auto" tries them.
+func AgentWriters() []string {
+	names := make([]string, len(agentWriters))
+	for i, a := range agentWriters {
+		names[i] = a.name
+	}
+	return names
+}
+
+// Names are every writer Choice.Name may name: the agents' writers, then
+// builtin and command.
+func Names() []string { return append(AgentWriters(), "builtin", "command") }
+
+func agentWriterOf(name string) (agentWriter, bool) {
+	for _, a := range agentWriters {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return agentWriter{}, false
 }

@@ -22,6 +22,7 @@ func onPath(names ...string) func(string) (string, error) {
 }
 
 func TestSelectAuto(t *testing.T) {
+	t.Parallel()
 	cfg := Choice{StateDir: "/state"}
 	tests := []struct {
 		path     []string
@@ -55,6 +56,7 @@ func TestSelectAuto(t *testing.T) {
 // whatever is on PATH, and the reason names the command that opts in. On
 // the old code claude or codex on PATH was picked unasked.
 func TestSelectNoneChosen(t *testing.T) {
+	t.Parallel()
 	for _, path := range [][]string{{"claude", "codex"}, {"codex"}, nil} {
 		for _, name := range []string{"", "  "} {
 			w, why, err := Select(Choice{Name: name, StateDir: "/state"}, onPath(path...))
@@ -72,6 +74,7 @@ func TestSelectNoneChosen(t *testing.T) {
 }
 
 func TestLLM(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{"": false, "builtin": false, " Builtin ": false, "claude": true, "codex": true, "command": true, "auto": true} {
 		if got := LLM(name); got != want {
 			t.Errorf("LLM(%q) = %v, want %v", name, got, want)
@@ -80,6 +83,7 @@ func TestLLM(t *testing.T) {
 }
 
 func TestSelectConfigured(t *testing.T) {
+	t.Parallel()
 	all := onPath("claude", "codex", "my-writer")
 	tests := []struct {
 		writer, command string
@@ -120,6 +124,30 @@ func TestSelectConfigured(t *testing.T) {
 		}
 		if w.Name() != strings.ToLower(tt.writer) {
 			t.Errorf("Name() = %q, want %q", w.Name(), strings.ToLower(tt.writer))
+		}
+	}
+}
+
+// The environment of the choice reaches the writer Select returns, so a
+// drain can run its writer with another environment than its own.
+func TestSelectPassesEnv(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/opt/bin", "FAKE_OUT=/tmp/x"}
+	for _, tt := range []struct {
+		name, command string
+		want          Writer
+	}{
+		{"claude", "", &Claude{Path: "/usr/local/bin/claude", Dir: "/state/writer", Env: env}},
+		{"codex", "", &Codex{Path: "/usr/local/bin/codex", Dir: "/state/writer", Env: env}},
+		{"auto", "", &Claude{Path: "/usr/local/bin/claude", Dir: "/state/writer", Env: env}},
+		{"command", "my-writer -x", &Command{Argv: []string{"/usr/local/bin/my-writer", "-x"}, Env: env}},
+	} {
+		w, _, err := Select(Choice{Name: tt.name, Command: tt.command, StateDir: "/state", Env: env}, onPath("claude", "codex", "my-writer"))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !reflect.DeepEqual(w, tt.want) {
+			t.Errorf("%s: got %#v, want %#v", tt.name, w, tt.want)
 		}
 	}
 }

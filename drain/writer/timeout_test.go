@@ -12,6 +12,7 @@ import (
 // by hundreds of milliseconds on a loaded machine ("killed after 900ms" for
 // a 1s timeout read like a bug and broke a script test under load).
 func TestKilledWriterNamesTheTimeout(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(WithTimeout(context.Background(), 7*time.Second), 50*time.Millisecond)
 	defer cancel()
 	_, err := writerProc{path: "/bin/sleep", args: []string{"5"}}.run(ctx)

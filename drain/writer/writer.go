@@ -616,6 +616,8 @@ type writerProc struct {
 	dir   string
 	stdin io.Reader // nil reads /dev/null
 	env   []string  // added to the guarded environment
+	// environ is the environment before the guard; nil is this process's.
+	environ []string
 }
 
 // run starts p with REFLECT_DISABLE=1 in its own process group, waits for
@@ -631,7 +633,11 @@ func (p writerProc) run(ctx context.Context) ([]byte, error) {
 	cmd := exec.CommandContext(runCtx, p.path, p.args...)
 	cmd.Dir = p.dir
 	cmd.Stdin = p.stdin
-	cmd.Env = append(writerEnv(os.Environ()), p.env...)
+	environ := p.environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	cmd.Env = append(writerEnv(environ), p.env...)
 	cmd.SysProcAttr = writerProcAttr()
 	cmd.Cancel = func() error { return proc.KillGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = writerWaitDelay

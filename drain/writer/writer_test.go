@@ -16,6 +16,7 @@ import (
 const oneLearningJSON = `{"learnings":[{"title":"Use SameSite=Lax","key_insight":"Strict drops the cookie on the IdP redirect.","confidence":"high"}]}`
 
 func TestParseOutputAccepts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		in    string
@@ -50,6 +51,7 @@ func TestParseOutputAccepts(t *testing.T) {
 }
 
 func TestParseOutputRejects(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -78,6 +80,7 @@ func TestParseOutputRejects(t *testing.T) {
 }
 
 func TestParseOutputFixture(t *testing.T) {
+	t.Parallel()
 	var env struct {
 		Result string `json:"result"`
 	}
@@ -110,6 +113,7 @@ func TestParseOutputFixture(t *testing.T) {
 }
 
 func TestParseOutputNormalises(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 3000)
 	in := map[string]any{"learnings": []any{map[string]any{
 		"title":       "  Title\nwith   newline " + long,
@@ -194,6 +198,7 @@ func TestParseOutputNormalises(t *testing.T) {
 }
 
 func TestParseOutputBoundsLists(t *testing.T) {
+	t.Parallel()
 	var tags, cites []string
 	var entities, relations []map[string]any
 	for i := 0; i < 100; i++ {
@@ -226,6 +231,7 @@ func TestParseOutputBoundsLists(t *testing.T) {
 }
 
 func TestParseOutputRedacts(t *testing.T) {
+	t.Parallel()
 	secret := "ghp_" + strings.Repeat("a1B2", 9)
 	data := `{"learnings":[{"title":"Token leaked","key_insight":"The token ` + secret + ` was printed by the test.","problem":"export GITHUB_TOKEN=` + secret + `"}]}`
 	out, err := ParseOutput([]byte(data))
@@ -238,6 +244,7 @@ func TestParseOutputRedacts(t *testing.T) {
 }
 
 func TestParseOutputControlCharacters(t *testing.T) {
+	t.Parallel()
 	data := "{\"learnings\":[{\"title\":\"Bell\\u0007 and \\u001b[31mcolour\",\"key_insight\":\"ok\\r\\nline\"}]}"
 	out, err := ParseOutput([]byte(data))
 	if err != nil {
@@ -250,6 +257,7 @@ func TestParseOutputControlCharacters(t *testing.T) {
 }
 
 func TestPrompt(t *testing.T) {
+	t.Parallel()
 	c := &transcript.Condensed{Harness: "claude", Cwd: "/work/repo", Branch: "main", Text: "USER: why does login fail?\nTOOL FAILED: go test ./auth"}
 	p := Prompt(c)
 	if !strings.HasPrefix(p, transcript.WriterPromptMarker+"\n") {
@@ -328,6 +336,7 @@ func FuzzParseOutput(f *testing.F) {
 // A writer may name the learning a draft supersedes; only an id's shape is
 // kept (knowledge.Put drops one that names no learning).
 func TestParseOutputSupersedes(t *testing.T) {
+	t.Parallel()
 	out, err := ParseOutput([]byte(`{"learnings":[
 		{"title":"A","key_insight":"K","supersedes":" lrn-old-lesson-1a2b3c "},
 		{"title":"B","key_insight":"K","supersedes":"../../etc/passwd"},

@@ -318,7 +318,7 @@ func edgeWeights(ctx context.Context, tx Conn, dense map[int64]int64) (map[uint6
 		return nil, fmt.Errorf("graph: rebuild: %w", err)
 	}
 
-	rows, err = tx.QueryContext(ctx, `SELECT src, dst, strength FROM relations`)
+	rows, err = tx.QueryContext(ctx, `SELECT src, dst, CAST(st AS REAL) FROM relations`)
 	if err != nil {
 		return nil, fmt.Errorf("graph: rebuild: %w", err)
 	}

@@ -285,10 +285,10 @@ func lookup(ctx context.Context, db Conn, cands map[string][]span) ([]seed, erro
 // direction, strongest first and then by how many relations join them.
 func neighbours(ctx context.Context, db Conn, id int64, limit int) ([]seed, error) {
 	rows, err := db.QueryContext(ctx, `SELECT n.other, e.name, n.s, e.df
-		FROM (SELECT other, max(strength) AS s, count(*) AS c FROM (
-				SELECT dst AS other, strength FROM relations WHERE src = ?1
+		FROM (SELECT other, CAST(max(st) AS REAL) AS s, count(*) AS c FROM (
+				SELECT dst AS other, st FROM relations WHERE src = ?1
 				UNION ALL
-				SELECT src AS other, strength FROM relations WHERE dst = ?1)
+				SELECT src AS other, st FROM relations WHERE dst = ?1)
 			WHERE other <> ?1 GROUP BY other ORDER BY s DESC, c DESC, other LIMIT ?2) n
 		JOIN entities e ON e.id = n.other`, id, limit)
 	if err != nil {

@@ -32,22 +32,65 @@ const (
 		dst INTEGER NOT NULL,
 		doc INTEGER NOT NULL,
 		kind TEXT NOT NULL,
-		strength REAL NOT NULL,
+		st NUMERIC NOT NULL,
 		type TEXT GENERATED ALWAYS AS (CASE kind WHEN '' THEN 'relates_to' ELSE kind END) VIRTUAL,
+		strength REAL GENERATED ALWAYS AS (st) VIRTUAL,
 		PRIMARY KEY(src, doc, dst, kind)
 	) WITHOUT ROWID`
-	relationsDstIndex = `CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, strength)`
+	relationsDstIndex = `CREATE INDEX IF NOT EXISTS relations_dst ON relations(dst, src, st)`
 )
+
+const (
+	mentionsSchema = `CREATE TABLE IF NOT EXISTS mentions(
+		entity INTEGER NOT NULL,
+		doc INTEGER NOT NULL,
+		origin TEXT NOT NULL,
+		source TEXT GENERATED ALWAYS AS (CASE origin WHEN '' THEN '` + SourceHeuristic + `' ELSE origin END) VIRTUAL,
+		PRIMARY KEY(entity, doc)
+	) WITHOUT ROWID`
+	mentionsDocIndex = `CREATE INDEX IF NOT EXISTS mentions_doc ON mentions(doc)`
+)
+
+// mentionsTriggers keep entities.df, the number of learnings that mention
+// the entity: a query weighs its entities by it (damp), and counting a
+// common entity's mentions per query was a measurable share of a hook
+// (docs/benchmarks.md).
+var mentionsTriggers = [...]string{
+	`CREATE TRIGGER IF NOT EXISTS mentions_df_insert AFTER INSERT ON mentions BEGIN
+		UPDATE entities SET df = df + 1 WHERE id = NEW.entity;
+	END`,
+	`CREATE TRIGGER IF NOT EXISTS mentions_df_delete AFTER DELETE ON mentions BEGIN
+		UPDATE entities SET df = df - 1 WHERE id = OLD.entity;
+	END`,
+}
+
+// MigrateMentions are the statements that bring schema 17's mentions
+// table (the source spelled out in every row) to the current one, keeping
+// every row and every entity's df (the copy fires no trigger); they work
+// on the current table too.
+func MigrateMentions() []string {
+	return []string{
+		`DROP TABLE IF EXISTS mentions_new`,
+		strings.Replace(mentionsSchema, "IF NOT EXISTS mentions(", "mentions_new(", 1),
+		`INSERT INTO mentions_new(entity, doc, origin)
+			SELECT entity, doc, CASE source WHEN '` + SourceHeuristic + `' THEN '' ELSE source END FROM mentions`,
+		`DROP TABLE mentions`,
+		`ALTER TABLE mentions_new RENAME TO mentions`,
+		mentionsDocIndex,
+		mentionsTriggers[0],
+		mentionsTriggers[1],
+	}
+}
 
 // MigrateRelations are the statements that bring an older catalog's
 // relations table (a rowid table with three indexes, the type spelled
-// out) to the current one, keeping every row; they work on the current
-// table too.
+// out; or schema 17's, the strength a REAL column) to the current one,
+// keeping every row; they work on the current table too.
 func MigrateRelations() []string {
 	return []string{
 		`DROP TABLE IF EXISTS relations_new`,
 		strings.Replace(relationsSchema, "IF NOT EXISTS relations(", "relations_new(", 1),
-		`INSERT OR IGNORE INTO relations_new(src, dst, doc, kind, strength)
+		`INSERT OR IGNORE INTO relations_new(src, dst, doc, kind, st)
 			SELECT src, dst, doc, CASE type WHEN 'relates_to' THEN '' ELSE type END, strength FROM relations`,
 		`DROP TABLE relations`,
 		`ALTER TABLE relations_new RENAME TO relations`,
@@ -68,30 +111,23 @@ var schema = []string{
 	)`,
 	// doc is the rowid of the index's docs table. WITHOUT ROWID: the
 	// primary key is the table, and (entity, doc) is how Expand reads it.
-	`CREATE TABLE IF NOT EXISTS mentions(
-		entity INTEGER NOT NULL,
-		doc INTEGER NOT NULL,
-		source TEXT NOT NULL,
-		PRIMARY KEY(entity, doc)
-	) WITHOUT ROWID`,
-	`CREATE INDEX IF NOT EXISTS mentions_doc ON mentions(doc)`,
-	// entities.df is the number of learnings that mention the entity, kept
-	// by these triggers: a query weighs its entities by it (damp), and
-	// counting a common entity's mentions per query was a measurable share
-	// of a hook (docs/benchmarks.md).
-	`CREATE TRIGGER IF NOT EXISTS mentions_df_insert AFTER INSERT ON mentions BEGIN
-		UPDATE entities SET df = df + 1 WHERE id = NEW.entity;
-	END`,
-	`CREATE TRIGGER IF NOT EXISTS mentions_df_delete AFTER DELETE ON mentions BEGIN
-		UPDATE entities SET df = df - 1 WHERE id = OLD.entity;
-	END`,
+	// origin is the source with heuristic, most mentions', stored as ''
+	// (no bytes in the row); source reads it back.
+	mentionsSchema,
+	mentionsDocIndex,
+	mentionsTriggers[0],
+	mentionsTriggers[1],
 	// Relations are stored as written (caused_by has a direction) and read
 	// in both directions. WITHOUT ROWID, keyed (src, doc, dst, kind): the
 	// key finds an entity's outgoing relations with their strength, and a
 	// learning's relations by their sources (clearDoc), so only the reverse
 	// direction needs an index. kind is the type with relates_to, nearly
 	// every row, stored as '' (no bytes in the row or the index); type
-	// reads it back. relationsSchema is what migrate rebuilds.
+	// reads it back. st is the strength with NUMERIC affinity, so a whole
+	// one (every co-occurrence's) takes a byte where a REAL column takes
+	// eight in a table without a rowid and in its index; strength reads
+	// it back as the REAL it was written as. relationsSchema is what
+	// migrate rebuilds.
 	relationsSchema,
 	relationsDstIndex,
 	`CREATE TABLE IF NOT EXISTS communities(
@@ -240,12 +276,12 @@ func addRows(ctx context.Context, tx Conn, doc int64, sc *store.Sidecar) (map[st
 	if err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
-	if err := insertRows(ctx, tx, "INSERT OR IGNORE INTO mentions(entity, doc, source) VALUES", 3, len(ents), func(i int, args []any) []any {
-		return append(args, ids[ents[i].norm], doc, ents[i].source)
+	if err := insertRows(ctx, tx, "INSERT OR IGNORE INTO mentions(entity, doc, origin) VALUES", 3, len(ents), func(i int, args []any) []any {
+		return append(args, ids[ents[i].norm], doc, mentionOrigin(ents[i].source))
 	}); err != nil {
 		return nil, fmt.Errorf("graph: add document %d: %w", doc, err)
 	}
-	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, strength, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
+	if err := insertRows(ctx, tx, "INSERT INTO relations(src, dst, kind, st, doc) VALUES", 5, len(rels), func(i int, args []any) []any {
 		r := rels[i]
 		return append(args, ids[r.src], ids[r.dst], relationKind(r.typ), r.strength, doc)
 	}); err != nil {
@@ -324,6 +360,14 @@ func resolve(sc *store.Sidecar) ([]entityRow, []relationRow) {
 		rels = append(rels, relationRow{src: s, dst: d, typ: typ, strength: math.Min(st, 10)})
 	}
 	return ents, rels
+}
+
+// mentionOrigin is how a mention's source is stored (the origin column).
+func mentionOrigin(source string) string {
+	if source == SourceHeuristic {
+		return ""
+	}
+	return source
 }
 
 // relationKind is how a relation's type is stored (the kind column).

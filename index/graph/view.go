@@ -133,7 +133,7 @@ type pair struct{ a, b int64 }
 // which took tens of seconds on the hubs of a 10,000-learning graph.
 func viewEdges(ctx context.Context, db Conn, in string, args []any) (map[pair]float64, error) {
 	w := map[pair]float64{}
-	rows, err := db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), sum(strength) FROM relations
+	rows, err := db.QueryContext(ctx, `SELECT min(src, dst), max(src, dst), CAST(sum(st) AS REAL) FROM relations
 		WHERE src IN (`+in+`) AND dst IN (`+in+`) AND src <> dst GROUP BY 1, 2`, append(args, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("graph: view: %w", err)
@@ -268,10 +268,10 @@ func overview(ctx context.Context, db Conn, opts ViewOptions) ([]int64, error) {
 // relation first.
 func neighbourhood(ctx context.Context, db Conn, opts ViewOptions) ([]int64, error) {
 	ids, err := queryIDs(ctx, db, `SELECT n FROM (
-			SELECT dst AS n, strength FROM relations WHERE src = ?1 AND dst <> ?1
-			UNION ALL SELECT src, strength FROM relations WHERE dst = ?1 AND src <> ?1) r
+			SELECT dst AS n, st FROM relations WHERE src = ?1 AND dst <> ?1
+			UNION ALL SELECT src, st FROM relations WHERE dst = ?1 AND src <> ?1) r
 		JOIN entities e ON e.id = r.n WHERE ?2 = '' OR e.type = ?2
-		GROUP BY n ORDER BY sum(strength) DESC, n LIMIT ?3`, opts.Focus, opts.Type, opts.Nodes-1)
+		GROUP BY n ORDER BY sum(st) DESC, n LIMIT ?3`, opts.Focus, opts.Type, opts.Nodes-1)
 	if err != nil {
 		return nil, err
 	}

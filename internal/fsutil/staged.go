@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 )
 
 // Stager writes many files so that, whatever happens, each is either its
@@ -16,75 +15,20 @@ import (
 // one goroutine; Publish or Discard it.
 type Stager struct {
 	staged []staged
-	work   chan *os.File
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	err    error
+	fl     flusher // how staged files are made durable (per platform)
 }
 
 type staged struct{ tmp, path string }
 
-// syncWorkers is how many files a Stager syncs at once: concurrent syncs
-// on one file system share its journal commits, where one after another
-// each waits for a commit of its own; and syncing while the next files
-// are written hides the wait.
-const syncWorkers = 32
-
 // Stage writes data to a temporary file beside path (TempPattern), which
-// is synced in the background and is not in place until Publish.
+// is not in place until Publish.
 func (s *Stager) Stage(path string, data []byte, perm os.FileMode) error {
-	tmp, err := createTemp(path)
+	tmp, err := s.fl.create(path, data, perm)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	s.staged = append(s.staged, staged{tmp: name, path: path})
-	s.start()
-	s.work <- tmp
+	s.staged = append(s.staged, staged{tmp: tmp, path: path})
 	return nil
-}
-
-func (s *Stager) start() {
-	if s.work != nil {
-		return
-	}
-	s.work = make(chan *os.File, syncWorkers)
-	for range syncWorkers {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			for f := range s.work {
-				err := f.Sync()
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					s.mu.Lock()
-					s.err = errors.Join(s.err, fmt.Errorf("write %s: %w", f.Name(), err))
-					s.mu.Unlock()
-				}
-			}
-		}()
-	}
-}
-
-// wait is the end of the background syncs: their error, if any.
-func (s *Stager) wait() error {
-	if s.work != nil {
-		close(s.work)
-		s.wg.Wait()
-		s.work = nil
-	}
-	return s.err
 }
 
 // Publish waits until every staged file is on disk, renames each onto
@@ -95,7 +39,7 @@ func (s *Stager) wait() error {
 func (s *Stager) Publish() (n int, err error) {
 	files := s.staged
 	s.staged = nil
-	if err := s.wait(); err != nil {
+	if err := s.fl.flush(); err != nil {
 		discard(files)
 		return 0, err
 	}
@@ -112,7 +56,7 @@ func (s *Stager) Publish() (n int, err error) {
 
 // Discard removes what was staged and not published.
 func (s *Stager) Discard() {
-	_ = s.wait()
+	s.fl.release()
 	discard(s.staged)
 	s.staged = nil
 }

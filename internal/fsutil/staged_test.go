@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -100,5 +101,37 @@ func TestStagerPublishStopsAtAFailedRenameAndRemovesTheRest(t *testing.T) {
 	got := names(t, dir)
 	if strings.Join(got, " ") != "a.md b.md" {
 		t.Errorf("after a failed Publish the directory holds %v, want a.md and the directory b.md", got)
+	}
+}
+
+// A batch larger than any a Stager syncs file by file (on Linux it then
+// syncs the file system once) publishes every file whole, and only then.
+func TestStagerPublishesALargeBatch(t *testing.T) {
+	dir := t.TempDir()
+	var s Stager
+	const n = 100
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("f%03d.md", i))
+		if err := s.Stage(p, []byte(strings.Repeat("x", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names(t, dir) {
+		if _, ok := TempOf(name); !ok {
+			t.Fatalf("before Publish %s is visible", name)
+		}
+	}
+	if got, err := s.Publish(); got != n || err != nil {
+		t.Fatalf("Publish = %d, %v", got, err)
+	}
+	got := names(t, dir)
+	if len(got) != n {
+		t.Fatalf("after Publish the directory holds %d entries, want %d", len(got), n)
+	}
+	for i := range n {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("f%03d.md", i)))
+		if err != nil || string(data) != strings.Repeat("x", i) {
+			t.Fatalf("f%03d.md reads %q, %v", i, data, err)
+		}
 	}
 }

@@ -136,3 +136,12 @@ func ClipWordsNear(s string, n int) string {
 	}
 	return strings.TrimRight(string(r[:cut]), " ,;:") + "…"
 }
+
+// OrList joins words as a sentence offers a choice: "a", "a or b",
+// "a, b or c".
+func OrList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

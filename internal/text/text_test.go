@@ -100,3 +100,20 @@ func FuzzClip(f *testing.F) {
 		}
 	})
 }
+
+func TestOrList(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"a"}, "a"},
+		{[]string{"a", "b"}, "a or b"},
+		{[]string{"a", "b", "c"}, "a, b or c"},
+	} {
+		if got := OrList(tc.in); got != tc.want {
+			t.Errorf("OrList(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
