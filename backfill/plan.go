@@ -242,11 +242,14 @@ type examined struct {
 // worker takes the next session as soon as it is free, so a large
 // session delays the fold, not the other workers.
 func (ex *examiner) examineInOrder(ctx context.Context, todo []found, workers int, fold func(i int, r examined) bool) error {
-	results := make([]chan examined, len(todo))
+	// Session i is handed out once session i-window is folded, so the
+	// result of i takes the slot that one's result left.
+	window := workers * batchPerWorker
+	results := make([]chan examined, window)
 	for i := range results {
 		results[i] = make(chan examined, 1)
 	}
-	room := make(chan struct{}, workers*batchPerWorker)
+	room := make(chan struct{}, window)
 	jobs := make(chan int)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
@@ -274,7 +277,7 @@ func (ex *examiner) examineInOrder(ctx context.Context, todo []found, workers in
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i] <- ex.examine(todo[i])
+				results[i%window] <- ex.examine(todo[i])
 			}
 		}()
 	}
@@ -282,7 +285,7 @@ func (ex *examiner) examineInOrder(ctx context.Context, todo []found, workers in
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := <-results[i]
+		r := <-results[i%window]
 		<-room
 		if !fold(i, r) {
 			return nil
