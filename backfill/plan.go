@@ -131,40 +131,39 @@ func MakePlan(ctx context.Context, o Options, st *State, known *queue.Known) (*P
 	for _, a := range agents {
 		byAgent[a] = &AgentPlan{Agent: a}
 	}
-	newCount, workers := 0, examineWorkers()
-	for start := 0; start < len(todo); start += workers * batchPerWorker {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	newCount, folded := 0, 0
+	// Remembered once the workers are done: they read st meanwhile.
+	readings := map[string]Reading{}
+	// Folded in order, so --limit keeps the most recent sessions
+	// whichever worker finished first.
+	err := ex.examineInOrder(ctx, todo, examineWorkers(), func(i int, r examined) bool {
+		f := todo[i]
+		folded = i + 1
+		if r.read != nil {
+			readings[f.path] = *r.read
 		}
-		batch := todo[start:min(start+workers*batchPerWorker, len(todo))]
-		if o.Limit > 0 && newCount >= o.Limit {
-			batch = nil // nothing more to read
+		if o.Progress != nil {
+			o.Progress(i+1, len(todo))
 		}
-		results := ex.examineAll(batch, workers)
-		// Folded in order, so --limit keeps the most recent sessions
-		// whichever worker finished first.
-		for i, f := range todo[start:min(start+workers*batchPerWorker, len(todo))] {
-			ap := byAgent[f.agent]
-			if o.Limit > 0 && newCount >= o.Limit {
-				ap.Left++
-				continue
-			}
-			r := results[i]
-			if r.read != nil && st != nil {
-				st.remember(f.path, *r.read)
-			}
-			if o.Progress != nil {
-				o.Progress(start+i+1, len(todo))
-			}
-			if !r.keep {
-				continue
-			}
+		if r.keep {
 			if r.s.Status == StatusNew {
 				newCount++
 			}
-			ap.add(r.s)
+			byAgent[f.agent].add(r.s)
 			p.Sessions = append(p.Sessions, r.s)
 		}
+		return o.Limit <= 0 || newCount < o.Limit
+	})
+	if err != nil {
+		return nil, err
+	}
+	for path, r := range readings {
+		if st != nil {
+			st.remember(path, r)
+		}
+	}
+	for _, f := range todo[folded:] {
+		byAgent[f.agent].Left++ // beyond --limit, not read
 	}
 	for _, a := range agents {
 		ap := *byAgent[a]
@@ -217,8 +216,9 @@ func (o Options) collect(agents []string) ([]found, []Problem) {
 	return todo, problems
 }
 
-// batchPerWorker is how many sessions each worker takes per batch: a
-// batch is examined in parallel, then folded in order.
+// batchPerWorker is how many sessions per worker may be examined ahead
+// of the one folded next: enough that a large session holds up no
+// worker, few enough that --limit reads few sessions it then leaves.
 const batchPerWorker = 4
 
 // examineWorkers is how many sessions are condensed at once: the
@@ -236,27 +236,62 @@ type examined struct {
 	read *Reading
 }
 
-// examineAll examines batch on workers goroutines; the result of batch[i]
-// is at i.
-func (ex *examiner) examineAll(batch []found, workers int) []examined {
-	out := make([]examined, len(batch))
+// examineInOrder examines todo on workers goroutines, at most
+// workers*batchPerWorker sessions ahead of the fold, and hands fold each
+// result in todo's order until fold returns false or ctx is done. Each
+// worker takes the next session as soon as it is free, so a large
+// session delays the fold, not the other workers.
+func (ex *examiner) examineInOrder(ctx context.Context, todo []found, workers int, fold func(i int, r examined) bool) error {
+	// Session i is handed out once session i-window is folded, so the
+	// result of i takes the slot that one's result left.
+	window := workers * batchPerWorker
+	results := make([]chan examined, window)
+	for i := range results {
+		results[i] = make(chan examined, 1)
+	}
+	room := make(chan struct{}, window)
+	jobs := make(chan int)
+	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < min(workers, len(batch)); w++ {
+	defer wg.Wait()
+	defer close(quit)
+	wg.Add(1)
+	go func() { // hands out the sessions, as far ahead as room allows
+		defer wg.Done()
+		defer close(jobs)
+		for i := range todo {
+			select {
+			case room <- struct{}{}:
+			case <-quit:
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	for w := 0; w < min(workers, len(todo)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				out[i] = ex.examine(batch[i])
+			for i := range jobs {
+				results[i%window] <- ex.examine(todo[i])
 			}
 		}()
 	}
-	for i := range batch {
-		next <- i
+	for i := range todo {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := <-results[i%window]
+		<-room
+		if !fold(i, r) {
+			return nil
+		}
 	}
-	close(next)
-	wg.Wait()
-	return out
+	return nil
 }
 
 // found is a candidate and its Lstat.

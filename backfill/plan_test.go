@@ -1,9 +1,12 @@
 package backfill
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -310,5 +313,48 @@ func TestPlanLimitAcrossBatches(t *testing.T) {
 		if want := fmt.Sprintf("s%03d.jsonl", i); filepath.Base(s.Path) != want || s.Status != StatusNew {
 			t.Errorf("session %d: %s %s, want %s, the most recent first", i, filepath.Base(s.Path), s.Status, want)
 		}
+	}
+}
+
+// A plan cancelled while its workers read stops with the context's error
+// and leaves no worker waiting. Not parallel: it counts goroutines.
+func TestPlanStopsWhenCancelled(t *testing.T) {
+	home := t.TempDir()
+	w := &world{dirs: Dirs{Home: home, StateDir: filepath.Join(home, "state")}}
+	data, err := os.ReadFile(filepath.Join("testdata", "claude-session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 3*examineWorkers()*batchPerWorker + 5
+	for i := 0; i < n; i++ {
+		w.write(t, filepath.Join(home, ".claude", "projects", "p", fmt.Sprintf("s%03d.jsonl", i)), data, clock.Add(-time.Duration(i+1)*time.Hour))
+	}
+	st, err := LoadState(w.dirs.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	o := Options{Dirs: w.dirs, Now: func() time.Time { return clock }, Progress: func(done, total int) {
+		seen = done
+		if done == 2 {
+			cancel()
+		}
+	}}
+	before := runtime.NumGoroutine()
+	p, err := MakePlan(ctx, o, st, nil)
+	if !errors.Is(err, context.Canceled) || p != nil {
+		t.Fatalf("cancelled plan: %v, %v", p, err)
+	}
+	if seen != 2 {
+		t.Errorf("the plan folded %d sessions after it was cancelled at 2", seen)
+	}
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(5 * time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after > before {
+		t.Errorf("%d goroutines before the plan, %d after it", before, after)
 	}
 }

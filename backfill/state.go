@@ -113,7 +113,7 @@ func (st *State) reading(path string, size int64, mod time.Time) (Reading, bool)
 }
 
 // remember keeps a reading for the next plan. Not safe for concurrent
-// use: the plan calls it while folding a batch, never while examining.
+// use: the plan calls it once every session is examined.
 func (st *State) remember(path string, r Reading) {
 	if st.Condenser != "" {
 		st.Read[path] = r

@@ -31,6 +31,7 @@ var claudeFormat = format{
 type claudeParser struct {
 	b       *builder
 	pending map[string]toolCall // tool_use id → call
+	rec     claudeRecord        // the record being read, reused
 }
 
 func newClaudeParser(b *builder) *claudeParser {
@@ -53,6 +54,13 @@ type claudeRecord struct {
 	} `json:"message"`
 }
 
+// claudeMetaFields is the metadata of a record whose message is of another shape.
+type claudeMetaFields struct {
+	SessionID json.RawMessage `json:"sessionId"`
+	Cwd       json.RawMessage `json:"cwd"`
+	GitBranch json.RawMessage `json:"gitBranch"`
+}
+
 type claudePart struct {
 	Type      json.RawMessage `json:"type"`
 	Text      json.RawMessage `json:"text"`
@@ -65,16 +73,12 @@ type claudePart struct {
 }
 
 func (p *claudeParser) line(data []byte) {
-	var r claudeRecord
-	if data[0] != '{' || json.Unmarshal(data, &r) != nil {
+	r := &p.rec
+	*r = claudeRecord{}
+	if data[0] != '{' || decodeRaw(data, r) != nil {
 		// message of another shape: retry without it, for the metadata.
-		r = claudeRecord{}
-		var meta struct {
-			SessionID json.RawMessage `json:"sessionId"`
-			Cwd       json.RawMessage `json:"cwd"`
-			GitBranch json.RawMessage `json:"gitBranch"`
-		}
-		if data[0] == '{' && json.Unmarshal(data, &meta) == nil {
+		var meta claudeMetaFields
+		if data[0] == '{' && decodeRaw(data, &meta) == nil {
 			p.b.meta(str(meta.SessionID), str(meta.Cwd), str(meta.GitBranch))
 		}
 		return
@@ -85,7 +89,7 @@ func (p *claudeParser) line(data []byte) {
 	}
 	switch str(r.Type) {
 	case "user":
-		p.user(r)
+		p.user(*r)
 	case "assistant":
 		p.assistant(r.Message.Content)
 	}
@@ -105,7 +109,7 @@ func (p *claudeParser) user(r claudeRecord) {
 	var texts []string
 	for _, raw := range array(r.Message.Content) {
 		var part claudePart
-		if json.Unmarshal(raw, &part) != nil {
+		if decodeRaw(raw, &part) != nil {
 			continue
 		}
 		switch str(part.Type) {
@@ -159,7 +163,7 @@ func (p *claudeParser) assistant(content json.RawMessage) {
 	var texts []string
 	for _, raw := range array(content) {
 		var part claudePart
-		if json.Unmarshal(raw, &part) != nil {
+		if decodeRaw(raw, &part) != nil {
 			continue
 		}
 		switch str(part.Type) {

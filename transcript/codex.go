@@ -33,6 +33,7 @@ var codexFormat = format{
 type codexParser struct {
 	b       *builder
 	pending map[string]toolCall // call_id → call
+	rec     codexLine           // the record being read, reused
 
 	// The last user prompt and b.seq when it came: Codex records a prompt
 	// twice (response_item and event_msg user_message), in either order.
@@ -47,6 +48,14 @@ func newCodexParser(b *builder) *codexParser {
 type codexRecord struct {
 	Type    json.RawMessage `json:"type"`
 	Payload json.RawMessage `json:"payload"`
+}
+
+// codexLine is a codexRecord decoded with its payload in one pass: its
+// Payload is the one codexRecord's Payload decodes to when that is an
+// object, and empty otherwise.
+type codexLine struct {
+	Type    json.RawMessage `json:"type"`
+	Payload codexPayload    `json:"payload" raw:"replace"`
 }
 
 type codexPayload struct {
@@ -66,22 +75,21 @@ type codexPayload struct {
 	Git json.RawMessage `json:"git"`
 }
 
+// codexAction is a local_shell_call's action.
+type codexAction struct {
+	Command json.RawMessage `json:"command"`
+}
+
 func (p *codexParser) line(data []byte) {
-	var r codexRecord
-	if data[0] != '{' || json.Unmarshal(data, &r) != nil {
+	// A null or missing payload leaves Payload empty, which every type
+	// below ignores; one of another kind fails the record.
+	r := &p.rec
+	*r = codexLine{}
+	if data[0] != '{' || decodeRaw(data, r) != nil {
 		return
 	}
-	typ := str(r.Type)
-	switch typ {
-	case "session_meta", "turn_context", "response_item", "event_msg":
-	default:
-		return // not decoded further: most of a rollout's bytes are records no writer needs
-	}
-	var pl codexPayload
-	if len(r.Payload) == 0 || r.Payload[0] != '{' || json.Unmarshal(r.Payload, &pl) != nil {
-		return
-	}
-	switch typ {
+	pl := r.Payload
+	switch str(r.Type) {
 	case "session_meta":
 		p.b.meta(str(pl.ID), str(pl.Cwd), str(object(pl.Git)["branch"]))
 	case "turn_context":
@@ -118,10 +126,8 @@ func (p *codexParser) item(pl codexPayload) {
 		}
 		p.call(str(pl.CallID), c)
 	case "local_shell_call":
-		var a struct {
-			Command json.RawMessage `json:"command"`
-		}
-		_ = json.Unmarshal(pl.Action, &a)
+		var a codexAction
+		_ = decodeRaw(pl.Action, &a)
 		p.call(str(pl.CallID), shellCall("local_shell", commandLine(a.Command)))
 	case "function_call_output", "custom_tool_call_output":
 		id := str(pl.CallID)

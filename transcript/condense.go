@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	json "github.com/go-json-experiment/json/v1"
 	"github.com/reflectkb/reflect/internal/text"
@@ -128,6 +129,7 @@ func Condense(path string, harness string, limits Limits) (*Condensed, error) {
 		end = func() {}
 	}
 	lr := newLineReader(f)
+	defer lr.release()
 	for b.c.Skip == "" {
 		line, err := lr.next()
 		if len(line) > 0 {
@@ -155,8 +157,25 @@ type lineReader struct {
 	buf []byte
 }
 
+// lineReaders are reused: a plan condenses a thousand files, and the
+// buffers would be most of what it allocates.
+var lineReaders = sync.Pool{New: func() any { return &lineReader{r: bufio.NewReaderSize(nil, 64<<10)} }}
+
 func newLineReader(r io.Reader) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10)}
+	l := lineReaders.Get().(*lineReader)
+	l.r.Reset(r)
+	return l
+}
+
+// release hands l back for reuse; a buffer grown for a long line is
+// dropped rather than kept.
+func (l *lineReader) release() {
+	l.r.Reset(nil)
+	if cap(l.buf) > 1<<20 {
+		l.buf = nil
+	}
+	l.buf = l.buf[:0]
+	lineReaders.Put(l)
 }
 
 // next returns the next non-empty line without its line ending, and io.EOF
@@ -200,6 +219,7 @@ func (l *lineReader) next() ([]byte, error) {
 // "" means no record told.
 func detectHarness(r io.Reader) (string, error) {
 	lr := newLineReader(r)
+	defer lr.release()
 	for i := 0; i < detectLines; i++ {
 		line, err := lr.next()
 		if h := harnessOf(line); h != "" {
@@ -233,7 +253,7 @@ type probe struct {
 // recognises it.
 func harnessOf(line []byte) string {
 	var p probe
-	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &p) != nil {
+	if len(line) == 0 || line[0] != '{' || decodeRaw(line, &p) != nil {
 		return ""
 	}
 	best, rank := "", 0
@@ -266,9 +286,20 @@ type item struct {
 	// first marks the first prompt, pinned marks failures, fixes and
 	// corrections: the events the bounds keep before any other.
 	first, pinned bool
+	// judge marks a prompt not yet judged a correction or not: it is
+	// judged only when the bounds drop events, as most sessions fit.
+	judge bool
 	// dead marks an assistant message superseded by a later one of the
 	// same turn.
 	dead bool
+}
+
+// isPinned reports whether the bounds keep it before unpinned events.
+func (it *item) isPinned() bool {
+	if it.judge {
+		it.pinned, it.judge = IsCorrection(it.ev.Text), false
+	}
+	return it.pinned
 }
 
 // builder accumulates the events of one transcript within bounds. The
@@ -338,7 +369,7 @@ func (b *builder) prompt(raw string) {
 	b.closeTurn()
 	first := !b.sawPrompt
 	b.sawPrompt = true
-	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, pinned: IsCorrection(text)})
+	b.add(&item{ev: Event{Kind: UserPrompt, Text: text}, first: first, judge: true})
 }
 
 // bareSlashCommands are the client commands that manage the session and
@@ -557,7 +588,7 @@ func (b *builder) compact() {
 	}
 	for _, pinned := range []bool{true, false} {
 		for i := len(live) - 1; i >= 0 && n < b.lim.MaxEvents; i-- {
-			if !keep[i] && (live[i].pinned || !pinned) {
+			if !keep[i] && (live[i].isPinned() || !pinned) {
 				keep[i] = true
 				n++
 			}
@@ -618,7 +649,7 @@ func render(c *Condensed, items []*item, max int) string {
 			if total+noteRoom <= max {
 				break
 			}
-			if lines[i] != "" && !items[i].first && items[i].pinned == pinned {
+			if lines[i] != "" && !items[i].first && items[i].isPinned() == pinned {
 				total -= len(lines[i]) + 1
 				lines[i] = ""
 				omitted++

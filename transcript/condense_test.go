@@ -209,6 +209,31 @@ func TestEventBoundKeepsFirstPromptFailuresAndRecent(t *testing.T) {
 	}
 }
 
+// A correction among hundreds of prompts is kept by both bounds, the
+// events' and the text's, while the prompts around it go.
+func TestBoundsKeepCorrections(t *testing.T) {
+	const correction = "no, use make test instead, the build tags are set there"
+	var sb strings.Builder
+	sb.WriteString(cUser(`"the first prompt"`) + "\n")
+	for i := 0; i < 500; i++ {
+		text := fmt.Sprintf("prompt %d about the widget cache", i)
+		if i == 100 {
+			text = correction
+		}
+		sb.WriteString(cUser(quote(text)) + "\n")
+		sb.WriteString(cAsst(`[{"type":"text","text":`+quote(fmt.Sprintf("answer %d", i))+`}]`) + "\n")
+	}
+	for _, lim := range []Limits{{MaxEvents: 20}, {MaxChars: 600}} {
+		c := condenseString(t, "claude", sb.String(), lim)
+		if !strings.Contains(c.Text, correction) {
+			t.Errorf("%+v: the correction was dropped:\n%s", lim, c.Text)
+		}
+		if strings.Contains(c.Text, "prompt 101 ") {
+			t.Errorf("%+v: the prompt after the correction was kept, so the bound kept everything", lim)
+		}
+	}
+}
+
 func TestTextBound(t *testing.T) {
 	path := writeSynthetic(t, 1<<20)
 	for _, max := range []int{300, 2000, 8000, DefaultMaxChars} {

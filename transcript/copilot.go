@@ -35,6 +35,7 @@ var copilotFormat = format{
 type copilotParser struct {
 	b       *builder
 	pending map[string]toolCall // toolCallId → call
+	rec     copilotEvent        // the record being read, reused
 }
 
 func newCopilotParser(b *builder) *copilotParser {
@@ -71,8 +72,9 @@ type copilotEvent struct {
 var copilotShellTrailer = lazyre.New(`(?m)^<shellId: [^>]*>\s*$`)
 
 func (p *copilotParser) line(data []byte) {
-	var e copilotEvent
-	if data[0] != '{' || json.Unmarshal(data, &e) != nil {
+	e := &p.rec
+	*e = copilotEvent{}
+	if data[0] != '{' || decodeRaw(data, e) != nil {
 		return
 	}
 	d := e.Data

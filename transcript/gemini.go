@@ -68,14 +68,17 @@ type geminiMessage struct {
 
 func (p *geminiParser) line(data []byte) {
 	var m geminiMessage
-	if data[0] != '{' || json.Unmarshal(data, &m) != nil {
+	// A copy: the record may be held past this line, and its raw
+	// values share the bytes they were decoded from.
+	data = bytes.Clone(data)
+	if data[0] != '{' || decodeRaw(data, &m) != nil {
 		return
 	}
 	switch {
 	case m.Set != nil:
 		for _, raw := range array(object(m.Set)["messages"]) {
 			var each geminiMessage
-			if json.Unmarshal(raw, &each) == nil {
+			if decodeRaw(raw, &each) == nil {
 				p.message(&each)
 			}
 		}

@@ -60,7 +60,7 @@ type openCodePart struct {
 
 func (p *openCodeParser) line(data []byte) {
 	var m openCodeMessage
-	if data[0] != '{' || json.Unmarshal(data, &m) != nil {
+	if data[0] != '{' || decodeRaw(data, &m) != nil {
 		return
 	}
 	p.b.meta(str(m.Info.SessionID), str(m.Info.Path.Cwd), "")
@@ -68,7 +68,7 @@ func (p *openCodeParser) line(data []byte) {
 	var texts []string
 	for _, raw := range m.Parts {
 		var part openCodePart
-		if json.Unmarshal(raw, &part) != nil {
+		if decodeRaw(raw, &part) != nil {
 			continue
 		}
 		switch str(part.Type) {

@@ -136,13 +136,16 @@ var errorWords = []string{
 	"missing", "timed out", "timeout", "mismatch", "forbidden", "unauthori", "not allowed", "abort",
 }
 
+// toolUseErrorTags are removed from Claude's error results.
+var toolUseErrorTags = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "")
+
 // errorHead returns the line of a failed call's output that says what went
 // wrong: the first line that reads as an error (with the next line when it
 // is short, as in "--- FAIL: TestX" + "x_test.go:31: token expired"), else
 // the last such line of the output's tail, else its first line.
 func errorHead(out string) string {
 	out = stripInjected(out)
-	out = strings.NewReplacer("<tool_use_error>", "", "</tool_use_error>", "").Replace(out)
+	out = toolUseErrorTags.Replace(out)
 	if strings.HasPrefix(out, "The user doesn't want to proceed with this tool use") {
 		return "rejected by the user"
 	}
@@ -287,6 +290,9 @@ func str(raw json.RawMessage) string {
 	if len(raw) == 0 || raw[0] != '"' {
 		return ""
 	}
+	if in, ok := plainString(raw); ok {
+		return string(in)
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return ""
@@ -304,8 +310,8 @@ func object(raw json.RawMessage) map[string]json.RawMessage {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, err := decodeObject(raw)
+	if err != nil {
 		return nil
 	}
 	return m
@@ -316,8 +322,8 @@ func array(raw json.RawMessage) []json.RawMessage {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	var a []json.RawMessage
-	if json.Unmarshal(raw, &a) != nil {
+	a, err := decodeArray(raw)
+	if err != nil {
 		return nil
 	}
 	return a
@@ -332,6 +338,12 @@ func integer(raw json.RawMessage) (int, bool) {
 	return n, true
 }
 
+// textPart is a part of a list of parts.
+type textPart struct {
+	Type json.RawMessage `json:"type"`
+	Text json.RawMessage `json:"text"`
+}
+
 // partsText joins the text of a content value that is a string or a list
 // of parts ({"type":"text","text":…}, {"type":"input_text",…}, …).
 func partsText(raw json.RawMessage, types ...string) string {
@@ -340,11 +352,8 @@ func partsText(raw json.RawMessage, types ...string) string {
 	}
 	var texts []string
 	for _, p := range array(raw) {
-		var part struct {
-			Type json.RawMessage `json:"type"`
-			Text json.RawMessage `json:"text"`
-		}
-		if json.Unmarshal(p, &part) != nil {
+		var part textPart
+		if decodeRaw(p, &part) != nil {
 			continue
 		}
 		if len(types) > 0 && !contains(types, str(part.Type)) {

@@ -6,6 +6,7 @@
 package correction
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/reflectkb/reflect/internal/lazyre"
@@ -106,7 +107,26 @@ type signal struct {
 	// weight 2 marks a strong marker: enough on its own, and it
 	// overrides the acknowledgement rule ("ok, use pnpm instead").
 	weight int
-	match  func(s signalText) bool
+	// need lists literals of which every match holds one (in lower): a
+	// prompt holding none is told apart by a substring search instead of
+	// the regular expressions, which cost far more on the long prompts
+	// of a transcript. Empty: always match.
+	need  []string
+	match func(s signalText) bool
+}
+
+// mayMatch reports whether sig can match s: false only when s holds none
+// of sig.need.
+func (sig signal) mayMatch(s signalText) bool {
+	if len(sig.need) == 0 {
+		return true
+	}
+	for _, w := range sig.need {
+		if strings.Contains(s.lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // signalText is the prompt line in the two forms the signals read.
@@ -137,17 +157,101 @@ var (
 	reDontUse     = rx(`\b(?:don't|do not|dont|never|stop|quit|avoid)\s+(?:use|using)\b`)
 	reCorrectIs   = rx(`\bthe (?:correct|right|proper|actual|real) (?:[\w.-]+ ){0,2}(?:is|are|was|lives|goes)\b`)
 
-	reOpener    = rx(`^(?:no|nope|nah|nono|no no|actually|hmm,? no|wait)\s*[,.!:;—–-]|^(?:no|nope|nah|actually)\s+(?:no|use|run|try|pass|set|it's|its|the|you|that's|don't|do not)\b`)
-	reYouModal  = rx(`\byou(?:'ll| will)?\s+(?:need to|have to|must|should|forgot|missed|were supposed to)\b|\byou(?:'re| are)\s+missing\b|\bneeds? to be\b`)
-	reEnvReason = rx(`\b(?:isn't|is not|aren't|are not|wasn't|doesn't|does not|won't|can't|cannot|don't have|no longer|there's no|there is no)\b|\b(?:read-only|is taken|in use|too slow|deprecated|self-signed|outdated)\b`)
-	reOrdering  = rx(`\b(?:first|beforehand|before (?:running|building|starting|testing|you|that|it|\w+ing))\b`)
-	reAnother   = rx(`\b(?:a different|another)\s+\w+`)
-	reSuggest   = rx(`^(?:why not|how about|what about)\b`)
-	reDontVerb  = rx(`\b(?:don't|do not|dont|never)\s+(\w+)`)
-	dontMeta    = setOf("forget", "worry", "bother", "stop", "hesitate", "mind", "know", "think", "care", "need", "want", "see", "get", "understand", "remember", "have", "like", "be", "use", "rush")
+	reOpener = rx(`^(?:no|nope|nah|nono|no no|actually|hmm,? no|wait)\s*[,.!:;—–-]|^(?:no|nope|nah|actually)\s+(?:no|use|run|try|pass|set|it's|its|the|you|that's|don't|do not)\b`)
+	// openerStarts are the first letters of every reOpener match.
+	openerStarts = []string{"no", "nah", "actually", "hmm", "wait"}
+	reYouModal   = rx(`\byou(?:'ll| will)?\s+(?:need to|have to|must|should|forgot|missed|were supposed to)\b|\byou(?:'re| are)\s+missing\b|\bneeds? to be\b`)
+	reEnvReason  = rx(`\b(?:isn't|is not|aren't|are not|wasn't|doesn't|does not|won't|can't|cannot|don't have|no longer|there's no|there is no)\b|\b(?:read-only|is taken|in use|too slow|deprecated|self-signed|outdated)\b`)
+	reOrdering   = rx(`\b(?:first|beforehand|before (?:running|building|starting|testing|you|that|it|\w+ing))\b`)
+	reAnother    = rx(`\b(?:a different|another)\s+\w+`)
+	reSuggest    = rx(`^(?:why not|how about|what about)\b`)
+	reDontVerb   = rx(`\b(?:don't|do not|dont|never)\s+(\w+)`)
+	dontMeta     = setOf("forget", "worry", "bother", "stop", "hesitate", "mind", "know", "think", "care", "need", "want", "see", "get", "understand", "remember", "have", "like", "be", "use", "rush")
 
-	reCode = rx("\x60[^\x60]+\x60|(?:^|\\s)--?[A-Za-z][\\w-]*|(?:^|\\s)(?:\\.{1,2}/|~/|/)\\S+|\\S+/\\S+|\\b[A-Z][A-Z0-9_]+=\\S|(?:^|\\s):\\d{2,5}\\b|(?:^|\\s)\\.[a-z]\\w*")
+	reCode = rx(strings.Join(codeForms(), "|"))
 )
+
+// A code form is a span of text only code has: a quoted span, a flag, a
+// path, an environment variable, a port, a dotted name. reCode matches
+// any of them; isCode tells the same trying each form's expression only
+// where a cheap test says it may match.
+type codeForm struct {
+	expr string
+	// may is false only where expr cannot match.
+	may func(s string) bool
+	// exact: may is the answer, expr need not run.
+	exact bool
+}
+
+var codeFormList = []codeForm{
+	{expr: "\x60[^\x60]+\x60", may: holds('`')},
+	{expr: `(?:^|\s)--?[A-Za-z][\w-]*`, may: opensWord('-')},
+	{expr: `(?:^|\s)(?:\.{1,2}/|~/|/)\S+`, may: holds('/')},
+	{expr: `\S+/\S+`, may: hasSlashWord, exact: true},
+	{expr: `\b[A-Z][A-Z0-9_]+=\S`, may: holds('=')},
+	{expr: `(?:^|\s):\d{2,5}\b`, may: opensWord(':')},
+	{expr: `(?:^|\s)\.[a-z]\w*`, may: opensWord('.')},
+}
+
+var codeFormRes = func() []*lazyre.Regexp {
+	out := make([]*lazyre.Regexp, len(codeFormList))
+	for i, f := range codeFormList {
+		out[i] = rx(f.expr)
+	}
+	return out
+}()
+
+func codeForms() []string {
+	out := make([]string, len(codeFormList))
+	for i, f := range codeFormList {
+		out[i] = f.expr
+	}
+	return out
+}
+
+// isCode is reCode.MatchString(s).
+func isCode(s string) bool {
+	for i, f := range codeFormList {
+		if f.may(s) && (f.exact || codeFormRes[i].MatchString(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// holds is a test that s holds the byte c.
+func holds(c byte) func(string) bool {
+	return func(s string) bool { return strings.IndexByte(s, c) >= 0 }
+}
+
+// opensWord is a test that s holds the byte c at its start or after
+// white space.
+func opensWord(c byte) func(string) bool {
+	return func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] == c && (i == 0 || isSpace(s[i-1])) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// hasSlashWord reports whether s holds a slash between two characters
+// that are not white space, which is what reCode's \S+/\S+ matches.
+func hasSlashWord(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '/' && !isSpace(s[i-1]) && !isSpace(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// isSpace is \s of a regular expression.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
 
 // directives are the imperatives that say how to do something. Counted
 // only at the start of a clause, so "use" in "I'd like to use Tailwind"
@@ -157,6 +261,22 @@ var directives = setOf("use", "run", "try", "pass", "set", "export", "source", "
 	"point", "change", "put", "bump", "rerun", "restart", "specify", "include", "exclude",
 	"enable", "disable", "launch", "invoke", "apply", "upgrade", "downgrade", "pin", "unset",
 	"go with", "stick with", "stick to", "switch to", "check out")
+
+// directiveWords are the first words of directives: a clause can open
+// with a directive only where the prompt holds one of them.
+var directiveWords = func() []string {
+	seen := map[string]bool{}
+	var out []string
+	for d := range directives {
+		w, _, _ := strings.Cut(d, " ")
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // taskVerbs open a request for new work.
 var taskVerbs = setOf("add", "implement", "write", "create", "document", "refactor", "rename",
@@ -175,14 +295,39 @@ var questionWords = setOf("what", "what's", "whats", "why", "how", "how's", "is"
 var reAck = rx(`^(?:ok|okay|k|kk|thanks|thank you|thx|ty|great|perfect|nice|cool|awesome|lgtm|looks good|sounds good|good|yes|yep|yeah|sure|go ahead|continue|keep going|proceed|got it|no worries|no problem|np|never ?mind|nvm|ship it|excellent|all good|it's fine|that's fine|fine|alright)\b`)
 
 // fillers and politeness come before the verb of a clause.
-var reFiller = rx(`^(?:(?:please|pls|plz|just|now|also|then|next|and|so|ok|okay|maybe|could you|can you|would you|will you|instead)\s*,?\s+)+`)
+var (
+	fillers  = []string{"please", "pls", "plz", "just", "now", "also", "then", "next", "and", "so", "ok", "okay", "maybe", "could you", "can you", "would you", "will you", "instead"}
+	reFiller = rx(`^(?:(?:` + strings.Join(fillers, "|") + `)\s*,?\s+)+`)
+)
+
+// stripFillers removes the fillers a clause opens with.
+func stripFillers(s string) string {
+	if !hasPrefixOf(s, fillers) {
+		return s
+	}
+	return reFiller.ReplaceAllString(s, "")
+}
+
+// opens reports whether s opens with a correction's opener ("no,").
+func opens(s string) bool {
+	return hasPrefixOf(s, openerStarts) && reOpener.MatchString(s)
+}
+
+func hasPrefixOf(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
 
 var signals = []signal{
-	{"instead", 2, func(s signalText) bool { return reInstead.MatchString(s.lower) }},
-	{"rather than", 2, func(s signalText) bool { return reRatherThan.MatchString(s.lower) }},
-	{"should have", 2, func(s signalText) bool { return reShouldHave.MatchString(s.lower) }},
-	{"judgement", 2, func(s signalText) bool { return reJudgement.MatchString(s.lower) }},
-	{"wrong X", 2, func(s signalText) bool {
+	{"instead", 2, []string{"instead"}, func(s signalText) bool { return reInstead.MatchString(s.lower) }},
+	{"rather than", 2, []string{"rather than"}, func(s signalText) bool { return reRatherThan.MatchString(s.lower) }},
+	{"should have", 2, []string{"should"}, func(s signalText) bool { return reShouldHave.MatchString(s.lower) }},
+	{"judgement", 2, []string{"wrong", "incorrect", "not "}, func(s signalText) bool { return reJudgement.MatchString(s.lower) }},
+	{"wrong X", 2, []string{"wrong"}, func(s signalText) bool {
 		for _, m := range reWrongNoun.FindAllStringSubmatch(s.lower, -1) {
 			if !wrongNotNoun[m[1]] {
 				return true
@@ -190,7 +335,7 @@ var signals = []signal{
 		}
 		return false
 	}},
-	{"use X not Y", 2, func(s signalText) bool {
+	{"use X not Y", 2, []string{"not"}, func(s signalText) bool {
 		for _, m := range reUseNot.FindAllStringSubmatch(s.lower, -1) {
 			if !commaNotIdiom[m[1]] {
 				return true
@@ -198,7 +343,7 @@ var signals = []signal{
 		}
 		return false
 	}},
-	{"X, not Y", 2, func(s signalText) bool {
+	{"X, not Y", 2, []string{"not"}, func(s signalText) bool {
 		for _, m := range reCommaNot.FindAllStringSubmatch(s.lower, -1) {
 			if !commaNotIdiom[m[1]] {
 				return true
@@ -206,18 +351,18 @@ var signals = []signal{
 		}
 		return reNotBut.MatchString(s.lower) || reCodeNot.MatchString(s.lower)
 	}},
-	{"don't use", 2, func(s signalText) bool { return reDontUse.MatchString(s.lower) }},
-	{"the correct X is", 2, func(s signalText) bool { return reCorrectIs.MatchString(s.lower) }},
+	{"don't use", 2, []string{"use", "using"}, func(s signalText) bool { return reDontUse.MatchString(s.lower) }},
+	{"the correct X is", 2, []string{"the "}, func(s signalText) bool { return reCorrectIs.MatchString(s.lower) }},
 
-	{"opener", 1, func(s signalText) bool { return reOpener.MatchString(s.lower) }},
-	{"directive", 1, func(s signalText) bool { return hasDirective(s.lower) }},
-	{"you need to", 1, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
-	{"code", 1, func(s signalText) bool { return reCode.MatchString(s.raw) }},
-	{"reason", 1, func(s signalText) bool { return hasReason(s.lower) }},
-	{"ordering", 1, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
-	{"alternative", 1, func(s signalText) bool { return reAnother.MatchString(s.lower) }},
-	{"suggestion", 1, func(s signalText) bool { return reSuggest.MatchString(s.lower) }},
-	{"don't do", 1, func(s signalText) bool {
+	{"opener", 1, nil, func(s signalText) bool { return opens(s.lower) }},
+	{"directive", 1, directiveWords, func(s signalText) bool { return hasDirective(s.lower) }},
+	{"you need to", 1, []string{"you", "need"}, func(s signalText) bool { return reYouModal.MatchString(s.lower) }},
+	{"code", 1, nil, func(s signalText) bool { return isCode(s.raw) }},
+	{"reason", 1, []string{"n't", "not", "no longer", "there's no", "there is no", "read-only", "is taken", "in use", "too slow", "deprecated", "self-signed", "outdated"}, func(s signalText) bool { return hasReason(s.lower) }},
+	{"ordering", 1, []string{"first", "before"}, func(s signalText) bool { return reOrdering.MatchString(s.lower) }},
+	{"alternative", 1, []string{"a different", "another"}, func(s signalText) bool { return reAnother.MatchString(s.lower) }},
+	{"suggestion", 1, []string{"why not", "how about", "what about"}, func(s signalText) bool { return reSuggest.MatchString(s.lower) }},
+	{"don't do", 1, []string{"don", "do not", "never"}, func(s signalText) bool {
 		for _, m := range reDontVerb.FindAllStringSubmatchIndex(s.lower, -1) {
 			if !dontMeta[s.lower[m[2]:m[3]]] && !precededByI(s.lower, m[0]) {
 				return true
@@ -233,12 +378,12 @@ func Judge(prompt string) Verdict {
 	var v Verdict
 	line, rejected := correctionLine(prompt)
 	s := signalText{raw: line, lower: normalize(line)}
-	s.body = reFiller.ReplaceAllString(stripOpener(s.lower), "")
+	s.body = stripFillers(stripOpener(s.lower))
 	first := firstWord(s.body)
 	// Judged even for a prompt rejected as too short: "ok thanks" is
 	// still an acknowledgement.
 	v.task = taskVerbs[first]
-	v.ack = reAck.MatchString(s.lower) && !reOpener.MatchString(s.lower)
+	v.ack = reAck.MatchString(s.lower) && !opens(s.lower)
 	if rejected != "" {
 		v.rejected = rejected
 		return v
@@ -249,7 +394,7 @@ func Judge(prompt string) Verdict {
 	}
 	strong, judged := 0, false
 	for _, sig := range signals {
-		if !sig.match(s) {
+		if !sig.mayMatch(s) || !sig.match(s) {
 			continue
 		}
 		v.score += sig.weight
@@ -311,12 +456,16 @@ func LooksLikeOutput(line string) bool {
 // normalize lowercases, folds typographic quotes and dashes and collapses
 // white space, so "Don’t" and "don't" read alike.
 func normalize(s string) string {
-	s = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`).Replace(s)
-	return text.OneLine(strings.ToLower(s))
+	return text.OneLine(strings.ToLower(quoteFolder.Replace(s)))
 }
+
+var quoteFolder = strings.NewReplacer("\u2019", "'", "\u2018", "'", "\u201c", `"`, "\u201d", `"`)
 
 // stripOpener removes a leading "no," / "actually," and the like.
 func stripOpener(s string) string {
+	if !hasPrefixOf(s, openerStarts) {
+		return s
+	}
 	if loc := reOpener.FindStringIndex(s); loc != nil && loc[0] == 0 {
 		rest := s[loc[1]:]
 		// The second alternative of reOpener consumes the next word.
@@ -334,7 +483,7 @@ var reClauseBreak = rx(`[,;:.!?(]\s+|\s+[—–-]{1,2}\s+`)
 // directives.
 func hasDirective(s string) bool {
 	for _, clause := range reClauseBreak.Split(stripOpener(s), -1) {
-		clause = reFiller.ReplaceAllString(strings.TrimSpace(clause), "")
+		clause = stripFillers(strings.TrimSpace(clause))
 		w := firstWord(clause)
 		if directives[w] {
 			return true

@@ -192,5 +192,112 @@ func FuzzIs(f *testing.F) {
 		if ok != strings.HasPrefix(why, "correction") {
 			t.Errorf("verdict %v but reason %q", ok, why)
 		}
+		line, _ := correctionLine(prompt)
+		s := signalText{raw: line, lower: normalize(line)}
+		for _, sig := range signals {
+			if sig.match(s) && !sig.mayMatch(s) {
+				t.Errorf("signal %q matches %q but its need %q skips it", sig.name, prompt, sig.need)
+			}
+		}
+		checkShortcuts(t, prompt, line, s.lower)
 	})
+}
+
+// signalCorpus is every labelled prompt and, for each signal, prompts
+// that take each branch of its expression.
+func signalCorpus(t *testing.T) []string {
+	var out []string
+	for _, name := range []string{"corrections.tsv", "corrections_holdout.tsv"} {
+		for _, l := range readLabelled(t, name) {
+			out = append(out, l.prompt)
+		}
+	}
+	return append(out,
+		"use x instead", "use pnpm rather than npm", "you should've used make", "you shouldve set it", "should of run it",
+		"that's wrong, it is the other one", "this is not right at all", "it is incorrect here", "that was not how we do it",
+		"not quite what I meant", "wrong again you see", "no, not like that please", "it uses the wrong python here",
+		"use pnpm not npm ok", "run make, not the script", "pass `-v`, not -x", "not the staging one but prod",
+		"it's `make` not make", "don't use sudo here", "stop using the proxy now", "the correct port is 8080",
+		"the right base branch was main", "nope, the other one", "nah use the cli", "wait, run it again",
+		"you forgot the flag there", "you're missing a step", "it needs to be quoted", "run --verbose on it",
+		"look at ./bin/x please", "see ~/x for it", "see src/x.go too", "set FOO=1 then", "port :8080 is it",
+		"the .env file holds it", "it isn't installed here", "the port is taken by x", "no longer supported there",
+		"there's no tty here", "there is no such file", "that file is read-only now", "the api is deprecated now",
+		"cert is self-signed sadly", "it cannot bind there", "build it first please", "do it beforehand then",
+		"run it before building anything", "pick a different port please", "use another branch then",
+		"why not use make", "how about the cli", "what about ports", "don't delete that file", "never push to main",
+		"do not commit that", "dont rebase it", "switch to main and rerun", "go with the cli version", "stick to make",
+		"check out main first", "please just use pnpm for it", "no, use --insecure instead",
+	)
+}
+
+// The substring check before each signal's expression only skips prompts
+// the expression would not match, so verdicts are the expressions' own.
+func TestSignalsNeedWhatTheyMatch(t *testing.T) {
+	matched := map[string]int{}
+	for _, prompt := range signalCorpus(t) {
+		line, _ := correctionLine(prompt)
+		s := signalText{raw: line, lower: normalize(line)}
+		s.body = reFiller.ReplaceAllString(stripOpener(s.lower), "")
+		for _, sig := range signals {
+			if !sig.match(s) {
+				continue
+			}
+			matched[sig.name]++
+			if !sig.mayMatch(s) {
+				t.Errorf("signal %q matches %q but its need %q skips it", sig.name, prompt, sig.need)
+			}
+		}
+		checkShortcuts(t, s.raw, s.lower)
+		if reCode.MatchString(s.raw) {
+			matched["reCode"]++
+		}
+		if reOpener.MatchString(s.lower) {
+			matched["reOpener"]++
+		}
+		if reFiller.MatchString(s.lower) {
+			matched["reFiller"]++
+		}
+	}
+	for _, re := range []string{"reCode", "reOpener", "reFiller"} {
+		if matched[re] == 0 {
+			t.Errorf("%s matched no prompt of the corpus", re)
+		}
+	}
+	for _, sig := range signals {
+		if matched[sig.name] == 0 {
+			t.Errorf("signal %q matched no prompt of the corpus: the test says nothing of it", sig.name)
+		}
+	}
+}
+
+// checkShortcuts checks that the checks run before reCode, reOpener and
+// reFiller only skip texts the expressions would not match.
+func checkShortcuts(t *testing.T, texts ...string) {
+	t.Helper()
+	for _, x := range texts {
+		if isCode(x) != reCode.MatchString(x) {
+			t.Errorf("isCode(%q) = %v, reCode says %v", x, isCode(x), !isCode(x))
+		}
+		if hasSlashWord(x) && !reCode.MatchString(x) {
+			t.Errorf("hasSlashWord(%q) but reCode does not match it", x)
+		}
+		if reOpener.MatchString(x) && !hasPrefixOf(x, openerStarts) {
+			t.Errorf("reOpener matches %q, which opens with none of %q", x, openerStarts)
+		}
+		if got, want := stripFillers(x), reFiller.ReplaceAllString(x, ""); got != want {
+			t.Errorf("stripFillers(%q) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+func BenchmarkJudge(b *testing.B) {
+	t := &testing.T{}
+	prompts := signalCorpus(t)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, p := range prompts {
+			Judge(p)
+		}
+	}
 }
