@@ -3,6 +3,8 @@ package index
 import (
 	"strings"
 	"unicode"
+
+	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // maxQueryTerms bounds how many words of a long prompt are searched: past a
@@ -26,13 +28,13 @@ func toSet(words string) map[string]bool {
 // duplicates, and keeps at most maxQueryTerms. When every word is a
 // stopword, the stopwords are kept: "how to" still finds something.
 func Terms(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(maskLogVariables(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
 	var kept, stops []string
 	seen := map[string]bool{}
 	for _, w := range words {
-		if seen[w] {
+		if seen[w] || isHexID(w) {
 			continue
 		}
 		seen[w] = true
@@ -49,6 +51,62 @@ func Terms(text string) []string {
 		kept = kept[:maxQueryTerms]
 	}
 	return kept
+}
+
+// logVariables matches the parts of a pasted log line that change from one
+// line, run or machine to the next and so name nothing a learning could
+// share: timestamps (ISO 8601 with a time of day, and the access log's
+// "12/Feb/2026:09:41:17 +0000"), IPv4 addresses (a port after one stays:
+// 5432 says postgres) and UUIDs. Special-purpose addresses are no
+// variables and stay: 127.0.0.1, 0.0.0.0, 169.254.169.254 and masks
+// (255.255.255.0) name something, and so does Go's reference time
+// ("2006-01-02 15:04:05" is a layout). Log template mining masks the same
+// variables (Drain: He et al., ICWS 2017). Each one cut into words would
+// add a handful of query words that match learnings at random, and raise
+// the relevance floor of a long prompt (recall) besides. A bare date or
+// time stays.
+var logVariables = lazyre.New(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z\b|[+-]\d{2}:?\d{2}\b)?|\b\d{1,2}/[A-Za-z]{3}/\d{4}(?::\d{2}){0,3}(?: [+-]\d{4})?|\b\d{1,3}(?:\.\d{1,3}){3}\b|(?i:\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b)`)
+
+// maskLogVariables replaces the log variables of text by spaces.
+func maskLogVariables(text string) string {
+	return logVariables.Get().ReplaceAllStringFunc(text, func(m string) string {
+		if ipv4.MatchString(m) && specialIPv4(m) || strings.HasPrefix(m, "2006-01-02") {
+			return m
+		}
+		return " "
+	})
+}
+
+var ipv4 = lazyre.New(`^\d{1,3}(?:\.\d{1,3}){3}$`)
+
+// specialIPv4 reports whether an IPv4 address is one of the special-purpose
+// ones that mean the same on every machine (RFC 6890): this host
+// (0.0.0.0/8), loopback (127/8), link-local (169.254/16, the cloud metadata
+// service) and broadcast or netmasks (255.*).
+func specialIPv4(a string) bool {
+	first := a[:strings.IndexByte(a, '.')]
+	return first == "0" || first == "127" || first == "255" || strings.HasPrefix(a, "169.254.")
+}
+
+// isHexID reports whether a word is a hexadecimal id (a commit, a request
+// or container id, a pod's hash: "3f0a2e1c", "6c8d9f7b5"): eight digits or
+// more, with both letters and digits.
+func isHexID(w string) bool {
+	if len(w) < 8 {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range w {
+		switch {
+		case '0' <= r && r <= '9':
+			digits++
+		case 'a' <= r && r <= 'f':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters > 0 && digits > 0
 }
 
 // QuoteQuery turns free text into an FTS5 query: every term in double
