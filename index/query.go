@@ -3,8 +3,6 @@ package index
 import (
 	"strings"
 	"unicode"
-
-	"github.com/reflectkb/reflect/internal/lazyre"
 )
 
 // maxQueryTerms bounds how many words of a long prompt are searched: past a
@@ -53,31 +51,154 @@ func Terms(text string) []string {
 	return kept
 }
 
-// logVariables matches the parts of a pasted log line that change from one
-// line, run or machine to the next and so name nothing a learning could
-// share: timestamps (ISO 8601 with a time of day, and the access log's
-// "12/Feb/2026:09:41:17 +0000"), IPv4 addresses (a port after one stays:
-// 5432 says postgres) and UUIDs. Special-purpose addresses are no
-// variables and stay: 127.0.0.1, 0.0.0.0, 169.254.169.254 and masks
-// (255.255.255.0) name something, and so does Go's reference time
-// ("2006-01-02 15:04:05" is a layout). Log template mining masks the same
-// variables (Drain: He et al., ICWS 2017). Each one cut into words would
-// add a handful of query words that match learnings at random, and raise
-// the relevance floor of a long prompt (recall) besides. A bare date or
-// time stays.
-var logVariables = lazyre.New(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z\b|[+-]\d{2}:?\d{2}\b)?|\b\d{1,2}/[A-Za-z]{3}/\d{4}(?::\d{2}){0,3}(?: [+-]\d{4})?|\b\d{1,3}(?:\.\d{1,3}){3}\b|(?i:\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b)`)
+// The variables of a pasted log line change from one line, run or machine
+// to the next and so name nothing a learning could share: timestamps (ISO
+// 8601 with a time of day, and the access log's "12/Feb/2026:09:41:17
+// +0000"), IPv4 addresses (a port after one stays: 5432 says postgres) and
+// UUIDs. Log template mining masks the same variables (Drain: He et al.,
+// ICWS 2017). Each one cut into words would add a handful of query words
+// that match learnings at random, and raise the relevance floor of a long
+// prompt (recall) besides. Special-purpose addresses are no variables and
+// stay: 127.0.0.1, 0.0.0.0, 169.254.169.254 and masks (255.255.255.0) name
+// something, and so does Go's reference time ("2006-01-02 15:04:05" is a
+// layout). A bare date or time stays.
 
-// maskLogVariables replaces the log variables of text by spaces.
+// maskLogVariables returns text without its log variables: its pieces
+// (runs of letters, digits and the marks a variable holds), those that are
+// no variable joined by spaces, which Terms splits on as it would on the
+// text's own separators. Every variable holds a digit, so text without one,
+// most prompts, is returned as it is. A hand-written scan: a regular
+// expression cost a hook tens of microseconds a call and its compilation.
 func maskLogVariables(text string) string {
-	return logVariables.Get().ReplaceAllStringFunc(text, func(m string) string {
-		if ipv4.MatchString(m) && specialIPv4(m) || strings.HasPrefix(m, "2006-01-02") {
-			return m
-		}
-		return " "
+	if !strings.ContainsAny(text, "0123456789") {
+		return text
+	}
+	pieces := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r) && !strings.ContainsRune("-:.+/", r)
 	})
+	kept := make([]string, 0, len(pieces))
+	masked := false
+	for i := 0; i < len(pieces); i++ {
+		p := strings.TrimRight(pieces[i], ".:-")
+		next := ""
+		if i+1 < len(pieces) {
+			next = pieces[i+1]
+		}
+		switch {
+		case strings.HasPrefix(p, "2006-01-02"):
+			kept = append(kept, pieces[i])
+			continue
+		case isDate(p) && len(p) > 10 && p[10] == 'T' && isClock(p[11:]):
+		case isDate(p) && len(p) == 10 && isClock(next):
+			i++ // the time of day after it
+		case isLogDate(p):
+			if len(next) == 5 && (next[0] == '+' || next[0] == '-') && digitsAt(next, 1, 4) {
+				i++ // its zone
+			}
+		case isUUID(p):
+		default:
+			addr, port, ok := ipv4(p)
+			if !ok || specialIPv4(addr) {
+				kept = append(kept, pieces[i])
+				continue
+			}
+			if port != "" {
+				kept = append(kept, port)
+			}
+		}
+		masked = true
+	}
+	if !masked {
+		return text
+	}
+	return strings.Join(kept, " ")
 }
 
-var ipv4 = lazyre.New(`^\d{1,3}(?:\.\d{1,3}){3}$`)
+// digitsAt reports whether s holds n ASCII digits from i.
+func digitsAt(s string, i, n int) bool {
+	if i+n > len(s) {
+		return false
+	}
+	for _, c := range []byte(s[i : i+n]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isDate reports whether s starts with an ISO date, 2026-02-20.
+func isDate(s string) bool {
+	return digitsAt(s, 0, 4) && len(s) >= 10 && s[4] == '-' && digitsAt(s, 5, 2) && s[7] == '-' && digitsAt(s, 8, 2)
+}
+
+// isClock reports whether s starts with a time of day, 10:41 or 10:41:07.
+func isClock(s string) bool {
+	return digitsAt(s, 0, 2) && len(s) >= 5 && s[2] == ':' && digitsAt(s, 3, 2)
+}
+
+// isLogDate reports whether s is an access log's date, 12/Feb/2026 with
+// its time of day or without.
+func isLogDate(s string) bool {
+	d := 1
+	if digitsAt(s, 0, 2) {
+		d = 2
+	} else if !digitsAt(s, 0, 1) {
+		return false
+	}
+	if len(s) < d+9 || s[d] != '/' || s[d+4] != '/' || !digitsAt(s, d+5, 4) {
+		return false
+	}
+	for _, c := range []byte(s[d+1 : d+4]) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return len(s) == d+9 || s[d+9] == ':'
+}
+
+// isUUID reports whether s is a UUID, 8-4-4-4-12 hexadecimal digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ipv4 splits s into an IPv4 address and the port after it, if s is one.
+func ipv4(s string) (addr, port string, ok bool) {
+	if len(s) < 7 || s[0] < '0' || s[0] > '9' {
+		return "", "", false
+	}
+	addr, port, _ = strings.Cut(s, ":")
+	if port != "" && !digitsAt(port, 0, len(port)) {
+		return "", "", false
+	}
+	dots, run := 0, 0
+	for _, c := range []byte(addr) {
+		switch {
+		case c == '.' && run > 0:
+			dots, run = dots+1, 0
+		case '0' <= c && c <= '9' && run < 3:
+			run++
+		default:
+			return "", "", false
+		}
+	}
+	return addr, port, dots == 3 && run > 0
+}
 
 // specialIPv4 reports whether an IPv4 address is one of the special-purpose
 // ones that mean the same on every machine (RFC 6890): this host

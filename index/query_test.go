@@ -38,6 +38,7 @@ func TestTerms(t *testing.T) {
 		{"log timestamps dropped", "2026-02-20T10:41:07.512Z Task timed out [2026-04-09 12:01:13] DEBUG 2025-01-08 10:14:02.118 UTC", []string{"task", "timed", "out", "debug", "utc"}},
 		{"access log date dropped", `10.0.1.7 - - [12/Feb/2026:09:41:17 +0000] "GET /api HTTP/1.1" 404`, []string{"get", "api", "http", "1", "404"}},
 		{"address dropped, port kept", "connect ECONNREFUSED 172.20.0.2:5432", []string{"connect", "econnrefused", "5432"}},
+		{"logfmt and sentence ends", "time=2026-05-02T10:11:52Z msg=refused from 10.0.1.7.", []string{"time", "msg", "refused"}},
 		{"special addresses kept", "127.0.0.1 works, 0.0.0.0:8080 and 169.254.169.254 too", []string{"127", "0", "1", "works", "8080", "169", "254", "too"}},
 		{"uuids and hex ids dropped", "RequestId: 3f0a2e1c-5d4b-4c1e-9a7f-2b8d6e0c1a33 pod api-6c8d9f7b5-qwx2n commit 3f0a2e1c", []string{"requestid", "pod", "api", "qwx2n", "commit"}},
 		{"bare dates, times and versions kept", "layout 2006-01-02 15:04:05 go 1.22.3 sha256 deadbeef", []string{"layout", "2006", "01", "02", "15", "04", "05", "go", "1", "22", "3", "sha256", "deadbeef"}},
