@@ -24,15 +24,28 @@ func toSet(words string) map[string]bool {
 // Terms splits text the way FTS5's unicode61 tokenizer does (letters and
 // digits; everything else separates), lowercases, drops stopwords and
 // duplicates, and keeps at most maxQueryTerms. When every word is a
-// stopword, the stopwords are kept: "how to" still finds something.
+// stopword, the stopwords are kept: "how to" still finds something. The
+// variables of a pasted log line are dropped (maskLogVariables, isHexID),
+// unless they are all the text holds: a search for an address or a commit
+// id looks for it.
 func Terms(text string) []string {
-	words := strings.FieldsFunc(strings.ToLower(maskLogVariables(text)), func(r rune) bool {
+	if t := terms(text, true); len(t) > 0 {
+		return t
+	}
+	return terms(text, false)
+}
+
+func terms(text string, mask bool) []string {
+	if mask {
+		text = maskLogVariables(text)
+	}
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.Is(unicode.Mn, r)
 	})
 	var kept, stops []string
 	seen := map[string]bool{}
 	for _, w := range words {
-		if seen[w] || isHexID(w) {
+		if seen[w] || mask && isHexID(w) {
 			continue
 		}
 		seen[w] = true
