@@ -104,7 +104,7 @@ func (o Options) copyOpenCodeSessions() []Problem {
 	case err != nil:
 		return []Problem{{Path: dbPath, Reason: reason(err)}}
 	case !fi.Mode().IsRegular():
-		return []Problem{{Path: dbPath, Reason: "not a regular file: " + kindOf(fi.Mode())}}
+		return []Problem{{Path: dbPath, Reason: "not a regular file: " + fsutil.Kind(fi.Mode())}}
 	}
 	db, err := sql.Open("sqlite3", openCodeDSN(dbPath))
 	if err != nil {

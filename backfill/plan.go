@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/transcript"
 )
@@ -370,7 +371,7 @@ func (ex *examiner) status(f found) (s Session, keep bool, read *Reading) {
 	case f.err != nil:
 		return problem("unreadable: " + reason(f.err))
 	case !f.fi.Mode().IsRegular():
-		return problem("not a regular file: " + kindOf(f.fi.Mode()))
+		return problem("not a regular file: " + fsutil.Kind(f.fi.Mode()))
 	}
 	s.Size, s.Modified = f.fi.Size(), f.fi.ModTime()
 	if r, ok := ex.st.done(f.path, s.Size, s.Modified); ok {
@@ -472,21 +473,4 @@ func projectForms(p string) []string {
 		out = append(out, r)
 	}
 	return out
-}
-
-// kindOf names what a file that is not a regular one is.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }

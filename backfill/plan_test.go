@@ -148,8 +148,8 @@ func TestPlanNamesUnreadableFilesAndGoesOn(t *testing.T) {
 	w.write(t, oldGemini, []byte("{\n  \"sessionId\": \"x\",\n  \"messages\": []\n}\n"), clock.Add(-time.Hour))
 	p, res := w.run(t, Options{})
 	got := byPath(p)
-	for path, why := range map[string]string{filepath.Join(dir, "link.jsonl"): "not a regular file: a symbolic link",
-		fifo: "not a regular file: a named pipe", oldGemini: "format before 0.61"} {
+	for path, why := range map[string]string{filepath.Join(dir, "link.jsonl"): "not a regular file: a symlink",
+		fifo: "not a regular file: a FIFO", oldGemini: "format before 0.61"} {
 		if path == "" {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reflectkb/reflect/internal/fsutil"
 	"github.com/reflectkb/reflect/internal/redact"
 )
 
@@ -83,7 +84,7 @@ func checkTranscript(path string) error {
 		return fmt.Errorf("transcript_path %q: %w", path, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("transcript_path %q refused: %w (a %s, not a regular file)", path, errNotTranscript, fileKind(fi.Mode()))
+		return fmt.Errorf("transcript_path %q refused: %w (%s, not a regular file)", path, errNotTranscript, fsutil.Kind(fi.Mode()))
 	}
 	if uid, foreign := foreignOwner(fi); foreign {
 		return fmt.Errorf("transcript_path %q refused: %w (owned by uid %d, not this user)", path, errNotTranscript, uid)
@@ -94,19 +95,3 @@ func checkTranscript(path string) error {
 // systemDirs hold no agent's transcripts; a hook run as root would own
 // every file in them.
 var systemDirs = []string{"/etc/", "/proc/", "/sys/", "/dev/", "/boot/", "/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/var/lib/", "/run/"}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symlink"
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "special file"
-}

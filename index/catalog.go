@@ -568,24 +568,10 @@ func clearSidecars(path string) string {
 			continue
 		}
 		if err := os.Remove(p); err == nil {
-			done = append(done, fmt.Sprintf("%s was a %s, not a regular file; removed it", filepath.Base(p), kindOf(fi.Mode())))
+			done = append(done, fmt.Sprintf("%s was %s, not a regular file; removed it", filepath.Base(p), fsutil.Kind(fi.Mode())))
 		}
 	}
 	return strings.Join(done, "; ")
-}
-
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "symlink"
-	case m&os.ModeNamedPipe != 0:
-		return "FIFO"
-	case m&os.ModeSocket != 0:
-		return "socket"
-	case m&os.ModeDevice != 0:
-		return "device"
-	}
-	return "special file"
 }
 
 // remove deletes the catalog and its WAL files.

@@ -79,25 +79,11 @@ func checkDocumentInfo(path string, fi fs.FileInfo) error {
 	case m.IsDir():
 		return docError(path, "is a directory")
 	case !m.IsRegular():
-		return docError(path, fmt.Sprintf("is not a regular file (%s); reflect reads only regular files under documents/", fileKind(m)))
+		return docError(path, fmt.Sprintf("is not a regular file (%s); reflect reads only regular files under documents/", fsutil.Kind(m)))
 	case fi.Size() > MaxDocumentSize:
 		return docError(path, fmt.Sprintf("file is %d bytes, more than the %d a learning may have", fi.Size(), MaxDocumentSize))
 	}
 	return nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return m.Type().String()
 }
 
 // ReadRaw returns the file of the learning with this id as written, read

@@ -127,7 +127,7 @@ func Open(path string) (*File, error) {
 		return nil, fmt.Errorf("open vectors: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return nil, invalid(path, "%s, not a regular file", fileKind(st.Mode()))
+		return nil, invalid(path, "is %s, not a regular file", fsutil.Kind(st.Mode()))
 	}
 	size := st.Size()
 	if size < minHeader {
@@ -370,21 +370,6 @@ func Write(path string, h Header, rows []Row) error {
 		_ = d.Close()
 	}
 	return nil
-}
-
-// fileKind names a mode's file type for an error message.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "is a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "is a FIFO"
-	case m&os.ModeSocket != 0:
-		return "is a socket"
-	case m&os.ModeDevice != 0:
-		return "is a device"
-	}
-	return "is of type " + m.Type().String()
 }
 
 // clearWay makes sure the rename that installs a new file at path can
