@@ -134,7 +134,7 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 // and class weighed alike, L2 0.01 on standardised features; the prompts
 // that ask for work (intent.go) are left out, as they are never rescued
 // (scripts/gaterefit.py).
-var gateWeights = [...]float64{0.320, 3.749, -0.653, 1.331, 5.345, 0.039, 1.171, 3.296, -0.974}
+var gateWeights = [...]float64{0.614, 3.934, -0.803, 1.241, 5.289, -0.299, 1.037, 3.511, -0.993}
 
 // gateRescue is the probability at which the hit with the best BM25F, when
 // it is under the floor, is injected all the same: where every signal agrees (a wide lead over the rest of
@@ -143,7 +143,7 @@ var gateWeights = [...]float64{0.320, 3.749, -0.653, 1.331, 5.345, 0.039, 1.171,
 // tuning part as the lowest that keeps false injection within the target
 // rate, 0.03, at every size on both paddings (adding none where the floor
 // alone is over it).
-const gateRescue = 0.9
+const gateRescue = 0.92
 
 func gateProbability(f Features) float64 {
 	w := gateWeights

@@ -28,10 +28,11 @@ const requestFloor = 2.0
 
 // taskVerbs are the verbs that open a request for work. Words that are as
 // often a noun or a command in a developer's prompt (build, set, test,
-// list, format, document, merge, port, commit) are left out: "build fails
-// after the upgrade" and "set -euo pipefail" are problems, not orders.
+// list, format, document, merge, port, commit, make) are left out: "build
+// fails after the upgrade", "make broke after the Makefile was reformatted"
+// and "set -euo pipefail" are problems, not orders.
 var taskVerbs = map[string]bool{
-	"add": true, "write": true, "create": true, "generate": true, "make": true,
+	"add": true, "write": true, "create": true, "generate": true,
 	"implement": true, "refactor": true, "rename": true, "convert": true,
 	"update": true, "remove": true, "delete": true, "move": true, "extract": true,
 	"replace": true, "translate": true, "scaffold": true, "rewrite": true,

@@ -29,6 +29,7 @@ func TestIsRequest(t *testing.T) {
 		"EXPLAIN ANALYZE SELECT * FROM users WHERE email = 'a@b.c'",
 		"ADD --chown fails in the Dockerfile",
 		"make: *** [Makefile:12: build] Error 1",
+		"make broke after my editor reformatted the Makefile",
 		"build fails after upgrading to node 20",
 		"set -euo pipefail and head -n1 exits 141",
 		"update is stuck at 99% on the runner",
