@@ -379,4 +379,3 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
-
