@@ -304,7 +304,11 @@ func TestGolden(t *testing.T) {
 		{"claude", "session-end", "session-end", claudeSID, nil, "queued session", queue.TriggerSessionEnd},
 		{"codex", "session-start", "session-start", codexSID, briefed, "recalled 3", ""},
 		{"codex", "session-start-null-transcript", "session-start", "019aad60-0000-7000-8000-000000000001", briefed, "recalled 3", ""},
-		{"codex", "user-prompt-submit", "prompt", codexSID, []string{"clock"}, "recalled 1", ""},
+		// A request for work names the refresh-token learning's words but
+		// asks about no problem: nothing (recall/intent.go); asked as a
+		// question, the learning.
+		{"codex", "user-prompt-submit", "prompt", codexSID, nil, "nothing to recall", ""},
+		{"codex", "user-prompt-question", "prompt", codexSID, []string{"clock"}, "recalled 1", ""},
 		{"codex", "post-tool-use", "post-tool", codexSID, nil, "watching: go exited 1", ""},
 		{"codex", "pre-compact", "pre-compact", codexSID, nil, "queued session", queue.TriggerPreCompactAuto},
 		{"codex", "stop", "stop", codexSID, nil, "queued session", queue.TriggerStop},

@@ -159,7 +159,7 @@ func TestProcessAnswers(t *testing.T) {
 	e := newHookEnv(t)
 	for _, f := range []struct{ agent, fixture, event string }{
 		{"claude", "user-prompt-submit", "prompt"},
-		{"codex", "user-prompt-submit", "prompt"},
+		{"codex", "user-prompt-question", "prompt"},
 		{"claude", "user-prompt-correction", "prompt"},
 	} {
 		t.Run(f.agent+"/"+f.fixture, func(t *testing.T) {

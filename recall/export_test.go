@@ -247,6 +247,8 @@ type Candidates struct {
 	Passing map[string]bool
 	// Docs is the KB's size, Terms the query's word count.
 	Docs, Terms int
+	// Request is whether the prompt asks for work (intent.go).
+	Request bool
 }
 
 // GateCandidatesFull is GateCandidates with what the gate let through.
@@ -264,7 +266,8 @@ func GateCandidatesFull(ctx context.Context, ix *index.Index, prompt string, now
 		return Candidates{}, err
 	}
 	c := Candidates{Results: results, Features: gateFeatures(results, docs, q), Passing: map[string]bool{}, Docs: docs, Terms: len(index.Terms(q))}
-	kept, _ := throughGate(results, docs, q)
+	c.Request = isRequest(cleanPrompt(prompt))
+	kept, _ := throughGate(results, docs, q, c.Request)
 	for _, r := range kept {
 		c.Passing[r.ID] = true
 	}

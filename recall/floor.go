@@ -78,6 +78,18 @@ const (
 	minCoverageEvidence = 1.0
 )
 
+// questionFloor is the share of the floor a prompt that asks for no work
+// (intent.go) needs in a KB of up to idfCapDocs learnings. The floor was
+// set when the silent prompts it kept out were mostly requests for work;
+// with those held to twice the floor, a question or a symptom can be taken
+// on a little less. Not above idfCapDocs: there every word's idf reaches
+// the cap once the KB has few learnings that use it, everyday words of a
+// request too, and the floor is what keeps them out. Chosen on the tuning
+// part as the lowest of 1, 0.9, 0.85 and 0.8 at which the floor alone
+// keeps false injection within 0.03 at every size up to idfCapDocs, on
+// both paddings (scripts/gaterefit.py).
+const questionFloor = 0.9
+
 // idfCapDocs is the KB size whose largest idf caps every word's idf.
 const idfCapDocs = 1000
 
@@ -133,9 +145,21 @@ func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []floa
 
 // throughGate keeps the results of a prompt's query that clear the floor,
 // and the one with the best BM25F if the gate's classifier rescues it
-// (gate.go) or it holds a code span the prompt quotes (codespan.go), with their evidence, best first (see rankKept).
-func throughGate(results []index.Result, docs int, query string) ([]index.Result, []float64) {
+// (gate.go) or it holds a code span the prompt quotes (codespan.go), with
+// their evidence, best first (see rankKept). A request for work (intent.go)
+// keeps only what clears requestFloor times the floor, and nothing is
+// rescued for it; any other prompt's floor is questionFloor of it in a KB
+// of up to idfCapDocs learnings.
+func throughGate(results []index.Result, docs int, query string, request bool) ([]index.Result, []float64) {
 	floor := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm)
+	if request {
+		return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
+			return r.Why.BM25 > 0 && e >= requestFloor*floor
+		}, minRelative))
+	}
+	if docs <= idfCapDocs {
+		floor *= questionFloor
+	}
 	top := -1
 	for i, r := range results {
 		if r.Why.BM25 > 0 && (top < 0 || r.Why.BM25 > results[top].Why.BM25) {

@@ -24,7 +24,7 @@ func TestGateRescuesAgreement(t *testing.T) {
 		Why:        index.Why{BM25: under, QueryBM25: 1.5 * under, MatchedTerms: terms - 1, Identifiers: 1}}
 	runnerUp := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.2 * under, QueryBM25: 1.5 * under, MatchedTerms: 1}}
 
-	kept, _ := throughGate([]index.Result{strong, runnerUp}, docs, query)
+	kept, _ := throughGate([]index.Result{strong, runnerUp}, docs, query, false)
 	if len(kept) != 1 || kept[0].ID != strong.ID {
 		t.Errorf("agreeing hit under the floor: kept %v, want %s", resultIDs(kept), strong.ID)
 	}
@@ -38,13 +38,13 @@ func TestGateRescuesAgreement(t *testing.T) {
 	weak.Why.MatchedTerms = 2
 	close := runnerUp
 	close.Why.BM25 = 0.95 * under
-	if kept, _ := throughGate([]index.Result{weak, close}, docs, query); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{weak, close}, docs, query, false); len(kept) != 0 {
 		t.Errorf("hit under the floor without agreement: kept %v, want none", resultIDs(kept))
 	}
 
 	above := strong
 	above.Why.BM25 = 1.2 * floorBM25
-	if kept, _ := throughGate([]index.Result{above, close}, docs, query); len(kept) == 0 || kept[0].ID != above.ID {
+	if kept, _ := throughGate([]index.Result{above, close}, docs, query, false); len(kept) == 0 || kept[0].ID != above.ID {
 		t.Errorf("hit above the floor: kept %v, want %s", resultIDs(kept), above.ID)
 	}
 }

@@ -44,7 +44,7 @@ func ClipPrompt(p string) string {
 // promptQuery turns a user prompt into query text, or says why the prompt
 // is not worth a search. Only its first MaxPromptBytes are looked at.
 func promptQuery(prompt string) (string, string) {
-	p := strings.TrimSpace(injectedBlock.ReplaceAllString(ClipPrompt(prompt), " "))
+	p := cleanPrompt(prompt)
 	switch {
 	case p == "":
 		return "", "empty prompt"
@@ -54,6 +54,12 @@ func promptQuery(prompt string) (string, string) {
 		return "", "prompt shorter than 12 characters"
 	}
 	return pasteQuery(p), ""
+}
+
+// cleanPrompt is prompt clipped, without a block reflect injected earlier
+// that the user pasted back.
+func cleanPrompt(prompt string) string {
+	return strings.TrimSpace(injectedBlock.ReplaceAllString(ClipPrompt(prompt), " "))
 }
 
 // isSlashCommand recognises "/compact", "/review 12" and "/project:deploy",

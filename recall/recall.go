@@ -251,7 +251,7 @@ func candidates(ctx context.Context, ix *index.Index, req Request, query, projec
 		// the project's and branch's words rather than a question, through
 		// the floor alone: the gate was calibrated on prompts.
 		if req.Kind == Prompt {
-			kept, ev = throughGate(results, docs, query)
+			kept, ev = throughGate(results, docs, query, isRequest(cleanPrompt(req.Prompt)))
 		} else {
 			kept, ev = aboveFloor(results, docs, len(index.Terms(query)))
 		}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""scripts/gaterefit.py: fit the prompt gate's weights (recall/gate.go) on a
+TestGateDump file, tuning part only, without the prompts that ask for work.
+
+    REFLECT_GATE_DUMP=/tmp/gate.tsv REFLECT_GATE_SET=userset REFLECT_GATE_SIZES=10,100,1000,10000 \\
+      go test -tags sqlite_fts5 -count=1 -run TestGateDump ./recall/
+    REFLECT_GATE_DUMP=/tmp/gate-everyday.tsv REFLECT_GATE_PADDING=everyday … (the same)
+    scripts/gaterefit.py /tmp/gate.tsv /tmp/gate-everyday.tsv
+
+A request for work (recall/intent.go, the dump's `request` column) is never
+rescued, so its rows are left out of the fit. Any other prompt's floor is
+QUESTION_FLOOR times the floor in a KB of up to IDF_CAP_DOCS learnings
+(recall/floor.go). Given dumps of both paddings, the fit takes the rows of
+both and the threshold must hold on each. The fit: logistic regression
+on the gate's eight features of the best lexical hit under the floor of
+every other tuning prompt, each KB size and class weighed alike, L2 0.01 on
+standardised features; the weights are printed in the raw features' space,
+in gateWeights' order. The threshold is chosen on the tuning part as the
+lowest (in steps of 0.01) at which false injection stays within TARGET_FI
+at every size (where the floor alone is over it, the rescues add none); what the gate then injects is printed for
+both parts (the held-out part's numbers are reported, never used).
+"""
+import csv, sys, math, collections
+
+TARGET_FI = 0.03  # the issue's false-injection target
+REQUEST_FLOOR = 2.0  # recall/intent.go's requestFloor
+QUESTION_FLOOR, IDF_CAP_DOCS = 0.9, 1000  # recall/floor.go
+MIN_EV, PER_ROOT = 1.9, 0.55  # recall/floor.go
+MIN_COV, MIN_COV_TERMS, MIN_COV_EV = 0.75, 3, 1.0
+DEN = {True: {'error': 37, 'identifier': 40, 'natural': 55, 'paraphrase': 29, 'silent': 54},
+       False: {'error': 79, 'identifier': 91, 'natural': 87, 'paraphrase': 55, 'silent': 98}}
+KBS = {10: 18, 100: 2, 1000: 1, 10000: 1, 100000: 1}
+
+
+def load(path):
+    """Rows grouped per (size, prompt, KB): a KB's rows come in rank order."""
+    groups, prev = [], None
+    for r in csv.DictReader(open(path), delimiter='\t'):
+        for k in ('bm25', 'floor_ratio', 'coverage', 'matched', 'lead', 'wig', 'fields', 'identifiers', 'query_bm25'):
+            r[k] = float(r[k])
+        for k in ('size', 'rank', 'label', 'docs', 'terms', 'matched_terms'):
+            r[k] = int(r[k])
+        r['held'] = r['held_out'] == 'true'
+        r['request'] = r['request'] == 'true'
+        floor = max(MIN_EV, PER_ROOT * math.sqrt(r['terms']))
+        r['floor'] = floor
+        r['evidence'] = math.exp(r['floor_ratio']) * floor
+        if not r['request'] and r['docs'] <= IDF_CAP_DOCS:
+            floor *= QUESTION_FLOOR
+        r['clears'] = r['evidence'] >= floor or (r['evidence'] >= MIN_COV_EV and r['matched_terms'] >= MIN_COV_TERMS and r['coverage'] >= MIN_COV)
+        key = (r['size'], r['id'])
+        if prev is None or key != (prev['size'], prev['id']) or r['rank'] <= prev['rank']:
+            groups.append([])
+        groups[-1].append(r)
+        prev = r
+    return groups
+
+
+def features(r):
+    size = min(1, math.log10(max(10, r['docs'])) / 3)
+    return [r['floor_ratio'], r['coverage'], r['matched'], r['lead'] * size, r['wig'] * size,
+            r['fields'], r['identifiers'], size]
+
+
+def top(g):
+    return max(g, key=lambda x: x['bm25'])
+
+
+def fit(groups):
+    rows = [top(g) for g in groups if not g[0]['held'] and not g[0]['request'] and not top(g)['clears']]
+    X = [features(r) for r in rows]
+    Y = [1 if r['kind'] != 'silent' and r['label'] == 1 else 0 for r in rows]
+    cnt = collections.Counter((r['size'], y) for r, y in zip(rows, Y))
+    W = [1.0 / cnt[(r['size'], y)] for r, y in zip(rows, Y)]
+    n = len(X[0])
+    mu = [sum(x[j] for x in X) / len(X) for j in range(n)]
+    sd = [max(1e-6, math.sqrt(sum((x[j] - mu[j]) ** 2 for x in X) / len(X))) for j in range(n)]
+    Z = [[(x[j] - mu[j]) / sd[j] for j in range(n)] for x in X]
+    w = [0.0] * (n + 1)
+    sw = sum(W)
+    for _ in range(3000):
+        g = [0.0] * (n + 1)
+        for z, y, wt in zip(Z, Y, W):
+            s = w[0] + sum(a * b for a, b in zip(w[1:], z))
+            e = (1 / (1 + math.exp(-max(-30, min(30, s)))) - y) * wt
+            g[0] += e
+            for j in range(n):
+                g[j + 1] += e * z[j]
+        for j in range(n + 1):
+            w[j] -= 0.5 * (g[j] / sw + (0.01 * w[j] if j else 0))
+    raw = [w[0] - sum(w[j + 1] * mu[j] / sd[j] for j in range(n))] + [w[j + 1] / sd[j] for j in range(n)]
+    return raw
+
+
+def probability(raw, r):
+    z = raw[0] + sum(a * b for a, b in zip(raw[1:], features(r)))
+    return 1 / (1 + math.exp(-max(-30, min(30, z))))
+
+
+def evaluate(groups, raw, thr, held):
+    got = collections.defaultdict(collections.Counter)
+    for g in groups:
+        if g[0]['held'] != held:
+            continue
+        best = top(g)
+        if g[0]['request']:
+            ok = [x for x in g if x['evidence'] >= REQUEST_FLOOR * x['floor']]
+        else:
+            rescued = not best['clears'] and probability(raw, best) >= thr
+            ok = [x for x in g if x['clears'] or (rescued and x is best)]
+        if ok:
+            most = max(x['evidence'] for x in ok)
+            ok = [x for x in ok if x['evidence'] >= 0.5 * most]
+        size, kind = g[0]['size'], g[0]['kind']
+        if kind == 'silent':
+            got[size]['silent'] += bool(ok)
+        elif any(x['label'] == 1 for x in ok):
+            got[size][kind] += 1
+    return {size: {k: got[size][k] / (n * (KBS[size] if k == 'silent' else 1)) for k, n in DEN[held].items()}
+            for size in sorted(got)}
+
+
+def show(out, label):
+    print(label)
+    for size, d in out.items():
+        print(f"  {size:>6} " + ' '.join(f"{k[:5]} {v:.3f}" for k, v in d.items()))
+
+
+def main():
+    files = sys.argv[1:]
+    sets = [load(f) for f in files]
+    raw = fit([g for gs in sets for g in gs])
+    print('gateWeights', '{' + ', '.join(f'{v:.3f}' for v in raw) + '}')
+    nevers = [evaluate(gs, raw, 2.0, False) for gs in sets]
+    chosen = None
+    for step in range(50, 100):
+        thr = step / 100
+        if all(all(out[s]['silent'] <= max(TARGET_FI, never[s]['silent']) + 1e-9 for s in out)
+               for out, never in ((evaluate(gs, raw, thr, False), nv) for gs, nv in zip(sets, nevers))):
+            chosen = thr
+            break
+    print('gateRescue', chosen)
+    for f, gs, never in zip(files, sets, nevers):
+        show(never, f'{f}: tuning, the floor alone')
+        show(evaluate(gs, raw, chosen, False), f'{f}: tuning, rescue at {chosen}')
+        show(evaluate(gs, raw, chosen, True), f'{f}: held out, rescue at {chosen}')
+
+
+if __name__ == '__main__':
+    main()
