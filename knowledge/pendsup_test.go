@@ -60,6 +60,12 @@ func TestPendingDraftLeavesSupersededActive(t *testing.T) {
 	if got, _ := k.Store().Read(draft.ID); got.Supersedes != x.ID || !got.Pending() {
 		t.Errorf("draft: supersedes %q, status %q", got.Supersedes, got.Status)
 	}
+	if c := k.SupersedesOf(draft); c == nil || c.ID != x.ID || c.Title != x.Title || c.Missing {
+		t.Errorf("SupersedesOf(draft) = %+v; want %s", c, x.ID)
+	}
+	if c := k.SupersedesOf(x); c != nil {
+		t.Errorf("SupersedesOf(X) = %+v; want nil", c)
+	}
 	sups, err := k.PendingSupersessors(context.Background(), x.ID)
 	if err != nil || len(sups) != 1 || sups[0] != draft.ID {
 		t.Errorf("PendingSupersessors(X) = %v, %v; want [%s]", sups, err, draft.ID)
@@ -142,13 +148,13 @@ func TestRejectUndoesAnEarlyLink(t *testing.T) {
 	}
 }
 
-// A proposed update that also supersedes another learning Y leaves Y
-// active while it waits; approving it makes the updated learning
-// supersede Y.
-func TestProposalSupersedesOnApproval(t *testing.T) {
-	_, k, target, p := proposed(t)
+// proposedSuperseding is proposed with an active learning Y that the
+// proposal also supersedes.
+func proposedSuperseding(t *testing.T) (k *Base, target, p, y *store.Learning) {
+	t.Helper()
+	_, k, target, p = proposed(t)
 	ctx := context.Background()
-	y := pendingLearning("Old cookie advice")
+	y = pendingLearning("Old cookie advice")
 	y.Status = ""
 	if _, err := k.Put(ctx, y, nil, t0); err != nil {
 		t.Fatal(err)
@@ -157,6 +163,15 @@ func TestProposalSupersedesOnApproval(t *testing.T) {
 	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
 		t.Fatal(err)
 	}
+	return k, target, p, y
+}
+
+// A proposed update that also supersedes another learning Y leaves Y
+// active while it waits; approving it makes the updated learning
+// supersede Y.
+func TestProposalSupersedesOnApproval(t *testing.T) {
+	k, target, p, y := proposedSuperseding(t)
+	ctx := context.Background()
 	if got, _ := k.Store().Read(y.ID); got.SupersededBy != "" {
 		t.Errorf("Y superseded by a pending proposal: %q", got.SupersededBy)
 	}
@@ -174,17 +189,8 @@ func TestProposalSupersedesOnApproval(t *testing.T) {
 // Approving a proposal whose target was forgotten adds the draft as a new
 // learning, and the supersession it carries is applied then.
 func TestProposalTargetGoneSupersedesOnApproval(t *testing.T) {
-	_, k, target, p := proposed(t)
+	k, target, p, y := proposedSuperseding(t)
 	ctx := context.Background()
-	y := pendingLearning("Old cookie advice")
-	y.Status = ""
-	if _, err := k.Put(ctx, y, nil, t0); err != nil {
-		t.Fatal(err)
-	}
-	p.Supersedes = y.ID
-	if _, err := k.ProposeUpdate(ctx, target.ID, p, nil, t0); err != nil {
-		t.Fatal(err)
-	}
 	if err := k.Forget(ctx, target.ID); err != nil {
 		t.Fatal(err)
 	}

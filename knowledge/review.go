@@ -95,6 +95,20 @@ func (k *Base) PendingSupersessors(ctx context.Context, id string) ([]string, er
 	return out, nil
 }
 
+// SupersedesOf is the learning the draft l would supersede once approved,
+// as review and the inbox show it (Missing when it is gone): nil when l
+// supersedes none.
+func (k *Base) SupersedesOf(l *store.Learning) *store.ChainLink {
+	if l.Supersedes == "" {
+		return nil
+	}
+	sup, _ := k.st.Chain(l)
+	if len(sup) == 0 {
+		return nil
+	}
+	return &sup[0]
+}
+
 // readPending reads every id and checks that it is a draft awaiting
 // review, before anything is written: one unknown id is an error that
 // names it and changes nothing.

@@ -40,14 +40,11 @@ func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*knowled
 
 // supersededOf names, by draft id, the learnings the drafts among pending
 // would supersede once approved.
-func supersededOf(st *store.Store, pending []*store.Learning) map[string]*store.ChainLink {
+func supersededOf(k *knowledge.Base, pending []*store.Learning) map[string]*store.ChainLink {
 	out := map[string]*store.ChainLink{}
 	for _, l := range pending {
-		if l.Supersedes == "" {
-			continue
-		}
-		if sup, _ := st.Chain(l); len(sup) > 0 {
-			out[l.ID] = &sup[0]
+		if c := k.SupersedesOf(l); c != nil {
+			out[l.ID] = c
 		}
 	}
 	return out
@@ -61,7 +58,7 @@ func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 		var err error
 		d.Pending, err = k.Pending(r.Context())
 		d.Targets = targetsOf(k, d.Pending)
-		d.Supersedes = supersededOf(k.Store(), d.Pending)
+		d.Supersedes = supersededOf(k, d.Pending)
 		return err
 	})
 	if err != nil {

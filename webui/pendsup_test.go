@@ -6,8 +6,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/store"
 )
+
+// supersedingDraftKB is a knowledge base holding an active learning and a
+// pending draft that supersedes it.
+func supersedingDraftKB(t *testing.T) (c *config.Config, old, draft string) {
+	t.Helper()
+	c = kb(t)
+	old = put(t, c, &store.Learning{Title: "Widget cache needs warming", KeyInsight: "Run warm-cache before the benchmark."}, nil)
+	draft = put(t, c, &store.Learning{Title: "Widget cache warms itself since v2", KeyInsight: "Drop the warm-cache step.",
+		Status: store.StatusPending, Supersedes: old}, nil)
+	return c, old, draft
+}
 
 // A pending draft that supersedes a learning leaves it injected: its page
 // has no hold and names the draft, the inbox says what approving retires,
@@ -16,10 +28,7 @@ import (
 // the draft was written.)
 func TestInboxPendingSupersede(t *testing.T) {
 	t.Parallel()
-	c := kb(t)
-	old := put(t, c, &store.Learning{Title: "Widget cache needs warming", KeyInsight: "Run warm-cache before the benchmark."}, nil)
-	draft := put(t, c, &store.Learning{Title: "Widget cache warms itself since v2", KeyInsight: "Drop the warm-cache step.",
-		Status: store.StatusPending, Supersedes: old}, nil)
+	c, old, draft := supersedingDraftKB(t)
 	put(t, c, &store.Learning{Title: "Widget cache stampede", KeyInsight: "Jitter the expiry.", Status: store.StatusPending}, nil)
 	ts, s := testServer(t, c)
 	cl := login(t, ts.URL)
@@ -50,10 +59,7 @@ func TestInboxPendingSupersede(t *testing.T) {
 // Rejecting the draft from the inbox leaves the learning as it was.
 func TestInboxRejectPendingSupersede(t *testing.T) {
 	t.Parallel()
-	c := kb(t)
-	old := put(t, c, &store.Learning{Title: "Widget cache needs warming", KeyInsight: "Run warm-cache before the benchmark."}, nil)
-	draft := put(t, c, &store.Learning{Title: "Widget cache warms itself since v2", KeyInsight: "Drop the warm-cache step.",
-		Status: store.StatusPending, Supersedes: old}, nil)
+	c, old, draft := supersedingDraftKB(t)
 	ts, s := testServer(t, c)
 	cl := login(t, ts.URL)
 	res, _ := post(t, cl, ts.URL+"/inbox/"+draft+"/reject", url.Values{"csrf": {s.CSRF()}})

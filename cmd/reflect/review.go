@@ -47,19 +47,6 @@ type reviewItem struct {
 	Supersedes *store.ChainLink `json:"supersedes,omitempty"`
 }
 
-// supersededBy is the learning the draft l would supersede once approved:
-// nil when it names none.
-func supersededBy(st *store.Store, l *store.Learning) *store.ChainLink {
-	if l.Supersedes == "" {
-		return nil
-	}
-	sup, _ := st.Chain(l)
-	if len(sup) == 0 {
-		return nil
-	}
-	return &sup[0]
-}
-
 // printSupersedes says, under a draft, which learning approving it retires.
 func printSupersedes(w io.Writer, c *store.ChainLink) {
 	switch {
@@ -338,7 +325,7 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 	for i, l := range pending {
 		items[i] = reviewItem{ID: l.ID, ShortID: short[l.ID], Title: l.Title, KeyInsight: l.KeyInsight, Confidence: l.Confidence,
 			Scope: l.Scope, Project: l.Project, Updated: l.Updated.UTC().Format("2006-01-02T15:04:05Z"), Source: l.Source, Path: l.Path,
-			Updates: k.ProposalOf(l), Supersedes: supersededBy(k.Store(), l)}
+			Updates: k.ProposalOf(l), Supersedes: k.SupersedesOf(l)}
 		if items[i].ShortID == "" {
 			items[i].ShortID = l.ID
 		}
