@@ -92,8 +92,25 @@ func TestDrainWriterAnswersUpdateSupersedeNew(t *testing.T) {
 	if got := e.read(t, npm.ID); !strings.Contains(got.KeyInsight, "Pin the peer range") || got.Type != "mini" || got.Project != "auth-service" {
 		t.Errorf("updated: insight %q, type %q, project %q; want the new insight, the type and project kept", got.KeyInsight, got.Type, got.Project)
 	}
+	// The superseding draft waits for review too: the learning it would
+	// replace stays active until it is approved.
+	var superseder string
+	for _, w := range rep.Entries[0].Written {
+		if w.ID != proposal.ID && e.read(t, w.ID).Supersedes == gol.ID {
+			superseder = w.ID
+		}
+	}
+	if superseder == "" {
+		t.Fatalf("no draft supersedes %s: %+v", gol.ID, rep.Entries[0].Written)
+	}
+	if old := e.read(t, gol.ID); old.SupersededBy != "" || old.Held() != "" {
+		t.Errorf("superseded before review: superseded_by %q, held %q", old.SupersededBy, old.Held())
+	}
+	if _, err := e.openBase(t).Approve(context.Background(), superseder); err != nil {
+		t.Fatal(err)
+	}
 	old := e.read(t, gol.ID)
-	if old.SupersededBy == "" || old.Held() != "superseded" {
+	if old.SupersededBy != superseder || old.Held() != "superseded" {
 		t.Fatalf("superseded learning: superseded_by %q", old.SupersededBy)
 	}
 	if nw := e.read(t, old.SupersededBy); nw.Supersedes != gol.ID || !strings.Contains(nw.Title, "CGO_ENABLED") {

@@ -65,7 +65,8 @@ func (k *Base) MarkAt(ctx context.Context, id, mark string, now time.Time) (*sto
 // edited it: it must parse and validate and keep its id, else nothing is
 // written. It is redacted like every write, its updated time set to now,
 // and its sidecar kept. A supersedes field it gains links the learning it
-// names back (superseded_by), as Put does.
+// names back (superseded_by), as Put does: at once, or for a pending draft
+// when it is approved.
 func (k *Base) Edit(ctx context.Context, id string, data []byte, now time.Time) (PutResult, error) {
 	l, err := store.Parse(data)
 	if err != nil {
@@ -155,12 +156,18 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 // linkSuperseded writes superseded_by on the learning l supersedes, which
 // must be in the same index change as l. A supersedes naming no learning
 // (a writer's guess, a learning forgotten since) is dropped from l rather
-// than left dangling; linked reports whether the link was made.
+// than left dangling; linked reports whether the link was made. A pending
+// draft links nothing: it is the writer's proposal, not yet the user's, so
+// the learning it would replace stays injected until the draft is
+// approved (approvePlain links it then) and is untouched if it is rejected.
 func (k *Base) linkSuperseded(l *store.Learning) (linked bool, err error) {
 	if l.Supersedes == "" {
 		return false, nil
 	}
 	old, err := k.st.Read(l.Supersedes)
+	if err == nil && l.Pending() {
+		return false, nil
+	}
 	if err != nil {
 		l.Supersedes = ""
 		if werr := k.st.Write(l); werr != nil {

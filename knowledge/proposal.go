@@ -79,16 +79,21 @@ func (k *Base) Target(l *store.Learning) *store.Learning {
 // draft removed. A target forgotten or broken since gets the draft as a
 // new learning instead, under the draft's id. l says afterwards what was
 // done: Updates still names the target when it was updated, and is empty
-// when the draft became a learning of its own.
+// when the draft became a learning of its own. A learning the draft
+// supersedes is linked now, to whichever learning the draft became.
 func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Time) error {
 	if k.Target(l) == nil {
 		l.Status, l.Updates = "", ""
-		ch := k.ix.BeginChange(l.ID)
+		ids := withSuperseded([]*store.Learning{l})
+		ch := k.ix.BeginChange(ids...)
 		defer ch.Close()
 		if err := k.st.Write(l); err != nil {
 			return err
 		}
-		return ch.Commit(ctx, l.ID)
+		if _, err := k.linkSuperseded(l); err != nil {
+			return errors.Join(err, ch.Commit(ctx, ids...))
+		}
+		return ch.Commit(ctx, ids...)
 	}
 	patch := *l
 	patch.ID, patch.Type, patch.Scope, patch.Project = l.Updates, "", "", ""

@@ -22,7 +22,8 @@ type PutResult struct {
 	// none when the same learning was added again).
 	Changes []store.Change `json:"changes,omitempty"`
 	// Supersedes is the learning this one replaced, now marked
-	// superseded_by it ("" when it named none, or one that does not exist).
+	// superseded_by it ("" when it named none, or one that does not exist,
+	// or when this one is a pending draft: approval links it).
 	Supersedes string `json:"supersedes,omitempty"`
 }
 
@@ -35,7 +36,8 @@ type PutResult struct {
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one. A learning whose
 // supersedes names an existing learning marks that one superseded_by it,
-// in the same index change, so it is never injected again.
+// in the same index change, so it is never injected again; a pending
+// draft's supersedes waits for its approval (Approve).
 func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (index/dirprobe.go).

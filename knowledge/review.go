@@ -76,6 +76,39 @@ func (k *Base) Pending(ctx context.Context) ([]*store.Learning, error) {
 	return out, nil
 }
 
+// PendingSupersessors returns the ids of the drafts awaiting review that
+// would supersede the learning id once approved, oldest first, so that
+// 'reflect show' and the web view can say why a learning may soon be
+// held. It reads the drafts themselves: the inbox is small, and the index
+// keeps no supersedes column.
+func (k *Base) PendingSupersessors(ctx context.Context, id string) ([]string, error) {
+	pending, err := k.Pending(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, l := range pending {
+		if l.Supersedes == id && l.ID != id {
+			out = append(out, l.ID)
+		}
+	}
+	return out, nil
+}
+
+// SupersedesOf is the learning the draft l would supersede once approved,
+// as review and the inbox show it (Missing when it is gone): nil when l
+// supersedes none.
+func (k *Base) SupersedesOf(l *store.Learning) *store.ChainLink {
+	if l.Supersedes == "" {
+		return nil
+	}
+	sup, _ := k.st.Chain(l)
+	if len(sup) == 0 {
+		return nil
+	}
+	return &sup[0]
+}
+
 // readPending reads every id and checks that it is a draft awaiting
 // review, before anything is written: one unknown id is an error that
 // names it and changes nothing.
@@ -97,11 +130,12 @@ func (k *Base) readPending(ids []string) ([]*store.Learning, error) {
 }
 
 // Approve makes the drafts ids active learnings: their status goes, so the
-// hooks inject them from now on. Their updated time is kept (approval is
-// not new content). A draft that proposes an update of another learning
-// (its updates field) rewrites that learning instead and goes
-// (applyProposal). All are checked before any is written, and the index
-// is updated once for all the plain drafts.
+// hooks inject them from now on, and a learning one supersedes is marked
+// superseded_by it now (not when it was drafted). Their updated time is
+// kept (approval is not new content). A draft that proposes an update of
+// another learning (its updates field) rewrites that learning instead and
+// goes (applyProposal). All are checked before any is written, and the
+// index is updated once for all the plain drafts.
 func (k *Base) Approve(ctx context.Context, ids ...string) ([]*store.Learning, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
@@ -136,24 +170,42 @@ func (k *Base) Approve(ctx context.Context, ids ...string) ([]*store.Learning, e
 	return done, err
 }
 
-// approvePlain takes the status off the drafts ls, in one index change.
+// withSuperseded is ids and the learnings ls supersede: what an index
+// change that approves or rejects ls may write.
+func withSuperseded(ls []*store.Learning) []string {
+	ids := make([]string, 0, 2*len(ls))
+	for _, l := range ls {
+		ids = append(ids, l.ID)
+	}
+	for _, l := range ls {
+		if l.Supersedes != "" && l.Supersedes != l.ID {
+			ids = append(ids, l.Supersedes)
+		}
+	}
+	return ids
+}
+
+// approvePlain takes the status off the drafts ls and links the learnings
+// they supersede, in one index change.
 func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]*store.Learning, error) {
 	if len(ls) == 0 {
 		return nil, nil
 	}
-	ids := make([]string, len(ls))
-	for i, l := range ls {
-		ids[i] = l.ID
-	}
+	ids := withSuperseded(ls)
 	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
 	for i, l := range ls {
 		l.Status = ""
 		if err := k.st.Write(l); err != nil {
 			if i > 0 {
-				err = errors.Join(err, ch.Commit(ctx, ids[:i]...))
+				err = errors.Join(err, ch.Commit(ctx, ids...))
 			}
 			return ls[:i], err
+		}
+		if _, err := k.linkSuperseded(l); err != nil {
+			// l is approved on disk; the learning it supersedes is not
+			// linked yet ('reflect edit' of l, saving it, links it).
+			return ls[:i+1], errors.Join(err, ch.Commit(ctx, ids...))
 		}
 	}
 	return ls, ch.Commit(ctx, ids...)
@@ -163,6 +215,8 @@ func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]*store
 // first, so that the drain does not propose the same content again (a
 // crash between the two leaves a draft whose content is already refused,
 // not a refused draft forgotten). All are checked before any is removed.
+// A learning a draft supersedes is left as it is; one that an older
+// reflect marked superseded_by the draft while it waited is unmarked.
 func (k *Base) Reject(ctx context.Context, rej *Rejections, ids ...string) ([]*store.Learning, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
@@ -180,7 +234,44 @@ func (k *Base) Reject(ctx context.Context, rej *Rejections, ids ...string) ([]*s
 	if err := rej.Add(fps...); err != nil {
 		return nil, err
 	}
+	if err := k.unlinkRejected(ctx, ls); err != nil && !errors.Is(err, index.ErrBusy) {
+		return nil, err
+	}
 	return ls, k.Forget(ctx, ids...)
+}
+
+// unlinkRejected takes superseded_by off the learnings that name one of
+// the drafts ls, which are about to be deleted: a rejected draft replaces
+// nothing, and no learning may stay held by one that is gone.
+func (k *Base) unlinkRejected(ctx context.Context, ls []*store.Learning) error {
+	var ids []string
+	for _, l := range ls {
+		if l.Supersedes == "" || l.Supersedes == l.ID {
+			continue
+		}
+		if old, err := k.st.Read(l.Supersedes); err == nil && old.SupersededBy == l.ID {
+			ids = append(ids, old.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ch := k.ix.BeginChange(ids...)
+	defer ch.Close()
+	for i, id := range ids {
+		old, err := k.st.Read(id)
+		if err == nil {
+			old.SupersededBy = ""
+			err = k.st.Write(old)
+		}
+		if err != nil {
+			if i > 0 {
+				err = errors.Join(err, ch.Commit(ctx, ids[:i]...))
+			}
+			return err
+		}
+	}
+	return ch.Commit(ctx, ids...)
 }
 
 // Fingerprint identifies a draft's content: the sha256 of its title and

@@ -19,6 +19,9 @@ type inboxData struct {
 	Pending []*store.Learning
 	// Targets are, by draft id, the learnings drafts propose to update.
 	Targets map[string]*knowledge.Proposal
+	// Supersedes are, by draft id, the learnings approving drafts would
+	// supersede (injected until then).
+	Supersedes map[string]*store.ChainLink
 	// Done says what the last post did ("approved 2").
 	Done  string
 	Error string
@@ -35,6 +38,18 @@ func targetsOf(k *knowledge.Base, pending []*store.Learning) map[string]*knowled
 	return out
 }
 
+// supersededOf names, by draft id, the learnings the drafts among pending
+// would supersede once approved.
+func supersededOf(k *knowledge.Base, pending []*store.Learning) map[string]*store.ChainLink {
+	out := map[string]*store.ChainLink{}
+	for _, l := range pending {
+		if c := k.SupersedesOf(l); c != nil {
+			out[l.ID] = c
+		}
+	}
+	return out
+}
+
 // inboxPage lists the drafts awaiting review, oldest first.
 func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 	var d inboxData
@@ -43,6 +58,7 @@ func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 		var err error
 		d.Pending, err = k.Pending(r.Context())
 		d.Targets = targetsOf(k, d.Pending)
+		d.Supersedes = supersededOf(k, d.Pending)
 		return err
 	})
 	if err != nil {

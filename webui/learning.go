@@ -65,6 +65,9 @@ type learningData struct {
 	// Updates is, for a pending draft that proposes an update, the
 	// learning it would rewrite (the review banner names it).
 	Updates *knowledge.Proposal
+	// PendingSupersededBy are the drafts awaiting review that would
+	// supersede this learning once approved; it is injected until then.
+	PendingSupersededBy []string
 }
 
 // readLearning resolves ref as the CLI does (full id, unique prefix, or
@@ -157,7 +160,9 @@ func (s *Server) showLearning(w http.ResponseWriter, r *http.Request, l *store.L
 		if short, err := ix.ShortIDs(r.Context(), []string{l.ID}); err == nil {
 			d.ShortID = short[l.ID]
 		}
-		d.Updates = knowledge.New(ix).ProposalOf(l)
+		k := knowledge.New(ix)
+		d.Updates = k.ProposalOf(l)
+		d.PendingSupersededBy, _ = k.PendingSupersessors(r.Context(), l.ID)
 		return nil
 	})
 	if !d.Indexed {

@@ -42,6 +42,20 @@ type reviewItem struct {
 	Path       string        `json:"path"`
 	// Updates is the learning the draft would rewrite once approved.
 	Updates *knowledge.Proposal `json:"updates,omitempty"`
+	// Supersedes is the learning approving the draft would supersede
+	// (no longer injected); it stays as it is until then.
+	Supersedes *store.ChainLink `json:"supersedes,omitempty"`
+}
+
+// printSupersedes says, under a draft, which learning approving it retires.
+func printSupersedes(w io.Writer, c *store.ChainLink) {
+	switch {
+	case c == nil:
+	case c.Missing:
+		fmt.Fprintf(w, "      supersedes %s, which is gone\n", c.ID)
+	default:
+		fmt.Fprintf(w, "      supersedes %s: %s (approving stops its injection)\n", c.ID, oneLine(c.Title))
+	}
 }
 
 // printTarget says, under a draft, which learning it would update.
@@ -96,7 +110,9 @@ not pending): the hooks never inject a pending learning, and search and
 list show one only with --pending or --all. A writer's update of a
 learning you approved or wrote does not touch it: it waits as a draft of
 its own, shown as "update of ID: title" with the change as a diff, and the
-learning stays injected as it is until you approve the draft.
+learning stays injected as it is until you approve the draft. Likewise a
+draft shown with "supersedes ID: title" retires that learning only when
+approved; rejecting it leaves the learning as it was.
 
 With no subcommand, review lists the drafts (--json prints them). On a
 terminal it then asks about each in turn, one key each:
@@ -309,7 +325,7 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 	for i, l := range pending {
 		items[i] = reviewItem{ID: l.ID, ShortID: short[l.ID], Title: l.Title, KeyInsight: l.KeyInsight, Confidence: l.Confidence,
 			Scope: l.Scope, Project: l.Project, Updated: l.Updated.UTC().Format("2006-01-02T15:04:05Z"), Source: l.Source, Path: l.Path,
-			Updates: k.ProposalOf(l)}
+			Updates: k.ProposalOf(l), Supersedes: k.SupersedesOf(l)}
 		if items[i].ShortID == "" {
 			items[i].ShortID = l.ID
 		}
@@ -328,6 +344,7 @@ func printPending(ctx context.Context, f *Factory, k *knowledge.Base, pending []
 			fmt.Fprintf(f.IO.Out, "      %s\n", oneLine(it.KeyInsight))
 		}
 		printTarget(f.IO.Out, it.Updates)
+		printSupersedes(f.IO.Out, it.Supersedes)
 	}
 	fmt.Fprintln(f.IO.Out, "Approve with 'reflect review approve ID…|--all', reject with 'reflect review reject ID…|--all', edit with 'reflect review edit ID'.")
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/reflectkb/reflect/index/graph"
 	"github.com/reflectkb/reflect/internal/redact"
 	"github.com/reflectkb/reflect/internal/safetext"
+	"github.com/reflectkb/reflect/knowledge"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -60,28 +61,40 @@ is over 1 MiB is refused, not read.`,
 }
 
 // showGraph reads the learning's entities and related learnings from the
-// index. The file is the source of truth and is shown regardless: an index
-// that cannot be opened, or that does not hold the learning yet, is a note
-// on stderr, not a failure. The index is not refreshed first, since show
-// reads and should not write while a drain may be indexing; the note says
-// how to catch up instead.
-func showGraph(ctx context.Context, f *Factory, id string) (ents []graph.EntityInfo, related []index.RelatedLearning, indexed bool) {
+// index, and the drafts awaiting review that would supersede it. The file
+// is the source of truth and is shown regardless: an index that cannot be
+// opened, or that does not hold the learning yet, is a note on stderr, not
+// a failure. The index is not refreshed first, since show reads and should
+// not write while a drain may be indexing; the note says how to catch up
+// instead.
+func showGraph(ctx context.Context, f *Factory, id string) (g shownGraph) {
 	ix, err := f.OpenIndex(ctx, false)
 	if err != nil {
 		fmt.Fprintf(f.IO.Err, "reflect: no entities or related learnings: %v\n", err)
-		return nil, nil, false
+		return g
 	}
 	defer ix.Close()
-	ents, related, err = ix.Related(ctx, id, showRelated)
+	g.pendingBy, _ = knowledge.New(ix).PendingSupersessors(ctx, id)
+	ents, related, err := ix.Related(ctx, id, showRelated)
 	switch {
 	case errors.Is(err, index.ErrNotIndexed):
 		fmt.Fprintf(f.IO.Err, "reflect: %s is not indexed yet: run 'reflect reindex'\n", id)
-		return nil, nil, false
+		return g
 	case err != nil:
 		fmt.Fprintf(f.IO.Err, "reflect: no entities or related learnings: %v\n", err)
-		return nil, nil, false
+		return g
 	}
-	return ents, related, true
+	g.ents, g.related, g.indexed = ents, related, true
+	return g
+}
+
+// shownGraph is what show reads from the index about a learning.
+type shownGraph struct {
+	ents    []graph.EntityInfo
+	related []index.RelatedLearning
+	indexed bool
+	// pendingBy are the drafts awaiting review that would supersede it.
+	pendingBy []string
 }
 
 // showRun prints one learning: its file as written, redacted, then its
@@ -114,7 +127,10 @@ func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
 	if sc != nil {
 		sc.Redact()
 	}
-	ents, related, indexed := showGraph(ctx, f, l.ID)
+	g := showGraph(ctx, f, l.ID)
+	ents, related, indexed := g.ents, g.related, g.indexed
+	control := chainOf(st, l)
+	control.PendingSupersededBy = g.pendingBy
 	if opts.JSON {
 		l.RedactRead()
 		if ents == nil {
@@ -124,7 +140,7 @@ func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
 			related = []index.RelatedLearning{}
 		}
 		return printJSON(f.IO.Out, map[string]any{"learning": l, "entities": sc,
-			"indexed": indexed, "graph_entities": ents, "related": related, "control": chainOf(st, l)})
+			"indexed": indexed, "graph_entities": ents, "related": related, "control": control})
 	}
 	// The file as written, read again by the same bounded reader
 	// (it may have been swapped since), redacted: a synced or
@@ -135,7 +151,7 @@ func showRun(ctx context.Context, f *Factory, opts *ShowOptions) error {
 	}
 	out := f.IO.Out
 	fmt.Fprintf(out, "%s\n", safetext.Terminal(redact.String(string(data))))
-	printChain(out, chainOf(st, l))
+	printChain(out, control)
 	switch {
 	case indexed && len(ents) > 0:
 		fmt.Fprintln(out, "Entities:")

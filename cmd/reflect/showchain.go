@@ -16,6 +16,9 @@ type learningChain struct {
 	// Held says why the hooks do not inject l ("" when they do).
 	Held     string          `json:"held"`
 	Feedback *store.Feedback `json:"feedback"`
+	// PendingSupersededBy are the drafts awaiting review that would
+	// supersede l once approved (it stays injected until then).
+	PendingSupersededBy []string `json:"pending_superseded_by,omitempty"`
 }
 
 // chainOf follows l's supersedes and superseded_by links both ways.
@@ -44,6 +47,9 @@ func printChain(w io.Writer, c learningChain) {
 	}
 	line("Superseded by", c.SupersededBy)
 	line("Supersedes", c.Supersedes)
+	for _, id := range c.PendingSupersededBy {
+		fmt.Fprintf(w, "A pending draft would supersede this: %s ('reflect review' approves or rejects it)\n", id)
+	}
 	if s := c.Feedback.String(); s != "" {
 		fmt.Fprintf(w, "Marks: %s\n", s)
 	}
