@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -428,7 +427,9 @@ func endStragglers(t *testing.T, root string) {
 		if time.Now().After(deadline) {
 			t.Logf("killing %d process(es) still working in %s: %v", len(pids), root, pids)
 			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
 			}
 			time.Sleep(time.Second)
 			return

@@ -22,6 +22,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/mcpserver"
 )
 
@@ -372,7 +373,7 @@ func cmdHoldlock(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	ts.Check(err)
-	ts.Check(syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	ts.Check(tryLockExclusive(f))
 	heldLocks.Store(path, f)
 	ts.Defer(func() { _ = f.Close() })
 	if len(args) == 2 {
@@ -475,33 +476,6 @@ func cmdGenquery(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], q)
 }
 
-// canMountTmpfs is the [tmpfs] condition: whether this process may mount
-// a tmpfs (root with CAP_SYS_ADMIN), which diskfull needs.
-func canMountTmpfs() bool {
-	dir, err := os.MkdirTemp("", "tmpfs-probe-")
-	if err != nil {
-		return false
-	}
-	defer os.Remove(dir)
-	if syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=64k") != nil {
-		return false
-	}
-	return syscall.Unmount(dir, 0) == nil
-}
-
-// diskfull DIR SIZE mounts a tmpfs of SIZE bytes (e.g. 2M) at DIR, creating
-// it, for scripts that fill a disk (guard them with [!tmpfs] skip). It is
-// unmounted when the script ends.
-func cmdDiskfull(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: diskfull DIR SIZE")
-	}
-	dir := ts.MkAbs(args[0])
-	ts.Check(os.MkdirAll(dir, 0o700))
-	ts.Check(syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+args[1]+",mode=0700"))
-	ts.Defer(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
-}
-
 // fill DIR writes a file under DIR until its file system is full (ENOSPC).
 func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
@@ -521,10 +495,11 @@ func cmdFill(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// mkfifo FILE makes a named pipe at FILE.
+// mkfifo FILE makes a named pipe at FILE (Unix only: guard the line with
+// [!unix] skip).
 func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: mkfifo FILE")
 	}
-	ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o600))
+	ts.Check(testfs.Mkfifo(ts.MkAbs(args[0])))
 }

@@ -3,14 +3,14 @@ package writer
 import (
 	"context"
 	"errors"
-	"github.com/reflectkb/reflect/transcript"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/transcript"
 )
 
 // fake is a fake writer executable.
@@ -269,28 +269,6 @@ sleep 30
 		t.Fatal(err)
 	}
 	waitGone(t, pid)
-}
-
-// waitGone waits until pid no longer runs. A killed orphan may linger as a
-// zombie where the container's init does not reap: that counts as gone.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		err := syscall.Kill(pid, 0)
-		if errors.Is(err, syscall.ESRCH) {
-			return
-		}
-		if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-			if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i+1:]), " Z") {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("child %d of the writer still runs after the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func mustAbs(t *testing.T, p string) string {
