@@ -134,7 +134,7 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 // and class weighed alike, L2 0.01 on standardised features; the prompts
 // that ask for work (intent.go) are left out, as they are never rescued
 // (scripts/gaterefit.py).
-var gateWeights = [...]float64{0.614, 3.934, -0.803, 1.241, 5.289, -0.299, 1.037, 3.511, -0.993}
+var gateWeights = [...]float64{0.712, 3.946, -0.881, 1.050, 5.353, -0.397, 1.051, 3.491, -0.954}
 
 // gateRescue is the probability at which the hit with the best BM25F, when
 // it is under the floor, is injected all the same: where every signal agrees (a wide lead over the rest of

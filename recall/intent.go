@@ -67,11 +67,15 @@ var politeLeads = []string{
 func isRequest(prompt string) bool {
 	line, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
 	var words []string
-	// A clause of polite words alone ("ok, let's …") gives way to the next.
+	// A clause of polite words alone ("ok, let's …") gives way to the
+	// next, and so does one that hands over material ("here's the schema,
+	// write the models").
 	for len(words) == 0 && line != "" {
 		var clause string
 		clause, line = firstClause(line)
-		words = withoutLeads(strings.Fields(clause))
+		if words = withoutLeads(strings.Fields(clause)); handsOver(words) {
+			words = nil
+		}
 	}
 	if len(words) >= 3 && strings.EqualFold(words[0], "do") && strings.EqualFold(words[1], "the") && strings.EqualFold(words[2], "same") {
 		return true
@@ -80,6 +84,18 @@ func isRequest(prompt string) bool {
 		return false
 	}
 	return !notAnObject[strings.ToLower(words[1])]
+}
+
+// handsOver reports whether a clause hands the agent material rather than
+// saying what to do with it: "here's the schema", "here is the log",
+// "below is the config".
+func handsOver(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	first := strings.ToLower(words[0])
+	return first == "here's" || first == "here’s" ||
+		(len(words) > 1 && (first == "here" || first == "below") && strings.EqualFold(words[1], "is"))
 }
 
 // withoutLeads drops the polite words words open with.

@@ -18,6 +18,8 @@ func TestIsRequest(t *testing.T) {
 		"can you refactor this to use a switch",
 		"ok, let's rename the package to billing",
 		"could you explain how the auth middleware works",
+		"here's the schema, write the sqlalchemy models:\n\nCREATE TABLE authors (id serial primary key)",
+		"here is the config. convert it to yaml",
 	}
 	for _, p := range requests {
 		if !isRequest(p) {
@@ -37,6 +39,8 @@ func TestIsRequest(t *testing.T) {
 		"my go program crashes the first time i put something into a map",
 		"panic: assignment to entry in nil map\n\ngoroutine 1 [running]:",
 		"is `set -o pipefail` worth it in our release script?",
+		"here's the log, it dies right after the migration step",
+		"here is the error: use of closed network connection",
 		"add",
 		"",
 	}
