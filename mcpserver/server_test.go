@@ -609,3 +609,23 @@ func TestMarkHoldsALearningOutOfRecall(t *testing.T) {
 	mustFail(t, cs, "mark", map[string]any{"id": id, "mark": "clear"}, "use helpful, wrong, outdated or never")
 	mustFail(t, cs, "mark", map[string]any{"id": "lrn-nope", "mark": "wrong"}, "no learning")
 }
+
+// TestRecallTakesATaskAsWork checks that the recall tool, asked for the
+// learnings of a task, gives them for a task phrased as work to do: the
+// prompt hook holds such a request to twice the floor (recall/intent.go),
+// but a task is work by nature and the agent asked.
+func TestRecallTakesATaskAsWork(t *testing.T) {
+	t.Parallel()
+	c := kb(t)
+	id := put(t, c, "Refresh token expiry tests need an injected clock",
+		"TestRefresh failed with \"token expired\" because refresh token expiry was checked against time.Now; inject the clock into the token store so tests control it.",
+		"## Problem\n\nTestRefresh failed on slow CI runners.\n\n## Solution\n\nPass a clock to the refresh token store; tests use a fixed one.\n")
+	put(t, c, "Cargo build fails on missing openssl headers", "install libssl-dev", "")
+	put(t, c, "SQLite database is locked during concurrent writes", "enable WAL mode and a busy_timeout", "")
+	cs := connect(t, c)
+	var got RecallOutput
+	mustOK(t, cs, "recall", map[string]any{"task": "add OAuth refresh tokens to the login flow"}, &got)
+	if len(got.Injected) != 1 || got.Injected[0].ID != id {
+		t.Fatalf("recall of a task: %+v", got)
+	}
+}

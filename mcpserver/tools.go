@@ -262,7 +262,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	}
 	c := s.opts.Config
 	req := recall.Request{
-		Kind: recall.Prompt, Prompt: in.Task, Cwd: s.opts.Cwd,
+		Kind: recall.Prompt, Prompt: in.Task, Task: true, Cwd: s.opts.Cwd,
 		SessionID: in.SessionID, StateDir: c.StateDir,
 		Max: c.Recall.Max, Chars: c.Recall.Chars,
 	}
