@@ -201,3 +201,46 @@ func TestProposalTargetGoneSupersedesOnApproval(t *testing.T) {
 		t.Errorf("Y after approval: superseded_by %q, want %s", got.SupersededBy, p.ID)
 	}
 }
+
+// Forgetting the learning that superseded X brings X back: a replacement
+// that is gone replaces nothing, and X must not stay held (never injected)
+// by a learning that no longer exists. A learning superseded by another
+// one stays as it is.
+func TestForgetSupersederRestoresSuperseded(t *testing.T) {
+	d := newDirs(t)
+	k := d.open(t)
+	ctx := context.Background()
+	x := cookieLearning()
+	if _, err := k.Put(ctx, x, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	y := pendingLearning("OAuth state cookie: use SameSite=Lax, or None with Secure")
+	y.Status, y.Supersedes = "", x.ID
+	if _, err := k.Put(ctx, y, nil, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.Store().Read(x.ID); got.SupersededBy != y.ID || got.Held() != "superseded" {
+		t.Fatalf("X before: superseded_by %q, held %q; want superseded by %s", got.SupersededBy, got.Held(), y.ID)
+	}
+	other := pendingLearning("Unrelated note on cookie sizes")
+	other.Status = ""
+	if _, err := k.Put(ctx, other, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Forget(ctx, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.Store().Read(x.ID); got.SupersededBy != y.ID {
+		t.Errorf("forgetting an unrelated learning changed X: superseded_by %q", got.SupersededBy)
+	}
+
+	if err := k.Forget(ctx, y.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := k.Store().Read(x.ID); err != nil || got.SupersededBy != "" || got.Held() != "" {
+		t.Errorf("X after its superseder was forgotten: %v, superseded_by %q, held %q; want active", err, got.SupersededBy, got.Held())
+	}
+	if r, ok := heldOf(t, k, "SameSite state cookie", x.ID); !ok || r.Held != "" {
+		t.Errorf("X in search: found %v, held %q; want found and not held", ok, r.Held)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -117,8 +118,18 @@ func sidecarOf(l *store.Learning, sc *store.Sidecar) *store.Sidecar {
 // Forget removes learnings, their sidecars and their index entries, with
 // one targeted index update (one transaction) for all of them. It stops at
 // the first id that cannot be deleted; the ones deleted before it are still
-// taken out of the index.
+// taken out of the index. A learning one of them superseded is active
+// again (unlinkSuperseded).
 func (k *Base) Forget(ctx context.Context, ids ...string) error {
+	var gone []*store.Learning
+	for _, id := range ids {
+		if l, err := k.st.Read(id); err == nil {
+			gone = append(gone, l)
+		}
+	}
+	if err := k.unlinkSuperseded(ctx, gone); err != nil && !errors.Is(err, index.ErrBusy) {
+		return err
+	}
 	var failed error
 	deleted := 0
 	ch := k.ix.BeginChange(ids...)
@@ -137,4 +148,39 @@ func (k *Base) Forget(ctx context.Context, ids ...string) error {
 		}
 	}
 	return failed
+}
+
+// unlinkSuperseded takes superseded_by off the learnings that name one of
+// ls, which are about to be deleted: a replacement that is gone (forgotten,
+// or a rejected draft an older reflect linked) replaces nothing, and no
+// learning may stay held, never injected, by one that no longer exists.
+func (k *Base) unlinkSuperseded(ctx context.Context, ls []*store.Learning) error {
+	var ids []string
+	for _, l := range ls {
+		if l.Supersedes == "" || l.Supersedes == l.ID {
+			continue
+		}
+		if old, err := k.st.Read(l.Supersedes); err == nil && old.SupersededBy == l.ID {
+			ids = append(ids, old.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ch := k.ix.BeginChange(ids...)
+	defer ch.Close()
+	for i, id := range ids {
+		old, err := k.st.Read(id)
+		if err == nil {
+			old.SupersededBy = ""
+			err = k.st.Write(old)
+		}
+		if err != nil {
+			if i > 0 {
+				err = errors.Join(err, ch.Commit(ctx, ids[:i]...))
+			}
+			return err
+		}
+	}
+	return ch.Commit(ctx, ids...)
 }

@@ -234,44 +234,7 @@ func (k *Base) Reject(ctx context.Context, rej *Rejections, ids ...string) ([]*s
 	if err := rej.Add(fps...); err != nil {
 		return nil, err
 	}
-	if err := k.unlinkRejected(ctx, ls); err != nil && !errors.Is(err, index.ErrBusy) {
-		return nil, err
-	}
 	return ls, k.Forget(ctx, ids...)
-}
-
-// unlinkRejected takes superseded_by off the learnings that name one of
-// the drafts ls, which are about to be deleted: a rejected draft replaces
-// nothing, and no learning may stay held by one that is gone.
-func (k *Base) unlinkRejected(ctx context.Context, ls []*store.Learning) error {
-	var ids []string
-	for _, l := range ls {
-		if l.Supersedes == "" || l.Supersedes == l.ID {
-			continue
-		}
-		if old, err := k.st.Read(l.Supersedes); err == nil && old.SupersededBy == l.ID {
-			ids = append(ids, old.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	ch := k.ix.BeginChange(ids...)
-	defer ch.Close()
-	for i, id := range ids {
-		old, err := k.st.Read(id)
-		if err == nil {
-			old.SupersededBy = ""
-			err = k.st.Write(old)
-		}
-		if err != nil {
-			if i > 0 {
-				err = errors.Join(err, ch.Commit(ctx, ids[:i]...))
-			}
-			return err
-		}
-	}
-	return ch.Commit(ctx, ids...)
 }
 
 // Fingerprint identifies a draft's content: the sha256 of its title and
