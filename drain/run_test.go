@@ -18,6 +18,7 @@ import (
 	"github.com/reflectkb/reflect/drain/writer"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/queue"
 	"github.com/reflectkb/reflect/store"
 	"github.com/reflectkb/reflect/transcript"
@@ -627,7 +628,7 @@ func TestRunFakeClaudeHangTimesOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitGone(t, pid)
+		testfs.WaitGone(t, pid)
 	}
 	recs := e.pending(t)
 	if len(recs) != 1 || recs[0].Attempts != 1 || recs[0].NotBefore == nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/transcript"
 )
 
@@ -268,7 +269,7 @@ sleep 30
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, pid)
+	testfs.WaitGone(t, pid)
 }
 
 func mustAbs(t *testing.T, p string) string {

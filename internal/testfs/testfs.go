@@ -1,5 +1,5 @@
-// Package testfs holds the file-system calls tests use that only some
-// systems have, so the tests that use them still compile (and go vet) on
-// the others, where the call reports errors.ErrUnsupported and the test
-// skips.
+// Package testfs holds the system calls tests use that only some systems
+// have (named pipes, checking that a killed process is gone), so the tests
+// that use them still compile (and go vet) on the others, where the call
+// reports errors.ErrUnsupported or the test skips.
 package testfs

@@ -1,6 +1,6 @@
 //go:build unix
 
-package writer
+package testfs
 
 import (
 	"errors"
@@ -12,9 +12,10 @@ import (
 	"time"
 )
 
-// waitGone waits until pid no longer runs. A killed orphan may linger as a
-// zombie where the container's init does not reap: that counts as gone.
-func waitGone(t *testing.T, pid int) {
+// WaitGone waits up to two seconds until pid no longer runs, and fails
+// the test if it still does. A killed orphan may linger as a zombie where
+// the container's init does not reap: that counts as gone.
+func WaitGone(t testing.TB, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Second)
 	for {

@@ -1,12 +1,12 @@
 //go:build !unix
 
-package drain
+package testfs
 
 import "testing"
 
-// waitGone skips the test: whether a killed child is gone is checked with
+// WaitGone skips the test: whether a killed child is gone is checked with
 // kill(2) and /proc, which only Unix has.
-func waitGone(t *testing.T, pid int) {
+func WaitGone(t testing.TB, pid int) {
 	t.Helper()
 	t.Skipf("checking that process %d is gone needs Unix (kill(2), /proc)", pid)
 }
