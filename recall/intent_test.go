@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/reflectkb/reflect/index"
@@ -88,5 +89,32 @@ func TestRequestNeedsPlainEvidence(t *testing.T) {
 	}
 	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, true); len(kept) != 0 {
 		t.Errorf("a request: the gate rescued %v, want none", resultIDs(kept))
+	}
+}
+
+// TestQuestionFloor checks the floor a question needs: 0.9 of it in a KB
+// of up to idfCapDocs learnings, the whole floor above (where everyday
+// words reach the idf cap), and twice the floor for a request either way.
+// The hit has none of what the gate's classifier rescues on (its words
+// only in the body, a close runner-up, no identifier).
+func TestQuestionFloor(t *testing.T) {
+	query := "sqlite busy_timeout four workers write database"
+	floorBM25 := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm) * IDFCap
+	hit := index.Result{ID: "lrn-notes", Title: "Notes from the migration",
+		Why: index.Why{BM25: 0.95 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
+	close := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.9 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
+	for _, tc := range []struct {
+		docs    int
+		request bool
+		want    bool
+	}{
+		{idfCapDocs, false, true},
+		{idfCapDocs + 1, false, false},
+		{idfCapDocs, true, false},
+	} {
+		kept, _ := throughGate([]index.Result{hit, close}, tc.docs, query, tc.request)
+		if got := slices.Contains(resultIDs(kept), hit.ID); got != tc.want {
+			t.Errorf("KB of %d, request %v: kept %v, want the hit kept: %v", tc.docs, tc.request, resultIDs(kept), tc.want)
+		}
 	}
 }
