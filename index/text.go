@@ -9,13 +9,14 @@ import (
 // indexedFields are the texts of a learning that reflect indexes, in
 // field order (title, key insight, tags, body; see fieldWeights). The
 // project name is searchable with the tags and symptoms, so a session start
-// in a repository finds that project's learnings by its name.
+// in a repository finds that project's learnings by its name; so are the
+// questions a writer says the learning answers (store.Learning.Questions).
 //
 // The catalog keeps none of this text beyond the title and key insight a
 // search result shows: the markdown is the only copy, and a reader that
 // needs a body (a snippet, an embedding) reads it back with readFields.
 func indexedFields(l *store.Learning) [numFields]string {
-	tags := strings.Join(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Project), " ; ")
+	tags := strings.Join(append(append(append(append([]string{}, l.Tags...), l.Symptoms...), l.Questions...), l.Project), " ; ")
 	return [numFields]string{l.Title, l.KeyInsight, tags, l.PlainBody()}
 }
 

@@ -35,6 +35,7 @@ func Changes(prev, next *Learning) []Change {
 	scalar("category", prev.Category, next.Category)
 	list("tags", prev.Tags, next.Tags)
 	list("symptoms", prev.Symptoms, next.Symptoms)
+	list("questions", prev.Questions, next.Questions)
 	scalar("key_insight", prev.KeyInsight, next.KeyInsight)
 	scalar("scope", prev.Scope, next.Scope)
 	scalar("project", prev.Project, next.Project)

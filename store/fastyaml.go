@@ -32,6 +32,7 @@ func (l *Learning) marshalFast() ([]byte, bool) {
 	w.field("category", l.Category, true)
 	w.list("tags", l.Tags)
 	w.list("symptoms", l.Symptoms)
+	w.list("questions", l.Questions)
 	w.field("key_insight", l.KeyInsight, true)
 	w.field("scope", l.Scope, true)
 	w.field("project", l.Project, true)

@@ -78,6 +78,7 @@ func TestFastYAMLWritesWhatTheEncoderWrites(t *testing.T) {
 		"category": func(l *Learning, s string) { l.Category = s }, "project": func(l *Learning, s string) { l.Project = s },
 		"id": func(l *Learning, s string) { l.ID = s }, "status": func(l *Learning, s string) { l.Status = s },
 		"tag": func(l *Learning, s string) { l.Tags = []string{"a", s, "b"} }, "symptom": func(l *Learning, s string) { l.Symptoms = []string{s} },
+		"question":    func(l *Learning, s string) { l.Questions = []string{"why?", s} },
 		"source.file": func(l *Learning, s string) { l.Source.File = s }, "source.session": func(l *Learning, s string) { l.Source.SessionID = s },
 		"cite.path": func(l *Learning, s string) { l.Cites[0].Path = s }, "cite.sha": func(l *Learning, s string) { l.Cites[1].SHA256 = s },
 		"body": func(l *Learning, s string) { l.Body = s },

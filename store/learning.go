@@ -55,13 +55,19 @@ type Cite struct {
 
 // Learning is one document: YAML frontmatter plus a markdown body.
 type Learning struct {
-	ID           string    `yaml:"id" json:"id"`
-	Title        string    `yaml:"title" json:"title"`
-	Type         string    `yaml:"type,omitempty" json:"type,omitempty"`
-	Confidence   string    `yaml:"confidence" json:"confidence"`
-	Category     string    `yaml:"category,omitempty" json:"category,omitempty"`
-	Tags         []string  `yaml:"tags,omitempty,flow" json:"tags,omitempty"`
-	Symptoms     []string  `yaml:"symptoms,omitempty,flow" json:"symptoms,omitempty"`
+	ID         string   `yaml:"id" json:"id"`
+	Title      string   `yaml:"title" json:"title"`
+	Type       string   `yaml:"type,omitempty" json:"type,omitempty"`
+	Confidence string   `yaml:"confidence" json:"confidence"`
+	Category   string   `yaml:"category,omitempty" json:"category,omitempty"`
+	Tags       []string `yaml:"tags,omitempty,flow" json:"tags,omitempty"`
+	Symptoms   []string `yaml:"symptoms,omitempty,flow" json:"symptoms,omitempty"`
+	// Questions are what a developer who has the problem, and not yet its
+	// answer, would ask, in their own words (doc2query): an LLM writer
+	// emits them, and the index searches them with the tags and symptoms,
+	// so a prompt that describes a symptom in other words than the
+	// learning's still finds it. Never injected or shown as the answer.
+	Questions    []string  `yaml:"questions,omitempty,flow" json:"questions,omitempty"`
 	KeyInsight   string    `yaml:"key_insight,omitempty" json:"key_insight,omitempty"`
 	Scope        string    `yaml:"scope,omitempty" json:"scope,omitempty"`
 	Project      string    `yaml:"project,omitempty" json:"project,omitempty"`
@@ -105,7 +111,7 @@ type Learning struct {
 // knownKeys are the frontmatter keys Learning owns; everything else is extra.
 var knownKeys = map[string]bool{
 	"id": true, "title": true, "type": true, "confidence": true, "category": true,
-	"tags": true, "symptoms": true, "key_insight": true, "scope": true, "project": true,
+	"tags": true, "symptoms": true, "questions": true, "key_insight": true, "scope": true, "project": true,
 	"created": true, "updated": true, "source": true, "cites": true, "superseded_by": true,
 	"supersedes": true, "feedback": true, "private": true, "needs_review": true, "status": true,
 	"updates": true,

@@ -70,6 +70,7 @@ func MergeFrom(base, ours, theirs *Learning, mergeBody BodyMerger, sides Sides) 
 	out.Private = ours.Private || theirs.Private
 	out.Tags = union(ours.Tags, theirs.Tags)
 	out.Symptoms = union(ours.Symptoms, theirs.Symptoms)
+	out.Questions = union(ours.Questions, theirs.Questions)
 	out.Cites = unionCites(ours.Cites, theirs.Cites)
 	out.Created = earliest(ours.Created, theirs.Created)
 	out.Updated = later.Updated

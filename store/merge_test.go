@@ -18,6 +18,8 @@ func TestMergeFieldByField(t *testing.T) {
 	ours.Updated = t0.Add(time.Hour)
 	theirs := *base
 	theirs.Tags = []string{"theirs"}
+	theirs.Questions = []string{"why does it hang?"}
+	ours.Questions = []string{"is it the lock?"}
 	theirs.Cites = []Cite{{Path: "a.go"}, {Path: "b.go"}}
 	theirs.Category = "theirs-cat" // changed on both: the later (theirs) wins
 	theirs.Title = "T2"            // changed there only
@@ -29,6 +31,9 @@ func TestMergeFieldByField(t *testing.T) {
 	})
 	if strings.Join(got.Tags, ",") != "x,ours,theirs" || len(got.Cites) != 2 || strings.Join(got.Symptoms, ",") != "s1" {
 		t.Errorf("unions: tags %v cites %v symptoms %v", got.Tags, got.Cites, got.Symptoms)
+	}
+	if strings.Join(got.Questions, "|") != "is it the lock?|why does it hang?" {
+		t.Errorf("questions are a union of both sides: %v", got.Questions)
 	}
 	if got.Confidence != "high" || got.Title != "T2" || got.Category != "theirs-cat" {
 		t.Errorf("scalars: confidence %q title %q category %q", got.Confidence, got.Title, got.Category)

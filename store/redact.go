@@ -43,6 +43,7 @@ func (l *Learning) Redact() []Redaction {
 	field("key_insight", &l.KeyInsight)
 	list("tags", l.Tags)
 	list("symptoms", l.Symptoms)
+	list("questions", l.Questions)
 	field("category", &l.Category)
 	field("project", &l.Project)
 	field("superseded_by", &l.SupersededBy)

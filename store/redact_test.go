@@ -41,7 +41,7 @@ func TestRedactReplacesAChosenIDHoldingASecret(t *testing.T) {
 func TestRedactEveryField(t *testing.T) {
 	t.Parallel()
 	doc := "---\nid: lrn-x\ntitle: x\nconfidence: high\ncreated: 2026-01-02T03:04:05Z\ntags: [a, " + fakeHF + "]\n" +
-		"symptoms: [\"password: hunter2x on staging\"]\ncategory: c\nproject: p\n" +
+		"symptoms: [\"password: hunter2x on staging\"]\nquestions: [\"why does " + fakeHF + " fail?\"]\ncategory: c\nproject: p\n" +
 		"source: {harness: claude, session_id: " + fakeHF + "}\ncites: [{path: " + fakeHF + ".go}]\n" +
 		"deploy:\n  fly_token: FAKEflyTOKEN0123456789abcdef\n  notes: [" + fakeHF + "]\n---\nbody " + fakeHF + "\n"
 	l, err := Parse([]byte(doc))
@@ -62,7 +62,7 @@ func TestRedactEveryField(t *testing.T) {
 	for _, r := range rs {
 		fields[r.Field] = true
 	}
-	for _, f := range []string{"tags", "symptoms", "source", "cites", "deploy", "body"} {
+	for _, f := range []string{"tags", "symptoms", "questions", "source", "cites", "deploy", "body"} {
 		if !fields[f] {
 			t.Errorf("no report for %s: %+v", f, rs)
 		}
