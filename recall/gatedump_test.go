@@ -21,7 +21,7 @@ import (
 func TestGateDump(t *testing.T) {
 	out := os.Getenv("REFLECT_GATE_DUMP")
 	if out == "" {
-		t.Skip("set REFLECT_GATE_DUMP=file (and REFLECT_GATE_SET, REFLECT_GATE_SIZES) to dump the gate's features")
+		t.Skip("set REFLECT_GATE_DUMP=file (and REFLECT_GATE_SET, REFLECT_GATE_SIZES, REFLECT_GATE_PADDING, REFLECT_GATE_QUESTIONS) to dump the gate's features")
 	}
 	setName := os.Getenv("REFLECT_GATE_SET")
 	if setName == "" {
@@ -30,6 +30,13 @@ func TestGateDump(t *testing.T) {
 	set, err := bench.LoadSet(setName)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// REFLECT_GATE_QUESTIONS=1 gives the learnings their writer questions,
+	// as `bench recall --questions` does.
+	if os.Getenv("REFLECT_GATE_QUESTIONS") == "1" {
+		if set, err = set.WithQuestions(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	byText := map[string]bench.LabelledPrompt{}
 	for _, p := range set.Prompts {
