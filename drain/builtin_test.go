@@ -161,7 +161,7 @@ func TestRunRedactsWriterOutput(t *testing.T) {
 		Title:      "AWS key " + id + " must stay out of tests",
 		KeyInsight: "The env had " + secret + " in it.",
 		Problem:    "export AWS_ACCESS_KEY_ID=" + id, Solution: "unset " + secret,
-		Category: id, Tags: []string{id}, Symptoms: []string{secret},
+		Category: id, Tags: []string{id}, Symptoms: []string{secret}, Questions: []string{"why is " + secret + " refused?"},
 		Entities:  []store.Entity{{Name: id, Type: "config", Description: "set with " + secret}},
 		Relations: []store.Relationship{{Source: id, Target: "env", Type: "configured_in", Description: secret, Strength: 3}},
 	}

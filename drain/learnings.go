@@ -266,6 +266,9 @@ func toLearning(d writer.Draft, c *transcript.Condensed, rec queue.Record, proje
 	for _, s := range d.Symptoms {
 		l.Symptoms = append(l.Symptoms, clean(s))
 	}
+	for _, q := range d.Questions {
+		l.Questions = append(l.Questions, clean(q))
+	}
 	for _, p := range d.Cites {
 		l.Cites = append(l.Cites, cite(cwd, p))
 	}

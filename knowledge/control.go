@@ -114,8 +114,8 @@ func (k *Base) Edit(ctx context.Context, id string, data []byte, now time.Time) 
 
 // Update rewrites the existing learning id with what patch sets: its
 // title, key insight, body, confidence, category, scope, project, type,
-// symptoms and cites replace the old ones when not empty, and its tags are
-// merged in. It is `reflect add --update ID`: a reworded insight updates
+// symptoms, questions and cites replace the old ones when not empty, and
+// its tags are merged in. It is `reflect add --update ID`: a reworded insight updates
 // the learning it repeats instead of adding a second one.
 func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
 	l, err := k.st.Read(id)
@@ -145,6 +145,9 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 	set(&l.Supersedes, patch.Supersedes)
 	if len(patch.Symptoms) > 0 {
 		l.Symptoms = patch.Symptoms
+	}
+	if len(patch.Questions) > 0 {
+		l.Questions = patch.Questions
 	}
 	if len(patch.Cites) > 0 {
 		l.Cites = patch.Cites

@@ -172,3 +172,33 @@ func TestUpdateRewritesTheExistingLearning(t *testing.T) {
 		t.Errorf("Update of an unknown id = %v", err)
 	}
 }
+
+// Update replaces a learning's questions as it does its symptoms: a patch
+// that names some sets them, one that names none keeps the old ones.
+func TestUpdateReplacesQuestions(t *testing.T) {
+	ctx := context.Background()
+	d := newDirs(t)
+	k := d.open(t)
+	l := cookieLearning()
+	l.Questions = []string{"why does login bounce me back?"}
+	if _, err := k.Put(ctx, l, nil, t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := k.Update(ctx, l.ID, &store.Learning{KeyInsight: "Use Lax."}, nil, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.Store().Read(l.ID); strings.Join(got.Questions, "|") != "why does login bounce me back?" {
+		t.Errorf("a patch without questions dropped them: %q", got.Questions)
+	}
+	patch := &store.Learning{Questions: []string{"why am I kicked out after signing in?", "is it the samesite thing?"}}
+	res, err := k.Update(ctx, l.ID, patch, nil, t0.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.Store().Read(l.ID); strings.Join(got.Questions, "|") != "why am I kicked out after signing in?|is it the samesite thing?" {
+		t.Errorf("questions = %q, want the patch's", got.Questions)
+	}
+	if _, ok := heldOf(t, k, "kicked out after signing in", l.ID); !ok || res.Action != "updated" {
+		t.Errorf("the new questions are not searched (update %+v)", res)
+	}
+}

@@ -27,7 +27,7 @@ type Folded struct {
 // other's learning and each drain folds the pair, so the earlier created
 // (then the smaller id) is kept on both, and their next syncs carry the
 // same edit and the same deletion instead of deleting one each. The kept
-// learning takes the union of tags, symptoms, cites and entities
+// learning takes the union of tags, symptoms, questions, cites and entities
 // (store.Merge with no common ancestor); a body it does not already hold
 // is appended under a heading naming the folded learning, so nothing
 // either machine learned is lost. A pair with a personal or private

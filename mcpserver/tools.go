@@ -76,7 +76,8 @@ type IDInput struct {
 	ID string `json:"id" jsonschema:"a learning id (lrn-…), a unique prefix of one, or its 6-hex suffix"`
 }
 
-// Learning is a whole learning as get returns it.
+// Learning is a whole learning as get returns it. Its questions are what
+// someone who has the problem would ask: why it is found, not its answer.
 type Learning struct {
 	ID           string   `json:"id"`
 	Title        string   `json:"title"`
@@ -87,6 +88,7 @@ type Learning struct {
 	Category     string   `json:"category,omitempty"`
 	Tags         []string `json:"tags,omitempty"`
 	Symptoms     []string `json:"symptoms,omitempty"`
+	Questions    []string `json:"questions,omitempty"`
 	Scope        string   `json:"scope,omitempty"`
 	Project      string   `json:"project,omitempty"`
 	Created      string   `json:"created"`
@@ -393,7 +395,7 @@ func learningOf(l *store.Learning) Learning {
 	out := Learning{
 		ID: l.ID, Title: line(l.Title), KeyInsight: line(l.KeyInsight), Body: block(l.Body),
 		Confidence: line(l.Confidence), Type: line(l.Type), Category: line(l.Category),
-		Tags: lines(l.Tags), Symptoms: lines(l.Symptoms), Scope: line(l.Scope),
+		Tags: lines(l.Tags), Symptoms: lines(l.Symptoms), Questions: lines(l.Questions), Scope: line(l.Scope),
 		Project: line(l.Project), SupersededBy: line(l.SupersededBy), Path: l.Path,
 		Created: l.Created.UTC().Format(time.RFC3339),
 	}

@@ -125,3 +125,27 @@ fi
 		t.Errorf("the learning changed:\n%s", after)
 	}
 }
+
+// Questions are edited in the document like any frontmatter field: an
+// added one is saved redacted, reported as a change, and searched.
+func TestEditQuestions(t *testing.T) {
+	t.Parallel()
+	k := tempKB(t)
+	id, path, _ := addForEdit(t, k)
+	const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	fakeEditor(t, k, `sed -i 's/^tags: \[go, toolchain\]$/&\nquestions: ["why does go build download another compiler?", "is `+token+` needed?"]/' "$f"`+"\n")
+	code, stdout, stderr := k.run(t, "", false, "edit", id)
+	if code != 0 {
+		t.Fatalf("edit: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "changed: questions (+why does go build download another compiler?, +is [REDACTED") || strings.Contains(stdout, token) {
+		t.Errorf("stdout %q", stdout)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.Contains(string(after), "questions: [") || strings.Contains(string(after), token) {
+		t.Errorf("document:\n%s", after)
+	}
+	if code, stdout, _ := k.run(t, "", false, "search", "download another compiler"); code != 0 || !strings.Contains(stdout, "Pin the Go toolchain") {
+		t.Errorf("the edited questions are not searched: exit %d %q", code, stdout)
+	}
+}

@@ -43,7 +43,7 @@ func NewCmdSearch(f *Factory, runF func(*SearchOptions) error) *cobra.Command {
 		Short: "Find learnings by free text",
 		Long: `Search ranks learnings by four signals, fused by a weighted sum of their
 scores, each scaled to 0..1 (see docs/ranking.md):
-  lexical  BM25 over title, key insight, tags and symptoms, and body,
+  lexical  BM25 over title, key insight, tags, symptoms and questions, and body,
            weighted in that order; over the best result's BM25, weight 1
   trigram  code-like tokens of QUERY (paths, flags, error codes) matched
            as substrings: the share of them a learning holds, weight 0.5

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,43 @@ func TestShowRedactsAHandEditedLearning(t *testing.T) {
 		if strings.Contains(stdout, token) || !strings.Contains(stdout, "REDACTED") || !strings.Contains(stdout, "lrn-deploy-token-d4d4d4") {
 			t.Errorf("%v printed %q; want the token redacted and the id kept", args, stdout)
 		}
+	}
+}
+
+// show prints a learning's questions, as text (the file's frontmatter) and
+// as JSON, redacted either way.
+func TestShowPrintsQuestions(t *testing.T) {
+	t.Parallel()
+	kb := tempKB(t)
+	if err := os.MkdirAll(kb.docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	doc := "---\nid: lrn-flaky-tests-f7f7f7\ntitle: Tests share a temp dir\ntype: learning\nconfidence: high\n" +
+		"questions: [\"why do my tests pass one by one but fail together?\", \"does " + token + " expire?\"]\n" +
+		"key_insight: give each test its own t.TempDir()\ncreated: 2026-11-22T11:05:00Z\n---\nParallel tests clobbered one fixture.\n"
+	if err := os.WriteFile(filepath.Join(kb.docs, "lrn-flaky-tests-f7f7f7.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := kb.run(t, "", false, "show", "f7f7f7")
+	if code != 0 || !strings.Contains(stdout, "questions: [") || !strings.Contains(stdout, "why do my tests pass one by one but fail together?") ||
+		strings.Contains(stdout, token) {
+		t.Errorf("show: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, stdout, stderr = kb.run(t, "", false, "show", "--json", "f7f7f7")
+	if code != 0 {
+		t.Fatalf("show --json: exit %d: %s", code, stderr)
+	}
+	var v struct {
+		Learning struct {
+			Questions []string `json:"questions"`
+		} `json:"learning"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if q := v.Learning.Questions; len(q) != 2 || q[0] != "why do my tests pass one by one but fail together?" ||
+		strings.Contains(q[1], token) || !strings.Contains(q[1], "REDACTED") {
+		t.Errorf("show --json questions = %q", q)
 	}
 }

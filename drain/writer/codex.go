@@ -49,7 +49,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		required := make([]string, 0, len(props))
 		for _, k := range []string{
 			"title", "key_insight", "problem", "solution", "confidence", "category",
-			"tags", "symptoms", "entities", "relations", "cites", "update", "supersedes",
+			"tags", "symptoms", "questions", "entities", "relations", "cites", "update", "supersedes",
 			"name", "type", "description", "source", "target", "strength", "learnings",
 		} {
 			if _, ok := props[k]; ok {
@@ -79,6 +79,7 @@ var codexSchema = sync.OnceValue(func() []byte {
 		"category":    str,
 		"tags":        strs,
 		"symptoms":    strs,
+		"questions":   strs,
 		"entities":    map[string]any{"type": "array", "items": entity},
 		"relations":   map[string]any{"type": "array", "items": relation},
 		"cites":       strs,

@@ -29,7 +29,9 @@ type Output struct {
 
 // Draft is one learning in the writers' JSON contract (ARCHITECTURE §6):
 // {"learnings":[{title, key_insight, problem, solution, confidence,
-// category, tags, symptoms, entities, relations, cites, update, supersedes}]}.
+// category, tags, symptoms, questions, entities, relations, cites, update,
+// supersedes}]}. Questions are what someone who has the problem would ask,
+// in their own words (store.Learning.Questions): searched, never injected.
 type Draft struct {
 	Title      string               `json:"title"`
 	KeyInsight string               `json:"key_insight"`
@@ -39,6 +41,7 @@ type Draft struct {
 	Category   string               `json:"category,omitempty"`
 	Tags       []string             `json:"tags,omitempty"`
 	Symptoms   []string             `json:"symptoms,omitempty"`
+	Questions  []string             `json:"questions,omitempty"`
 	Entities   []store.Entity       `json:"entities,omitempty"`
 	Relations  []store.Relationship `json:"relations,omitempty"`
 	Cites      []string             `json:"cites,omitempty"`

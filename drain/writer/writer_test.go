@@ -271,9 +271,19 @@ func TestPrompt(t *testing.T) {
 		"at most 80 characters",
 		`cwd="/work/repo"`,
 		c.Text + "\n</transcript>\n",
+		`- "questions": 3 to 5 things a developer who has this problem, and does`,
+		`"why do my tests pass one by one but fail together?"`,
+		`"symptoms":["…"],"questions":["…"],`,
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q", want)
+		}
+	}
+	// The writer runs for every harness reflect captures, so the prompt
+	// names none of them.
+	for _, agent := range []string{"Claude Code", "Codex"} {
+		if strings.Contains(p, agent) {
+			t.Errorf("prompt names the agent %q", agent)
 		}
 	}
 	if strings.Contains(p, "%!") {
@@ -353,5 +363,56 @@ func TestParseOutputSupersedes(t *testing.T) {
 	}
 	if !strings.Contains(Prompt(&transcript.Condensed{Text: "x"}), `"supersedes"`) {
 		t.Error("the prompt does not describe supersedes")
+	}
+}
+
+// A writer's questions are kept like its symptoms: one line each, redacted,
+// deduplicated, at most draftMaxQuestions of at most draftMaxSymptom.
+func TestParseOutputQuestions(t *testing.T) {
+	t.Parallel()
+	secret := "ghp_" + strings.Repeat("a1B2", 9)
+	long := "why does " + strings.Repeat("the build ", 60) + "hang?"
+	in := map[string]any{"learnings": []any{map[string]any{
+		"title": "T", "key_insight": "K",
+		"questions": []any{
+			"why do my tests pass\none by one but fail together?",
+			long,
+			"why is " + secret + " rejected by the api?",
+			"Why do my tests pass one by one but fail together?",
+			"",
+			"is it the cache thing?",
+			"what was that flag, -count something?",
+			"sixth question dropped?",
+			"seventh question dropped?",
+		},
+	}}}
+	data, _ := json.Marshal(in)
+	out, err := ParseOutput(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := out.Learnings[0].Questions
+	if len(q) != draftMaxQuestions {
+		t.Fatalf("%d questions, want %d: %q", len(q), draftMaxQuestions, q)
+	}
+	if q[0] != "why do my tests pass one by one but fail together?" {
+		t.Errorf("question not folded to one line: %q", q[0])
+	}
+	if n := utf8.RuneCountInString(q[1]); n != draftMaxSymptom || !strings.HasPrefix(q[1], "why does the build") {
+		t.Errorf("long question: %d runes, want it cut to %d: %q", n, draftMaxSymptom, q[1])
+	}
+	if strings.Contains(q[2], secret) || !strings.Contains(q[2], "REDACTED") {
+		t.Errorf("secret in a question not redacted: %q", q[2])
+	}
+	if q[3] != "is it the cache thing?" || q[4] != "what was that flag, -count something?" {
+		t.Errorf("duplicate or empty question kept, or order lost: %q", q[3:])
+	}
+	if b, _ := json.Marshal(out); strings.Contains(string(b), secret) {
+		t.Fatalf("secret survived parsing: %s", b)
+	}
+	// A single string is one question, as for symptoms.
+	out, err = ParseOutput([]byte(`{"learnings":[{"title":"T","key_insight":"K","questions":"why is it slow?"}]}`))
+	if err != nil || !reflect.DeepEqual(out.Learnings[0].Questions, []string{"why is it slow?"}) {
+		t.Fatalf("a lone question string: %+v, %v", out, err)
 	}
 }

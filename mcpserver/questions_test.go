@@ -1,0 +1,51 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/knowledge"
+	"github.com/reflectkb/reflect/store"
+)
+
+// get returns a learning's questions, each one line made safe for the
+// model as every other field is; recall, which injects the answer, carries
+// none of them.
+func TestGetReturnsQuestions(t *testing.T) {
+	t.Parallel()
+	c := kb(t)
+	ctx := context.Background()
+	ix, err := index.Open(ctx, c.DocumentsDir(), c.IndexDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &store.Learning{Title: "Tests share a temp dir", KeyInsight: "Give each test its own t.TempDir().",
+		Body: "## Problem\nParallel tests clobbered one fixture.\n", Confidence: "high", Scope: "global",
+		Questions: []string{"why do my tests pass one by one but fail together?", "is it the </system> thing?"}}
+	l.FillDefaults(time.Now())
+	res, err := knowledge.New(ix).Put(ctx, l, nil, time.Now())
+	ix.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, c)
+	var got Learning
+	mustOK(t, cs, "get", map[string]any{"id": res.ID}, &got)
+	if len(got.Questions) != 2 || got.Questions[0] != l.Questions[0] ||
+		strings.Contains(got.Questions[1], "<") || !strings.Contains(got.Questions[1], "&lt;/system&gt;") {
+		t.Fatalf("get questions = %q", got.Questions)
+	}
+	var recalled RecallOutput
+	mustOK(t, cs, "recall", map[string]any{"task": "tests share a temp dir: give each test its own TempDir"}, &recalled)
+	if len(recalled.Injected) == 0 {
+		t.Fatalf("recall injected nothing: %+v", recalled)
+	}
+	data, _ := json.Marshal(recalled)
+	if strings.Contains(string(data), "one by one but fail together") {
+		t.Errorf("recall injected a question as the answer: %s", data)
+	}
+}
