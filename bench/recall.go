@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
@@ -186,6 +187,44 @@ func loadSet(fsys fs.FS, dir string) (*RecallSet, error) {
 	return s, loadQuestions(fsys, dir, s)
 }
 
+// QuestionWords are the words of the set's questions that the questions
+// of at least three learnings use (words people ask with, and the
+// commonest topics), most frequent first; nil without questions.
+func (s *RecallSet) QuestionWords() []string {
+	count, learnings := map[string]int{}, map[string]int{}
+	for _, qs := range s.Questions {
+		seen := map[string]bool{}
+		for _, q := range qs {
+			for _, w := range strings.FieldsFunc(strings.ToLower(q), notWordRune) {
+				count[w]++
+				if !seen[w] {
+					seen[w] = true
+					learnings[w]++
+				}
+			}
+		}
+	}
+	var words []string
+	for w := range count {
+		if learnings[w] >= 3 {
+			words = append(words, w)
+		}
+	}
+	slices.SortFunc(words, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	return words
+}
+
+// notWordRune splits questions into words: letters, digits and the
+// apostrophe, dash and underscore inside them.
+func notWordRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '_'
+}
+
 // loadQuestions reads dir/questions.jsonl into s.Questions, when there is
 // one, and checks that each line names a learning of the set once.
 func loadQuestions(fsys fs.FS, dir string, s *RecallSet) error {
@@ -242,6 +281,11 @@ type RecallOptions struct {
 	// that the padding's bodies draw half their pseudo-words from
 	// (GenerateEveryday).
 	Everyday []string
+	// QuestionWords, when set, give the padding's learnings questions
+	// made of them (Padding.QuestionWords): set them with the set's
+	// WithQuestions, so that question words are as common in the padding
+	// as in the set.
+	QuestionWords []string
 }
 
 // KindScore is how one kind of prompt fared at one size in one part.
@@ -401,7 +445,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 	defer os.RemoveAll(work)
 	docs := filepath.Join(work, "documents")
 	if pad := size - len(group); pad > 0 {
-		if err := GenerateEveryday(docs, pad, 1, opts.Everyday); err != nil {
+		if err := GeneratePadding(docs, pad, 1, Padding{Everyday: opts.Everyday, QuestionWords: opts.QuestionWords}); err != nil {
 			return err
 		}
 	} else if err := os.MkdirAll(docs, 0o700); err != nil {

@@ -33,10 +33,12 @@ func TestGateDump(t *testing.T) {
 	}
 	// REFLECT_GATE_QUESTIONS=1 gives the learnings their writer questions,
 	// as `bench recall --questions` does.
+	var questionWords []string
 	if os.Getenv("REFLECT_GATE_QUESTIONS") == "1" {
 		if set, err = set.WithQuestions(); err != nil {
 			t.Fatal(err)
 		}
+		questionWords = set.QuestionWords()
 	}
 	byText := map[string]bench.LabelledPrompt{}
 	for _, p := range set.Prompts {
@@ -64,7 +66,7 @@ func TestGateDump(t *testing.T) {
 		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
 			Sizes:    []int{size},
 			WorkDir:  t.TempDir(),
-			Everyday: everyday,
+			Everyday: everyday, QuestionWords: questionWords,
 			Recall: func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
 				p := byText[prompt]
 				c, err := recall.GateCandidatesFull(ctx, ix, prompt, now)

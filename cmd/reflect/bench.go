@@ -224,8 +224,8 @@ standard library's doc comments) instead of pseudo-words, so that words
 such as "order" or "database" are not rarer in the padding than in real
 notes. --questions gives the set's learnings the questions an LLM writer
 emits (what someone with the problem would ask; the userset's were written
-by writers that never saw its prompts), as a KB written by an LLM writer
-has them.`,
+by writers that never saw its prompts), and the synthetic ones questions
+made of the same question words, as a KB written by an LLM writer has them.`,
 		Example: `  reflect bench recall
   reflect bench recall --set userset --sizes 10,100,1000,10000
   reflect bench recall --set userset --sizes 10000 --padding everyday
@@ -280,6 +280,9 @@ func benchRecallRun(cmd *cobra.Command, f *Factory, opts *BenchRecallOptions) er
 	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall}
 	if opts.Padding == "everyday" {
 		ro.Everyday = bench.EverydayWords()
+	}
+	if opts.Questions {
+		ro.QuestionWords = set.QuestionWords()
 	}
 	if !opts.JSON {
 		ro.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
