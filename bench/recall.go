@@ -6,6 +6,7 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -16,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
@@ -26,7 +28,12 @@ import (
 // recall (or none). They are embedded so `reflect bench recall` runs
 // offline from any directory.
 //
-//go:embed recallset/kb/*.md recallset/prompts.jsonl userset/kb/*.md userset/prompts.jsonl
+// A set may also hold questions.jsonl: for each learning, the questions an
+// LLM writer emits (store.Learning.Questions, doc2query), for `bench recall
+// --questions`. The userset's were written blind: three writers got the
+// writer's instruction and the learnings, never the prompts.
+//
+//go:embed recallset/kb/*.md recallset/prompts.jsonl userset/kb/*.md userset/prompts.jsonl userset/questions.jsonl
 var recallSets embed.FS
 
 // The labelled sets built in, by name.
@@ -79,6 +86,31 @@ type RecallSet struct {
 	Name      string
 	Learnings map[string][]byte
 	Prompts   []LabelledPrompt
+	// Questions are a writer's questions by learning id (questions.jsonl);
+	// nil when the set has none. WithQuestions puts them in the learnings.
+	Questions map[string][]string
+}
+
+// WithQuestions returns the set with each learning's questions in its
+// frontmatter, as a writer that emits them would have written it. It is
+// an error when the set has no questions.jsonl.
+func (s *RecallSet) WithQuestions() (*RecallSet, error) {
+	if s.Questions == nil {
+		return nil, fmt.Errorf("set %s has no writer questions (questions.jsonl)", s.Name)
+	}
+	out := *s
+	out.Learnings = make(map[string][]byte, len(s.Learnings))
+	for name, data := range s.Learnings {
+		l, err := store.Parse(data)
+		if err != nil {
+			return nil, err
+		}
+		l.Questions = s.Questions[l.ID]
+		if out.Learnings[name], err = l.Marshal(); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
 }
 
 // LoadRecallSet reads the project's own labelled set (SetRecall).
@@ -149,7 +181,80 @@ func loadSet(fsys fs.FS, dir string) (*RecallSet, error) {
 		seen[p.ID] = n
 		s.Prompts = append(s.Prompts, p)
 	}
-	return s, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return s, loadQuestions(fsys, dir, s)
+}
+
+// QuestionWords are the words of the set's questions that the questions
+// of at least three learnings use (words people ask with, and the
+// commonest topics), most frequent first; nil without questions.
+func (s *RecallSet) QuestionWords() []string {
+	count, learnings := map[string]int{}, map[string]int{}
+	for _, qs := range s.Questions {
+		seen := map[string]bool{}
+		for _, q := range qs {
+			for _, w := range strings.FieldsFunc(strings.ToLower(q), notWordRune) {
+				count[w]++
+				if !seen[w] {
+					seen[w] = true
+					learnings[w]++
+				}
+			}
+		}
+	}
+	var words []string
+	for w := range count {
+		if learnings[w] >= 3 {
+			words = append(words, w)
+		}
+	}
+	slices.SortFunc(words, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	return words
+}
+
+// notWordRune splits questions into words: letters, digits and the
+// apostrophe, dash and underscore inside them.
+func notWordRune(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' && r != '_'
+}
+
+// loadQuestions reads dir/questions.jsonl into s.Questions, when there is
+// one, and checks that each line names a learning of the set once.
+func loadQuestions(fsys fs.FS, dir string, s *RecallSet) error {
+	data, err := fs.ReadFile(fsys, path.Join(dir, "questions.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.Questions = map[string][]string{}
+	for n, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var q struct {
+			ID        string   `json:"id"`
+			Questions []string `json:"questions"`
+		}
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			return fmt.Errorf("%s/questions.jsonl:%d: %w", dir, n+1, err)
+		}
+		switch {
+		case s.Learnings[q.ID+".md"] == nil:
+			return fmt.Errorf("%s/questions.jsonl:%d: no learning %s", dir, n+1, q.ID)
+		case s.Questions[q.ID] != nil:
+			return fmt.Errorf("%s/questions.jsonl:%d: %s has questions already", dir, n+1, q.ID)
+		case len(q.Questions) == 0:
+			return fmt.Errorf("%s/questions.jsonl:%d: no questions", dir, n+1)
+		}
+		s.Questions[q.ID] = q.Questions
+	}
+	return nil
 }
 
 // RecallFunc is the recall under test: what the prompt hook would inject
@@ -176,6 +281,11 @@ type RecallOptions struct {
 	// that the padding's bodies draw half their pseudo-words from
 	// (GenerateEveryday).
 	Everyday []string
+	// QuestionWords, when set, give the padding's learnings questions
+	// made of them (Padding.QuestionWords): set them with the set's
+	// WithQuestions, so that question words are as common in the padding
+	// as in the set.
+	QuestionWords []string
 }
 
 // KindScore is how one kind of prompt fared at one size in one part.
@@ -335,7 +445,7 @@ func measureKB(ctx context.Context, set *RecallSet, group []string, size int, op
 	defer os.RemoveAll(work)
 	docs := filepath.Join(work, "documents")
 	if pad := size - len(group); pad > 0 {
-		if err := GenerateEveryday(docs, pad, 1, opts.Everyday); err != nil {
+		if err := GeneratePadding(docs, pad, 1, Padding{Everyday: opts.Everyday, QuestionWords: opts.QuestionWords}); err != nil {
 			return err
 		}
 	} else if err := os.MkdirAll(docs, 0o700); err != nil {

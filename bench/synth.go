@@ -78,6 +78,30 @@ func Generate(docsDir string, n int, seed uint64) error {
 // (order, service, database are in none of them), so in a KB padded with
 // them such a word is as rare as an error code (docs/benchmarks.md).
 func GenerateEveryday(docsDir string, n int, seed uint64, everyday []string) error {
+	return GeneratePadding(docsDir, n, seed, Padding{Everyday: everyday})
+}
+
+// Padding says what synthetic learnings are made of beyond Generate's
+// pseudo-words.
+type Padding struct {
+	// Everyday: see GenerateEveryday.
+	Everyday []string
+	// QuestionWords, when set, are the words of writers' questions (most
+	// frequent first; RecallSet.QuestionWords): each learning gets three
+	// or four questions that draw them at Zipf rates, mixed with its own
+	// topic words, as a KB written by an LLM writer that emits questions
+	// has them on every learning. Without them, the words people ask with
+	// ("why", "keeps", "locally") would be found in the set's learnings
+	// only, as rare as an error code.
+	QuestionWords []string
+}
+
+// GeneratePadding is Generate with the padding p. Without questions it
+// writes what GenerateEveryday writes: the questions draw on random
+// streams of their own.
+func GeneratePadding(docsDir string, n int, seed uint64, p Padding) error {
+	everyday := p.Everyday
+	ask := questioner(seed, p.QuestionWords)
 	if err := fsutil.EnsureDir(docsDir); err != nil {
 		return err
 	}
@@ -141,6 +165,7 @@ func GenerateEveryday(docsDir string, n int, seed uint64, everyday []string) err
 			Category:   "debugging",
 			Tags:       []string{tech, noun, word()},
 			Symptoms:   []string{fmt.Sprintf("%s %s", noun, verb)},
+			Questions:  ask(topic, vocab),
 			Scope:      []string{"project", "global"}[r.IntN(2)],
 			Project:    fmt.Sprintf("project-%d", r.IntN(20)),
 			Created:    base.Add(time.Duration(i) * time.Hour),
@@ -159,6 +184,37 @@ func GenerateEveryday(docsDir string, n int, seed uint64, everyday []string) err
 		}
 	}
 	return nil
+}
+
+// questioner returns what makes a synthetic learning's questions from
+// words (none when words is empty): three or four of five to ten words,
+// half of them question words, the rest the learning's topic or its
+// vocabulary. Its random streams are its own, so the rest of the learning
+// is the same with or without questions.
+func questioner(seed uint64, words []string) func(topic, vocab []string) []string {
+	if len(words) < 2 {
+		return func([]string, []string) []string { return nil }
+	}
+	r := rand.New(rand.NewPCG(seed, 13))
+	z := rand.NewZipf(rand.New(rand.NewPCG(seed, 17)), 1.07, 2, uint64(len(words)-1))
+	return func(topic, vocab []string) []string {
+		qs := make([]string, 3+r.IntN(2))
+		for i := range qs {
+			ws := make([]string, 5+r.IntN(6))
+			for j := range ws {
+				switch x := r.IntN(4); {
+				case x < 2:
+					ws[j] = words[z.Uint64()]
+				case x == 2:
+					ws[j] = topic[r.IntN(len(topic))]
+				default:
+					ws[j] = vocab[r.IntN(len(vocab))]
+				}
+			}
+			qs[i] = strings.Join(ws, " ")
+		}
+		return qs
+	}
 }
 
 //go:embed everyday.txt

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/reflectkb/reflect/store"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,5 +78,64 @@ func TestGenerateEveryday(t *testing.T) {
 		if !strings.HasPrefix(d, "---\n") {
 			t.Fatalf("%s: not a learning document", name)
 		}
+	}
+}
+
+// With question words every padding learning gets three or four questions
+// drawing on them, and is otherwise the learning it would have been.
+func TestGeneratePaddingQuestions(t *testing.T) {
+	plain, asked := t.TempDir(), t.TempDir()
+	if err := Generate(plain, 200, 1); err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"why", "my", "keeps", "locally", "suddenly"}
+	if err := GeneratePadding(asked, 200, 1, Padding{QuestionWords: words}); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readKB(t, plain), readKB(t, asked)
+	if len(b) != 200 {
+		t.Fatalf("generated %d learnings, want 200", len(b))
+	}
+	why := 0
+	for name, d := range b {
+		l, err := store.Parse([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(l.Questions); n < 3 || n > 4 {
+			t.Errorf("%s: %d questions, want 3 or 4", name, n)
+		}
+		if strings.Contains(strings.Join(l.Questions, " "), "why") {
+			why++
+		}
+		p, err := store.Parse([]byte(a[name]))
+		if err != nil {
+			t.Fatalf("%s: not in the plain padding: %v", name, err)
+		}
+		l.Questions = nil
+		if got, _ := l.Marshal(); string(got) != a[name] {
+			t.Errorf("%s: questions changed the rest of the learning (title %q, plain %q)", name, l.Title, p.Title)
+		}
+	}
+	if why < 100 {
+		t.Errorf("the commonest question word is in %d of 200 learnings' questions, want most", why)
+	}
+}
+
+// A set's question words are those of at least three learnings' questions,
+// most frequent first.
+func TestQuestionWords(t *testing.T) {
+	s := &RecallSet{Questions: map[string][]string{
+		"a": {"Why does it hang?", "why again"},
+		"b": {"why is the worker stuck"},
+		"c": {"why won't it start", "the worker again"},
+		"d": {"worker"},
+	}}
+	got := strings.Join(s.QuestionWords(), " ")
+	if got != "why worker" {
+		t.Errorf("QuestionWords = %q, want %q (again, the, it: in two learnings only)", got, "why worker")
+	}
+	if (&RecallSet{}).QuestionWords() != nil {
+		t.Error("a set without questions has question words")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/store"
 )
 
 // TestLoadUserSet checks the user-written set's shape: big enough to
@@ -193,5 +194,63 @@ func TestRecallUserSetAccounting(t *testing.T) {
 				t.Errorf("%s held out %v: counts do not add up: %+v", k, h, ks)
 			}
 		}
+	}
+}
+
+// The userset carries a writer's questions for every learning, and
+// WithQuestions writes them into the frontmatter and nothing else changes.
+func TestUserSetQuestions(t *testing.T) {
+	set, err := LoadSet(SetUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.Questions) != len(set.Learnings) {
+		t.Fatalf("questions for %d of %d learnings", len(set.Questions), len(set.Learnings))
+	}
+	with, err := set.WithQuestions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range with.Learnings {
+		l, err := store.Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := store.Parse(set.Learnings[name])
+		if strings.Join(l.Questions, "|") != strings.Join(set.Questions[l.ID], "|") || len(l.Questions) < 3 {
+			t.Errorf("%s: questions %q, want %q", name, l.Questions, set.Questions[l.ID])
+		}
+		if l.Title != orig.Title || l.Body != orig.Body || strings.Join(l.Symptoms, "|") != strings.Join(orig.Symptoms, "|") {
+			t.Errorf("%s: WithQuestions changed more than the questions", name)
+		}
+	}
+	if old, _ := LoadRecallSet(); old.Questions != nil {
+		t.Errorf("the recallset has no questions.jsonl, yet got %d", len(old.Questions))
+	} else if _, err := old.WithQuestions(); err == nil {
+		t.Error("WithQuestions on a set without questions should fail")
+	}
+}
+
+// A questions.jsonl that names a learning the set lacks, or one twice,
+// fails to load.
+func TestQuestionsFileIsChecked(t *testing.T) {
+	kb := "---\nid: lrn-a\ntitle: a\nconfidence: high\ncreated: 2026-01-02T03:04:05Z\n---\nbody\n"
+	prompts := `{"id":"p1","kind":"silent","prompt":"hello"}` + "\n"
+	for name, q := range map[string]string{
+		"unknown": `{"id":"lrn-b","questions":["why?"]}`,
+		"twice":   `{"id":"lrn-a","questions":["why?"]}` + "\n" + `{"id":"lrn-a","questions":["how?"]}`,
+		"empty":   `{"id":"lrn-a","questions":[]}`,
+		"garbage": `{"id":`,
+	} {
+		fsys := fstest.MapFS{"s/kb/lrn-a.md": {Data: []byte(kb)}, "s/prompts.jsonl": {Data: []byte(prompts)},
+			"s/questions.jsonl": {Data: []byte(q + "\n")}}
+		if _, err := loadSet(fsys, "s"); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	fsys := fstest.MapFS{"s/kb/lrn-a.md": {Data: []byte(kb)}, "s/prompts.jsonl": {Data: []byte(prompts)},
+		"s/questions.jsonl": {Data: []byte(`{"id":"lrn-a","questions":["why?"]}` + "\n")}}
+	if s, err := loadSet(fsys, "s"); err != nil || len(s.Questions["lrn-a"]) != 1 {
+		t.Errorf("a valid questions.jsonl: %v, %v", s, err)
 	}
 }

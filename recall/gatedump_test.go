@@ -21,7 +21,7 @@ import (
 func TestGateDump(t *testing.T) {
 	out := os.Getenv("REFLECT_GATE_DUMP")
 	if out == "" {
-		t.Skip("set REFLECT_GATE_DUMP=file (and REFLECT_GATE_SET, REFLECT_GATE_SIZES) to dump the gate's features")
+		t.Skip("set REFLECT_GATE_DUMP=file (and REFLECT_GATE_SET, REFLECT_GATE_SIZES, REFLECT_GATE_PADDING, REFLECT_GATE_QUESTIONS) to dump the gate's features")
 	}
 	setName := os.Getenv("REFLECT_GATE_SET")
 	if setName == "" {
@@ -30,6 +30,15 @@ func TestGateDump(t *testing.T) {
 	set, err := bench.LoadSet(setName)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// REFLECT_GATE_QUESTIONS=1 gives the learnings their writer questions,
+	// as `bench recall --questions` does.
+	var questionWords []string
+	if os.Getenv("REFLECT_GATE_QUESTIONS") == "1" {
+		if set, err = set.WithQuestions(); err != nil {
+			t.Fatal(err)
+		}
+		questionWords = set.QuestionWords()
 	}
 	byText := map[string]bench.LabelledPrompt{}
 	for _, p := range set.Prompts {
@@ -57,7 +66,7 @@ func TestGateDump(t *testing.T) {
 		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
 			Sizes:    []int{size},
 			WorkDir:  t.TempDir(),
-			Everyday: everyday,
+			Everyday: everyday, QuestionWords: questionWords,
 			Recall: func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
 				p := byText[prompt]
 				c, err := recall.GateCandidatesFull(ctx, ix, prompt, now)

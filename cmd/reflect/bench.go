@@ -190,7 +190,10 @@ type BenchRecallOptions struct {
 	Sizes []int
 	Set   string
 	// Padding is the synthetic learnings' filler: synthetic or everyday.
-	Padding      string
+	Padding string
+	// Questions indexes the questions LLM writers wrote for the set's
+	// learnings (doc2query).
+	Questions    bool
 	JSON, Misses bool
 }
 
@@ -219,10 +222,14 @@ knowledge base is not touched. --padding everyday draws half of the
 synthetic learnings' filler words from everyday developer prose (the Go
 standard library's doc comments) instead of pseudo-words, so that words
 such as "order" or "database" are not rarer in the padding than in real
-notes.`,
+notes. --questions gives the set's learnings the questions an LLM writer
+emits (what someone with the problem would ask; the userset's were written
+by writers that never saw its prompts), and the synthetic ones questions
+made of the same question words, as a KB written by an LLM writer has them.`,
 		Example: `  reflect bench recall
   reflect bench recall --set userset --sizes 10,100,1000,10000
   reflect bench recall --set userset --sizes 10000 --padding everyday
+  reflect bench recall --set userset --questions
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -247,6 +254,7 @@ notes.`,
 	cmd.Flags().IntSliceVar(&opts.Sizes, "sizes", []int{10, 100, 1000, 10000}, "knowledge-base sizes to measure")
 	cmd.Flags().BoolVar(&opts.Misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
 	cmd.Flags().StringVar(&opts.Padding, "padding", "synthetic", "filler of the synthetic learnings: synthetic (pseudo-words) or everyday (half of them everyday prose)")
+	cmd.Flags().BoolVar(&opts.Questions, "questions", false, "give the learnings the questions an LLM writer wrote for them (doc2query)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -264,9 +272,17 @@ func benchRecallRun(cmd *cobra.Command, f *Factory, opts *BenchRecallOptions) er
 	if err != nil {
 		return err
 	}
+	if opts.Questions {
+		if set, err = set.WithQuestions(); err != nil {
+			return fmt.Errorf("--questions: %w; try --set %s", err, bench.SetUser)
+		}
+	}
 	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall}
 	if opts.Padding == "everyday" {
 		ro.Everyday = bench.EverydayWords()
+	}
+	if opts.Questions {
+		ro.QuestionWords = set.QuestionWords()
 	}
 	if !opts.JSON {
 		ro.Progress = func(msg string) { fmt.Fprintln(f.IO.Err, msg+"…") }
