@@ -70,8 +70,9 @@ type EnrichProblem struct {
 
 // EnrichResult is what an enrich did.
 type EnrichResult struct {
-	// Enriched are the ids of the learnings that got questions.
-	Enriched []string `json:"enriched"`
+	// Enriched is how many learnings got questions; Learnings their ids.
+	Enriched  int      `json:"enriched"`
+	Learnings []string `json:"learnings"`
 	// Failed is how many learnings of the runs that ran got none (a
 	// failed run, an answer without them); they are unchanged.
 	Failed int `json:"failed"`
@@ -188,7 +189,7 @@ func Enrich(ctx context.Context, kb *knowledge.Base, w writer.Writer, plan *Enri
 		return nil, err
 	}
 	rep := &Report{Ran: true, Kind: KindEnrich, Writer: w.Name(), Started: o.Now().UTC(), Entries: []Entry{}}
-	res := &EnrichResult{Enriched: []string{}}
+	res := &EnrichResult{Learnings: []string{}}
 	for i, batch := range plan.batches {
 		if err := ctx.Err(); err != nil {
 			res.Stopped = "interrupted"
@@ -206,7 +207,8 @@ func Enrich(ctx context.Context, kb *knowledge.Base, w writer.Writer, plan *Enri
 		e := enrichRun(ctx, kb, w, batch, o, fmt.Sprintf("enrich-%d", i+1))
 		res.Runs++
 		res.USD += e.CostUSD
-		res.Enriched = append(res.Enriched, e.Learnings...)
+		res.Learnings = append(res.Learnings, e.Learnings...)
+		res.Enriched = len(res.Learnings)
 		res.Failed += len(batch) - len(e.Learnings)
 		if e.Error != "" {
 			res.Errors = append(res.Errors, EnrichProblem{ID: e.ID, Reason: e.Error})

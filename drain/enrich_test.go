@@ -157,7 +157,7 @@ func TestEnrichWritesAndRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Enriched) != 10 || res.Failed != 0 || res.Runs != 2 || res.Left != 0 || res.USD != 0.02 {
+	if res.Enriched != 10 || res.Failed != 0 || res.Runs != 2 || res.Left != 0 || res.USD != 0.02 {
 		t.Fatalf("result %+v", res)
 	}
 	if strings.Join(progress, " ") != "1/2:8 2/2:2" {
@@ -212,7 +212,7 @@ func TestEnrichStopsAtADailyCap(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Runs != 1 || len(res.Enriched) != 8 || res.Left != 4 || !strings.Contains(res.Stopped, "daily budget reached") || !strings.Contains(res.Stopped, tc.want) {
+			if res.Runs != 1 || res.Enriched != 8 || res.Left != 4 || !strings.Contains(res.Stopped, "daily budget reached") || !strings.Contains(res.Stopped, tc.want) {
 				t.Fatalf("result %+v", res)
 			}
 			for _, id := range p.EnrichIDs()[1] {
@@ -252,7 +252,7 @@ func TestEnrichFailedRunLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Enriched) != 2 || res.Failed != 8 || res.Runs != 2 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Reason, "error_during_execution") || res.USD != 0.02 {
+	if res.Enriched != 2 || res.Failed != 8 || res.Runs != 2 || len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Reason, "error_during_execution") || res.USD != 0.02 {
 		t.Fatalf("result %+v", res)
 	}
 	for id, data := range before {
