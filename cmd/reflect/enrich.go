@@ -67,6 +67,7 @@ time stays.`,
   reflect enrich --limit 40 --yes
   reflect enrich 1a2b3c lrn-pin-the-go-toolchain
   reflect enrich --dry-run --json`,
+		ValidArgsFunction: completeLearningIDs(f),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Limit < 0 {
 				return usagef("--limit %d: give a number of learnings, 0 for no limit", opts.Limit)
