@@ -29,11 +29,8 @@ func TestEnrichFlags(t *testing.T) {
 		if got == nil {
 			t.Fatalf("%q: runF not called", tc.args)
 		}
-		if got.Refs == nil {
-			got.Refs = nil
-		}
 		if len(got.Refs) == 0 {
-			got.Refs = nil
+			got.Refs = nil // cobra gives no arguments as an empty list
 		}
 		if !reflect.DeepEqual(*got, tc.want) {
 			t.Errorf("%q: options %+v, want %+v", tc.args, *got, tc.want)
@@ -260,6 +257,9 @@ func TestEnrichYesWritesQuestions(t *testing.T) {
 	}
 	if _, stdout, _ = kb.run(t, "", false, "status"); !strings.Contains(stdout, "reflect enrich") || !strings.Contains(stdout, "10 learnings given questions") {
 		t.Errorf("status does not show the enrich:\n%s", stdout)
+	}
+	if _, stdout, _ = kb.run(t, "", false, "statusline"); !strings.Contains(stdout, "command 2 runs") {
+		t.Errorf("the status line does not count the runs: %q", stdout)
 	}
 	// Nothing is left to ask about; a named learning is asked about again.
 	if _, stdout, _ = kb.run(t, "", false, "enrich", "--yes"); !strings.Contains(stdout, "0 learnings without questions") || runs(t, marker) != 2 {

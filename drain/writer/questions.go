@@ -3,7 +3,6 @@ package writer
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -151,13 +150,9 @@ func parseAnswer(ctx context.Context, data []byte, cwd string) (*Output, error) 
 // and so are every other field; an answer that gives no subject a
 // question is an error (the run failed).
 func parseQuestions(data []byte, subs []Subject) (*Output, error) {
-	raw, err := findLearnings(data)
+	items, err := learningItems(data)
 	if err != nil {
 		return nil, err
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		return nil, errors.New(`writer output: "learnings" is not a list`)
 	}
 	asked := map[string]bool{}
 	for _, s := range subs {

@@ -156,13 +156,9 @@ func ParseOutput(data []byte) (*Output, error) {
 // parseOutput is ParseOutput that keeps absolute cites under cwd, made
 // relative to it.
 func parseOutput(data []byte, cwd string) (*Output, error) {
-	raw, err := findLearnings(data)
+	items, err := learningItems(data)
 	if err != nil {
 		return nil, err
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
-		return nil, errors.New(`writer output: "learnings" is not a list`)
 	}
 	out := &Output{Learnings: []Draft{}}
 	var problems []string
@@ -182,6 +178,19 @@ func parseOutput(data []byte, cwd string) (*Output, error) {
 		return nil, fmt.Errorf("writer output: no valid learning (%s)", strings.Join(problems, "; "))
 	}
 	return out, nil
+}
+
+// learningItems returns the elements of the answer's "learnings" list.
+func learningItems(data []byte) ([]json.RawMessage, error) {
+	raw, err := findLearnings(data)
+	if err != nil {
+		return nil, err
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil || items == nil {
+		return nil, errors.New(`writer output: "learnings" is not a list`)
+	}
+	return items, nil
 }
 
 // findLearnings returns the raw "learnings" value of the answer.
