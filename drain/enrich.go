@@ -35,6 +35,9 @@ type EnrichOptions struct {
 	Now func() time.Time
 	// Progress, when set, hears about each writer run as it starts.
 	Progress func(run, runs, learnings int)
+	// ReadProgress, when set, hears how many learnings the plan has read
+	// of how many: it reads each one.
+	ReadProgress func(done, total int)
 }
 
 // ErrBuiltinEnrich is the answer to an enrich with the builtin writer,
@@ -122,7 +125,10 @@ func PlanEnrich(kb *knowledge.Base, w writer.Writer, ids []string, limit int, o 
 		}
 	}
 	var cands []enrichCandidate
-	for _, id := range ids {
+	for i, id := range ids {
+		if o.ReadProgress != nil && (i%256 == 0 || i == len(ids)-1) {
+			o.ReadProgress(i+1, len(ids))
+		}
 		l, err := kb.Store().Read(id)
 		if err != nil {
 			p.Problems = append(p.Problems, EnrichProblem{ID: id, Reason: err.Error()})

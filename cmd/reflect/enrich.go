@@ -115,7 +115,10 @@ func enrichRun(cmd *cobra.Command, f *Factory, opts *EnrichOptions) error {
 	defer ix.Close()
 	kb := knowledge.New(ix)
 	eo := drain.EnrichOptions{StateDir: c.StateDir, DailyMax: c.Drain.DailyMax, DailyUSD: c.Drain.DailyUSD, Timeout: c.Drain.Timeout}
+	progress, finish := progressBar(f, "reading learnings", f.IO.ErrTTY && !opts.JSON)
+	eo.ReadProgress = progress
 	plan, err := drain.PlanEnrich(kb, w, ids, opts.Limit, eo)
+	finish()
 	if err != nil {
 		return err
 	}
@@ -200,6 +203,9 @@ func enrichPrintTo(w io.Writer, rep enrichReport, withPlan bool) {
 			fmt.Fprintf(w, "Writer: %s, an LLM: it spends from your account. Estimate: %s.\n", e.Writer, costText(e))
 		}
 		fmt.Fprintf(w, "Today: %s; caps: %s.\n", spendOf(p.Today), capsOf(e.Caps))
+		if room := max(e.Caps.DailyMax-p.Today.Entries, 0); room < p.Runs {
+			fmt.Fprintf(w, "Today's runs cap leaves room for %s: enrich stops there, and the rest waits for an enrich another day (or use --limit).\n", countOf(room, "writer run"))
+		}
 		if p.Left > 0 {
 			fmt.Fprintf(w, "%s more beyond --limit.\n", countOf(p.Left, "learning"))
 		}

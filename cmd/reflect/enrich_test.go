@@ -288,7 +288,7 @@ func TestEnrichStopsAtTheDailyCap(t *testing.T) {
 	addLearnings(t, kb, 10)
 	before := docBytes(t, kb)
 	code, stdout, stderr := kb.run(t, "", false, "enrich", "--yes")
-	if code != 0 || !strings.Contains(stdout, "Enriched 8 learnings") || !strings.Contains(stdout, "Stopped: daily budget reached") ||
+	if code != 0 || !strings.Contains(stdout, "leaves room for 1 writer run") || !strings.Contains(stdout, "Enriched 8 learnings") || !strings.Contains(stdout, "Stopped: daily budget reached") ||
 		!strings.Contains(stdout, "2 learnings wait for another enrich") || runs(t, marker) != 1 {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
