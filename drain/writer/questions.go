@@ -63,7 +63,8 @@ func SubjectOf(id, title, keyInsight string, symptoms []string, body string) Sub
 // writers' JSON answer, whose every object names its learning in "update".
 const questionsInstructions = transcript.WriterPromptMarker + `
 You are reflect's learning writer. Below are existing learnings from a
-developer's knowledge base. For each one, write "questions": ` + questionsItem + `.
+developer's knowledge base. For each one, write its
+- "questions": ` + questionsItem + `.
 
 Answer with ONLY this JSON object, no prose and no code fence, one object
 per learning, "update" being the learning's id as given:
