@@ -82,8 +82,11 @@ func (o Options) review(w writer.Writer) bool {
 type Report struct {
 	// Ran is false when the drain did not start: another drain holds the
 	// lock, or today's budget is spent. Reason says which.
-	Ran       bool      `json:"ran"`
-	Reason    string    `json:"reason,omitempty"`
+	Ran    bool   `json:"ran"`
+	Reason string `json:"reason,omitempty"`
+	// Kind is KindEnrich for the report of `reflect enrich`, whose
+	// entries are writer runs asking for questions; "" for a drain.
+	Kind      string    `json:"kind,omitempty"`
 	DryRun    bool      `json:"dry_run,omitempty"`
 	Writer    string    `json:"writer"`
 	WriterWhy string    `json:"writer_why,omitempty"`

@@ -191,3 +191,37 @@ func (k *Base) linkSuperseded(l *store.Learning) (linked bool, err error) {
 	old.SupersededBy = l.ID
 	return true, k.st.Write(old)
 }
+
+// SetQuestions gives the learning id these questions (`reflect enrich`),
+// in place of any it had, and changes nothing else of it: not its updated
+// time, since questions are a way to find the learning rather than new
+// content and recency should not reward them (as with marks), nor its
+// sidecar (an imported rule keeps having none). The learning is redacted
+// like every write, and the index told at once.
+func (k *Base) SetQuestions(ctx context.Context, id string, questions []string) (PutResult, error) {
+	ch := k.ix.BeginChange(id)
+	defer ch.Close()
+	old, err := k.st.Read(id)
+	if err != nil {
+		return PutResult{ID: id}, err
+	}
+	// A copy of its own: redacting it must not change old, which
+	// Changes compares it with.
+	l, err := k.st.Read(id)
+	if err != nil {
+		return PutResult{ID: id}, err
+	}
+	l.Questions = append([]string(nil), questions...)
+	res := PutResult{ID: id, Action: "updated", Redacted: l.Redact()}
+	if l.ID != id {
+		// Only a secret in the id itself changes it: refuse rather than
+		// write under another name.
+		return res, fmt.Errorf("the id holds a secret: %w", ErrIDChanged)
+	}
+	res.Changes = store.Changes(old, l)
+	if err := k.st.Write(l); err != nil {
+		return res, err
+	}
+	res.Path = l.Path
+	return res, ch.Commit(ctx, id)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -154,10 +155,35 @@ func (lw *leakyWriter) Write(_ context.Context, c *transcript.Condensed) (*write
 	}}}, nil
 }
 
+// leakyQuestions stands in for an LLM writer asked for questions
+// (`reflect enrich`): it answers every learning asked about with questions
+// that repeat the secrets, or fails with them in its error.
+type leakyQuestions struct {
+	fail bool
+	sent []string
+}
+
+func (*leakyQuestions) Name() string { return "leaky" }
+
+func (lq *leakyQuestions) Write(_ context.Context, c *transcript.Condensed) (*writer.Output, error) {
+	lq.sent = append(lq.sent, c.Text)
+	if lq.fail {
+		return &writer.Output{CostUSD: 0.01}, errors.New("leaky failed: " + leakText)
+	}
+	out := &writer.Output{}
+	for _, line := range strings.Split(c.Text, "\n") {
+		if id, ok := strings.CutPrefix(line, `<learning id="`); ok {
+			out.Learnings = append(out.Learnings, writer.Draft{Update: strings.TrimSuffix(id, `">`), Questions: []string{leakText, "why? " + hfToken}})
+		}
+	}
+	return out, nil
+}
+
 // TestNoSecretOnDiskFromAnyPath drives every write path with the red
 // team's secrets: a failed command (armed watcher), a correction prompt
 // (mini-learning), a stop (queue), a drain (writer input and output, drain
-// log, ledger) and an add (index.Put with a chosen id), then reads every
+// log, ledger), an add (index.Put with a chosen id) and an enrich (the
+// questions, a failed run's error in drain.log), then reads every
 // file and file name reflect wrote.
 func TestNoSecretOnDiskFromAnyPath(t *testing.T) {
 	w := newWorld(t)
@@ -213,6 +239,27 @@ func TestNoSecretOnDiskFromAnyPath(t *testing.T) {
 	}
 	if len(res.Redacted) == 0 || strings.Contains(res.ID, "hf_") {
 		t.Errorf("Put did not report the redaction or kept the secret in the id: %+v", res)
+	}
+
+	// enrich: a run that fails with the secrets in its error, then one
+	// whose questions repeat them.
+	kb := knowledge.New(ix)
+	for _, fail := range []bool{true, false} {
+		lq := &leakyQuestions{fail: fail}
+		plan, err := drain.PlanEnrich(kb, lq, nil, 0, drain.EnrichOptions{StateDir: w.state})
+		if err != nil {
+			t.Fatal(err)
+		}
+		er, err := drain.Enrich(ctx, kb, lq, plan, drain.EnrichOptions{StateDir: w.state, DailyMax: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lq.sent) == 0 || (!fail && er.Enriched == 0) {
+			t.Fatalf("enrich (failing %v) sent nothing or wrote nothing: %+v", fail, er)
+		}
+		for _, s := range lq.sent {
+			assertNoSecret(t, "the learnings sent to the enrich writer", s)
+		}
 	}
 
 	// Every file and file name under the state dir, the knowledge base

@@ -21,7 +21,7 @@ var commandGroups = map[string]string{
 	"search": groupEveryday, "add": groupEveryday, "list": groupEveryday,
 	"show": groupEveryday, "forget": groupEveryday, "edit": groupEveryday, "mark": groupEveryday, "review": groupEveryday, "log": groupEveryday, "graph": groupEveryday, "ui": groupEveryday,
 	"status": groupEveryday, "sync": groupEveryday,
-	"import": groupEveryday, "backfill": groupEveryday, "promote": groupEveryday, "demote": groupEveryday,
+	"import": groupEveryday, "backfill": groupEveryday, "enrich": groupEveryday, "promote": groupEveryday, "demote": groupEveryday,
 	"install": groupSetup, "uninstall": groupSetup, "doctor": groupSetup,
 	"reindex": groupSetup, "config": groupSetup, "version": groupSetup,
 	"completion": groupSetup, "help": groupSetup, "docs": groupSetup, "mcp": groupSetup,

@@ -122,8 +122,13 @@ func printStatus(out io.Writer, st statusType, c *config.Config) error {
 		for _, e := range last.Entries {
 			written += len(e.Learnings)
 		}
-		fmt.Fprintf(out, "last drain: %s ago, %s, %s written (%s writer)\n",
-			time.Since(last.Finished).Round(time.Second), entries(len(last.Entries)), countOf(written, "learning"), last.Writer)
+		if last.Kind == drain.KindEnrich {
+			fmt.Fprintf(out, "last drain: reflect enrich %s ago, %s, %s given questions (%s writer)\n",
+				time.Since(last.Finished).Round(time.Second), countOf(len(last.Entries), "writer run"), countOf(written, "learning"), last.Writer)
+		} else {
+			fmt.Fprintf(out, "last drain: %s ago, %s, %s written (%s writer)\n",
+				time.Since(last.Finished).Round(time.Second), entries(len(last.Entries)), countOf(written, "learning"), last.Writer)
+		}
 	} else {
 		fmt.Fprintln(out, "last drain: never")
 	}

@@ -45,8 +45,12 @@ func CandidatesFrom(ctx context.Context) []Candidate {
 }
 
 // promptFor is the prompt of an LLM writer run under ctx: Prompt with the
-// candidates ctx holds.
+// candidates ctx holds, or the questions prompt of the subjects it holds
+// (WithSubjects).
 func promptFor(ctx context.Context, c *transcript.Condensed) string {
+	if subs := subjectsFrom(ctx); len(subs) > 0 {
+		return QuestionsPrompt(subs)
+	}
 	return PromptWith(c, CandidatesFrom(ctx))
 }
 

@@ -84,13 +84,13 @@ func (w *Claude) Write(ctx context.Context, c *transcript.Condensed) (*Output, e
 	if err != nil {
 		return nil, err
 	}
-	return parseClaudeEnvelope(stdout, c.Cwd)
+	return parseClaudeEnvelope(ctx, stdout, c.Cwd)
 }
 
 // parseClaudeEnvelope reads claude's result envelope. Cost and tokens are
 // reported even when the run failed, but a failed run's Output is not
 // returned: the entry is retried and its cost shows in the next run.
-func parseClaudeEnvelope(stdout []byte, cwd string) (*Output, error) {
+func parseClaudeEnvelope(ctx context.Context, stdout []byte, cwd string) (*Output, error) {
 	var env claudeEnvelope
 	if err := json.Unmarshal(stdout, &env); err != nil {
 		// Older versions and wrappers may print lines before the object;
@@ -117,7 +117,7 @@ func parseClaudeEnvelope(stdout []byte, cwd string) (*Output, error) {
 	if env.Result == nil {
 		return nil, errors.New("claude result has no \"result\" text")
 	}
-	out, err := parseOutput([]byte(*env.Result), cwd)
+	out, err := parseAnswer(ctx, []byte(*env.Result), cwd)
 	if err != nil {
 		return nil, fmt.Errorf("claude: %w", err)
 	}

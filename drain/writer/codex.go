@@ -149,7 +149,7 @@ func (w *Codex) Write(ctx context.Context, c *transcript.Condensed) (*Output, er
 	if err != nil {
 		return nil, fmt.Errorf("read codex answer: %w", err)
 	}
-	o, err := parseOutput(data, c.Cwd)
+	o, err := parseAnswer(ctx, data, c.Cwd)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w%s", err, failure)
 	}

@@ -17,7 +17,9 @@ import (
 //   - on stdin, the condensed transcript (Condensed.Text);
 //   - REFLECT_CONDENSED_JSON, the path of a file with the whole Condensed
 //     as JSON (events, runs, files, cwd, the text as "text", and as
-//     "candidates" the existing learnings it may update or supersede);
+//     "candidates" the existing learnings it may update or supersede, or,
+//     in a run of `reflect enrich`, as "subjects" the learnings to write
+//     questions for, which stdin then lists instead of a transcript);
 //   - REFLECT_WRITER_PROMPT, the path of a file with the prompt the claude
 //     and codex writers send, for commands that wrap another LLM CLI;
 //   - REFLECT_DISABLE=1, like every writer.
@@ -50,7 +52,8 @@ func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, 
 		*transcript.Condensed
 		Text       string      `json:"text"`
 		Candidates []Candidate `json:"candidates,omitempty"`
-	}{c, c.Text, CandidatesFrom(ctx)})
+		Subjects   []Subject   `json:"subjects,omitempty"`
+	}{c, c.Text, CandidatesFrom(ctx), subjectsFrom(ctx)})
 	if err != nil {
 		return nil, fmt.Errorf("encode condensed transcript: %w", err)
 	}
@@ -79,7 +82,7 @@ func (w *Command) Write(ctx context.Context, c *transcript.Condensed) (*Output, 
 	if err != nil {
 		return nil, err
 	}
-	out, err := parseOutput(stdout, c.Cwd)
+	out, err := parseAnswer(ctx, stdout, c.Cwd)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Base(w.Argv[0]), err)
 	}
