@@ -26,6 +26,10 @@ type PutResult struct {
 	// superseded_by it ("" when it named none, or one that does not exist,
 	// or when this one is a pending draft: approval links it).
 	Supersedes string `json:"supersedes,omitempty"`
+	// SupersedesNamed is the learning this one named as replaced, when
+	// that one had been superseded already: Supersedes is then the newest
+	// learning of its chain, which this one replaced instead.
+	SupersedesNamed string `json:"supersedes_named,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
@@ -37,9 +41,15 @@ type PutResult struct {
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one. A learning whose
 // supersedes names an existing learning marks that one superseded_by it,
-// in the same index change, so it is never injected again; a pending
-// draft's supersedes waits for its approval (Approve).
+// in the same index change, so it is never injected again; when that one
+// was superseded already, the newest learning of its chain is the one
+// replaced (resolveSupersedes). A pending draft's supersedes waits for its
+// approval (Approve).
 func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+	var named string
+	if !l.Pending() {
+		named = k.resolveSupersedes(l, nil)
+	}
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (index/dirprobe.go).
 	ids := []string{l.ID}
@@ -49,6 +59,9 @@ func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, no
 	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
 	res, err := k.write(l, sc, now)
+	if res.Supersedes != "" {
+		res.SupersedesNamed = named
+	}
 	if err != nil {
 		return res, err
 	}
