@@ -94,7 +94,9 @@ func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutRe
 
 // prepare readies l to be written over what documents/ holds under its
 // id: redacted, and, when it updates a learning, keeping that one's
-// created time, unknown fields and tags.
+// created time, unknown fields, tags and the learning that superseded it
+// (a writer repeating a learning does not know its chain, and a rewrite
+// must not make a superseded learning active again).
 func (k *Base) prepare(l *store.Learning, now time.Time) PutResult {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
@@ -106,6 +108,9 @@ func (k *Base) prepare(l *store.Learning, now time.Time) PutResult {
 		l.Updated = now
 		l.KeepExtra(old)
 		l.Tags = store.MergeTags(old.Tags, l.Tags)
+		if l.SupersededBy == "" {
+			l.SupersededBy = old.SupersededBy
+		}
 		res.Changes = store.Changes(old, l)
 	case errors.Is(err, store.ErrNotFound):
 		if l.Updated.IsZero() {
