@@ -354,3 +354,33 @@ func TestPutAgainKeepsSupersededBy(t *testing.T) {
 	wantLinks(t, k, x.ID, "", a.ID)
 	wantLinks(t, k, a.ID, x.ID, "")
 }
+
+// While it waits, a draft naming a learning superseded already shows, as
+// what approving would retire, the newest learning of that one's chain,
+// which stays active until then (and whose show names the draft). (On the old code review named X, already
+// held, and said approving stopped its injection.)
+func TestSupersedesOfShowsTheChainHead(t *testing.T) {
+	d := newDirs(t)
+	k := d.open(t)
+	x, a := cookieLearning(), activeLearning("OAuth state cookie: a correction")
+	a.Supersedes = x.ID
+	mustPut(t, k, x, t0)
+	mustPut(t, k, a, t0.Add(time.Hour))
+	draft := pendingLearning("OAuth state cookie: a later correction")
+	draft.Supersedes = x.ID
+	mustPut(t, k, draft, t0.Add(2*time.Hour))
+	if c := k.SupersedesOf(mustRead(t, k, draft.ID)); c == nil || c.ID != a.ID || c.Title != a.Title {
+		t.Errorf("SupersedesOf(draft) = %+v; want A", c)
+	}
+	if got := mustRead(t, k, draft.ID); got.Supersedes != x.ID {
+		t.Errorf("the draft on disk: supersedes %q; want X, as written", got.Supersedes)
+	}
+	wantLinks(t, k, a.ID, x.ID, "")
+	ctx := context.Background()
+	if sups, err := k.PendingSupersessors(ctx, a.ID); err != nil || len(sups) != 1 || sups[0] != draft.ID {
+		t.Errorf("PendingSupersessors(A) = %v, %v; want [draft]", sups, err)
+	}
+	if sups, err := k.PendingSupersessors(ctx, x.ID); err != nil || len(sups) != 0 {
+		t.Errorf("PendingSupersessors(X) = %v, %v; want none (A holds it)", sups, err)
+	}
+}

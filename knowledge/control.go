@@ -163,9 +163,9 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 
 // linkSuperseded writes superseded_by on the learning l supersedes, which
 // must be in the same index change as l: the one resolveSupersedes chose,
-// called before the change began so that the change covers it. A supersedes naming no learning
-// (a writer's guess, a learning forgotten since) is dropped from l rather
-// than left dangling; linked reports whether the link was made. A pending
+// called before the change began so that the change covers it. A
+// supersedes naming no learning (a writer's guess, a learning forgotten
+// since) is dropped from l rather than left dangling; linked reports whether the link was made. A pending
 // draft links nothing: it is the writer's proposal, not yet the user's, so
 // the learning it would replace stays injected until the draft is
 // approved (approvePlain links it then) and is untouched if it is rejected.

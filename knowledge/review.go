@@ -77,7 +77,8 @@ func (k *Base) Pending(ctx context.Context) ([]*store.Learning, error) {
 }
 
 // PendingSupersessors returns the ids of the drafts awaiting review that
-// would supersede the learning id once approved, oldest first, so that
+// would supersede the learning id once approved (naming it, or a learning
+// whose chain it is the newest of), oldest first, so that
 // 'reflect show' and the web view can say why a learning may soon be
 // held. It reads the drafts themselves: the inbox is small, and the index
 // keeps no supersedes column.
@@ -88,21 +89,36 @@ func (k *Base) PendingSupersessors(ctx context.Context, id string) ([]string, er
 	}
 	var out []string
 	for _, l := range pending {
-		if l.Supersedes == id && l.ID != id {
+		if l.Supersedes != "" && l.ID != id && k.wouldSupersede(l) == id {
 			out = append(out, l.ID)
 		}
 	}
 	return out, nil
 }
 
+// wouldSupersede is the id of the learning the draft l would supersede if
+// approved now: the one it names, or the newest learning of that one's
+// chain (resolveSupersedes); "" for none.
+func (k *Base) wouldSupersede(l *store.Learning) string {
+	approved := *l
+	approved.Status = ""
+	k.resolveSupersedes(&approved, nil)
+	return approved.Supersedes
+}
+
 // SupersedesOf is the learning the draft l would supersede once approved,
-// as review and the inbox show it (Missing when it is gone): nil when l
-// supersedes none.
+// as review and the inbox show it (Missing when it is gone): the one it
+// names, or the newest learning of that one's chain when it was
+// superseded already (resolveSupersedes); nil when l supersedes none.
 func (k *Base) SupersedesOf(l *store.Learning) *store.ChainLink {
 	if l.Supersedes == "" {
 		return nil
 	}
-	sup, _ := k.st.Chain(l)
+	approved := *l
+	if approved.Supersedes = k.wouldSupersede(l); approved.Supersedes == "" {
+		return nil
+	}
+	sup, _ := k.st.Chain(&approved)
 	if len(sup) == 0 {
 		return nil
 	}
