@@ -57,6 +57,23 @@ func wantLinks(t *testing.T, k *Base, id, supersedes, supersededBy string) {
 	}
 }
 
+// putAll puts ls in order, an hour apart.
+func putAll(t *testing.T, k *Base, ls ...*store.Learning) {
+	t.Helper()
+	for i, l := range ls {
+		mustPut(t, k, l, t0.Add(time.Duration(i)*time.Hour))
+	}
+}
+
+// supersededPair puts X and an active A that supersedes it.
+func supersededPair(t *testing.T, k *Base) (x, a *store.Learning) {
+	t.Helper()
+	x, a = cookieLearning(), activeLearning("OAuth state cookie: a correction")
+	a.Supersedes = x.ID
+	putAll(t, k, x, a)
+	return x, a
+}
+
 func fileOf(t *testing.T, d dirs, id string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(d.docPath(id))
@@ -178,9 +195,7 @@ func TestSupersedeChainLoopLinksNothing(t *testing.T) {
 			x, a := cookieLearning(), activeLearning("OAuth state cookie: first correction")
 			b, c := activeLearning("OAuth state cookie: second correction"), activeLearning("OAuth state cookie: third correction")
 			a.Supersedes, b.Supersedes, c.Supersedes = x.ID, a.ID, b.ID
-			for i, l := range []*store.Learning{x, a, b, c} {
-				mustPut(t, k, l, t0.Add(time.Duration(i)*time.Hour))
-			}
+			putAll(t, k, x, a, b, c)
 			before := map[string][]byte{}
 			for _, id := range []string{x.ID, a.ID, c.ID} {
 				before[id] = fileOf(t, d, id)
@@ -260,9 +275,7 @@ func TestSupersedeChainStopsAtTheLastReadable(t *testing.T) {
 			x := cookieLearning()
 			a, b, c := activeLearning("OAuth state cookie: first"), activeLearning("OAuth state cookie: second"), activeLearning("OAuth state cookie: third")
 			a.Supersedes, b.Supersedes, c.Supersedes = x.ID, a.ID, b.ID
-			for i, l := range []*store.Learning{x, a, b, c} {
-				mustPut(t, k, l, t0.Add(time.Duration(i)*time.Hour))
-			}
+			putAll(t, k, x, a, b, c)
 			tc.breakChain(t, d, x, a, b, c)
 			head := tc.head(x, a, b, c)
 			headBy := mustRead(t, k, head.ID).SupersededBy
@@ -298,9 +311,7 @@ func TestForgetChainHeadRestoresThePrevious(t *testing.T) {
 	ctx := context.Background()
 	x, a, b := cookieLearning(), activeLearning("OAuth state cookie: first correction"), activeLearning("OAuth state cookie: second correction")
 	a.Supersedes, b.Supersedes = x.ID, x.ID
-	for i, l := range []*store.Learning{x, a, b} {
-		mustPut(t, k, l, t0.Add(time.Duration(i)*time.Hour))
-	}
+	putAll(t, k, x, a, b)
 	wantLinks(t, k, a.ID, x.ID, b.ID)
 	if err := k.Forget(ctx, b.ID); err != nil {
 		t.Fatal(err)
@@ -340,12 +351,8 @@ func TestProposalSupersedesTheChainHead(t *testing.T) {
 // the chain, and the rewrite must not make it active again beside its
 // replacement. (On the old code Put dropped superseded_by.)
 func TestPutAgainKeepsSupersededBy(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
-	x, a := cookieLearning(), activeLearning("OAuth state cookie: a correction")
-	a.Supersedes = x.ID
-	mustPut(t, k, x, t0)
-	mustPut(t, k, a, t0.Add(time.Hour))
+	k := newDirs(t).open(t)
+	x, a := supersededPair(t, k)
 	again := cookieLearning()
 	again.Tags = append(again.Tags, "redirect")
 	if res := mustPut(t, k, again, t0.Add(2*time.Hour)); res.Action != "updated" {
@@ -357,15 +364,12 @@ func TestPutAgainKeepsSupersededBy(t *testing.T) {
 
 // While it waits, a draft naming a learning superseded already shows, as
 // what approving would retire, the newest learning of that one's chain,
-// which stays active until then (and whose show names the draft). (On the old code review named X, already
-// held, and said approving stopped its injection.)
+// which stays active until then (and whose show names the draft). (On the
+// old code review named X, already held, and said approving stopped its
+// injection.)
 func TestSupersedesOfShowsTheChainHead(t *testing.T) {
-	d := newDirs(t)
-	k := d.open(t)
-	x, a := cookieLearning(), activeLearning("OAuth state cookie: a correction")
-	a.Supersedes = x.ID
-	mustPut(t, k, x, t0)
-	mustPut(t, k, a, t0.Add(time.Hour))
+	k := newDirs(t).open(t)
+	x, a := supersededPair(t, k)
 	draft := pendingLearning("OAuth state cookie: a later correction")
 	draft.Supersedes = x.ID
 	mustPut(t, k, draft, t0.Add(2*time.Hour))
