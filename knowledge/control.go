@@ -65,8 +65,9 @@ func (k *Base) MarkAt(ctx context.Context, id, mark string, now time.Time) (*sto
 // edited it: it must parse and validate and keep its id, else nothing is
 // written. It is redacted like every write, its updated time set to now,
 // and its sidecar kept. A supersedes field it gains links the learning it
-// names back (superseded_by), as Put does: at once, or for a pending draft
-// when it is approved.
+// names back (superseded_by), as Put does (the newest learning of that
+// one's chain, when it was superseded already): at once, or for a pending
+// draft when it is approved.
 func (k *Base) Edit(ctx context.Context, id string, data []byte, now time.Time) (PutResult, error) {
 	l, err := store.Parse(data)
 	if err != nil {
@@ -83,6 +84,10 @@ func (k *Base) Edit(ctx context.Context, id string, data []byte, now time.Time) 
 		// Only a secret in the id itself changes it: refuse rather than
 		// write under another name.
 		return res, fmt.Errorf("the id holds a secret: %w", ErrIDChanged)
+	}
+	var named string
+	if !l.Pending() {
+		named = k.resolveSupersedes(l, nil)
 	}
 	ids := []string{id}
 	if l.Supersedes != "" {
@@ -107,7 +112,7 @@ func (k *Base) Edit(ctx context.Context, id string, data []byte, now time.Time) 
 		return res, err
 	}
 	if linked {
-		res.Supersedes = l.Supersedes
+		res.Supersedes, res.SupersedesNamed = l.Supersedes, named
 	}
 	return res, ch.Commit(ctx, ids...)
 }
@@ -157,9 +162,10 @@ func (k *Base) Update(ctx context.Context, id string, patch *store.Learning, sc 
 }
 
 // linkSuperseded writes superseded_by on the learning l supersedes, which
-// must be in the same index change as l. A supersedes naming no learning
-// (a writer's guess, a learning forgotten since) is dropped from l rather
-// than left dangling; linked reports whether the link was made. A pending
+// must be in the same index change as l: the one resolveSupersedes chose,
+// called before the change began so that the change covers it. A
+// supersedes naming no learning (a writer's guess, a learning forgotten
+// since) is dropped from l rather than left dangling; linked reports whether the link was made. A pending
 // draft links nothing: it is the writer's proposal, not yet the user's, so
 // the learning it would replace stays injected until the draft is
 // approved (approvePlain links it then) and is untouched if it is rejected.

@@ -80,20 +80,27 @@ func (k *Base) Target(l *store.Learning) *store.Learning {
 // new learning instead, under the draft's id. l says afterwards what was
 // done: Updates still names the target when it was updated, and is empty
 // when the draft became a learning of its own. A learning the draft
-// supersedes is linked now, to whichever learning the draft became.
-func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Time) error {
+// supersedes is linked now, to whichever learning the draft became (the
+// newest learning of its chain, when it was superseded already).
+func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Time) (Approved, error) {
+	a := Approved{Learning: l}
 	if k.Target(l) == nil {
 		l.Status, l.Updates = "", ""
+		named := k.resolveSupersedes(l, nil)
 		ids := withSuperseded([]*store.Learning{l})
 		ch := k.ix.BeginChange(ids...)
 		defer ch.Close()
 		if err := k.st.Write(l); err != nil {
-			return err
+			return a, err
 		}
-		if _, err := k.linkSuperseded(l); err != nil {
-			return errors.Join(err, ch.Commit(ctx, ids...))
+		linked, err := k.linkSuperseded(l)
+		if err != nil {
+			return a, errors.Join(err, ch.Commit(ctx, ids...))
 		}
-		return ch.Commit(ctx, ids...)
+		if linked {
+			a.Supersedes, a.SupersedesNamed = l.Supersedes, named
+		}
+		return a, ch.Commit(ctx, ids...)
 	}
 	patch := *l
 	patch.ID, patch.Type, patch.Scope, patch.Project = l.Updates, "", "", ""
@@ -106,13 +113,15 @@ func (k *Base) applyProposal(ctx context.Context, l *store.Learning, now time.Ti
 	}
 	// ErrBusy: the target is rewritten on disk and the next refresh
 	// indexes it, so the draft has done its work and goes too.
-	if _, err := k.Update(ctx, l.Updates, &patch, sc, now); err != nil && !errors.Is(err, index.ErrBusy) {
-		return err
-	} else if ferr := k.Forget(ctx, l.ID); ferr != nil {
-		return ferr
-	} else {
-		return err
+	res, err := k.Update(ctx, l.Updates, &patch, sc, now)
+	if err != nil && !errors.Is(err, index.ErrBusy) {
+		return a, err
 	}
+	a.Supersedes, a.SupersedesNamed = res.Supersedes, res.SupersedesNamed
+	if ferr := k.Forget(ctx, l.ID); ferr != nil {
+		return a, ferr
+	}
+	return a, err
 }
 
 // Proposal is what a draft proposes to update, as review shows it: the

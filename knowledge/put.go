@@ -26,6 +26,10 @@ type PutResult struct {
 	// superseded_by it ("" when it named none, or one that does not exist,
 	// or when this one is a pending draft: approval links it).
 	Supersedes string `json:"supersedes,omitempty"`
+	// SupersedesNamed is the learning this one named as replaced, when
+	// that one had been superseded already: Supersedes is then the newest
+	// learning of its chain, which this one replaced instead.
+	SupersedesNamed string `json:"supersedes_named,omitempty"`
 }
 
 // Put writes a learning and its sidecar through the store and indexes them
@@ -37,9 +41,15 @@ type PutResult struct {
 // extracted heuristically from the text. Secrets are redacted first, so the
 // id (and file name) Put uses is the redacted one. A learning whose
 // supersedes names an existing learning marks that one superseded_by it,
-// in the same index change, so it is never injected again; a pending
-// draft's supersedes waits for its approval (Approve).
+// in the same index change, so it is never injected again; when that one
+// was superseded already, the newest learning of its chain is the one
+// replaced (resolveSupersedes). A pending draft's supersedes waits for its
+// approval (Approve).
 func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, now time.Time) (PutResult, error) {
+	var named string
+	if !l.Pending() {
+		named = k.resolveSupersedes(l, nil)
+	}
 	// What documents/ held before this write, to show afterwards that
 	// nothing else changed meanwhile (index/dirprobe.go).
 	ids := []string{l.ID}
@@ -49,6 +59,9 @@ func (k *Base) Put(ctx context.Context, l *store.Learning, sc *store.Sidecar, no
 	ch := k.ix.BeginChange(ids...)
 	defer ch.Close()
 	res, err := k.write(l, sc, now)
+	if res.Supersedes != "" {
+		res.SupersedesNamed = named
+	}
 	if err != nil {
 		return res, err
 	}
@@ -81,7 +94,9 @@ func (k *Base) write(l *store.Learning, sc *store.Sidecar, now time.Time) (PutRe
 
 // prepare readies l to be written over what documents/ holds under its
 // id: redacted, and, when it updates a learning, keeping that one's
-// created time, unknown fields and tags.
+// created time, unknown fields, tags and the learning that superseded it
+// (a writer repeating a learning does not know its chain, and a rewrite
+// must not make a superseded learning active again).
 func (k *Base) prepare(l *store.Learning, now time.Time) PutResult {
 	redacted := l.Redact()
 	res := PutResult{ID: l.ID, Action: "added", Redacted: redacted}
@@ -93,6 +108,9 @@ func (k *Base) prepare(l *store.Learning, now time.Time) PutResult {
 		l.Updated = now
 		l.KeepExtra(old)
 		l.Tags = store.MergeTags(old.Tags, l.Tags)
+		if l.SupersededBy == "" {
+			l.SupersededBy = old.SupersededBy
+		}
 		res.Changes = store.Changes(old, l)
 	case errors.Is(err, store.ErrNotFound):
 		if l.Updated.IsZero() {

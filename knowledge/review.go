@@ -77,7 +77,8 @@ func (k *Base) Pending(ctx context.Context) ([]*store.Learning, error) {
 }
 
 // PendingSupersessors returns the ids of the drafts awaiting review that
-// would supersede the learning id once approved, oldest first, so that
+// would supersede the learning id once approved (naming it, or a learning
+// whose chain it is the newest of), oldest first, so that
 // 'reflect show' and the web view can say why a learning may soon be
 // held. It reads the drafts themselves: the inbox is small, and the index
 // keeps no supersedes column.
@@ -88,21 +89,36 @@ func (k *Base) PendingSupersessors(ctx context.Context, id string) ([]string, er
 	}
 	var out []string
 	for _, l := range pending {
-		if l.Supersedes == id && l.ID != id {
+		if l.Supersedes != "" && l.ID != id && k.wouldSupersede(l) == id {
 			out = append(out, l.ID)
 		}
 	}
 	return out, nil
 }
 
+// wouldSupersede is the id of the learning the draft l would supersede if
+// approved now: the one it names, or the newest learning of that one's
+// chain (resolveSupersedes); "" for none.
+func (k *Base) wouldSupersede(l *store.Learning) string {
+	approved := *l
+	approved.Status = ""
+	k.resolveSupersedes(&approved, nil)
+	return approved.Supersedes
+}
+
 // SupersedesOf is the learning the draft l would supersede once approved,
-// as review and the inbox show it (Missing when it is gone): nil when l
-// supersedes none.
+// as review and the inbox show it (Missing when it is gone): the one it
+// names, or the newest learning of that one's chain when it was
+// superseded already (resolveSupersedes); nil when l supersedes none.
 func (k *Base) SupersedesOf(l *store.Learning) *store.ChainLink {
 	if l.Supersedes == "" {
 		return nil
 	}
-	sup, _ := k.st.Chain(l)
+	approved := *l
+	if approved.Supersedes = k.wouldSupersede(l); approved.Supersedes == "" {
+		return nil
+	}
+	sup, _ := k.st.Chain(&approved)
 	if len(sup) == 0 {
 		return nil
 	}
@@ -131,12 +147,36 @@ func (k *Base) readPending(ids []string) ([]*store.Learning, error) {
 
 // Approve makes the drafts ids active learnings: their status goes, so the
 // hooks inject them from now on, and a learning one supersedes is marked
-// superseded_by it now (not when it was drafted). Their updated time is
-// kept (approval is not new content). A draft that proposes an update of
-// another learning (its updates field) rewrites that learning instead and
-// goes (applyProposal). All are checked before any is written, and the
-// index is updated once for all the plain drafts.
+// superseded_by it now (not when it was drafted; the newest learning of
+// that one's chain when it was superseded already since). Their updated
+// time is kept (approval is not new content). A draft that proposes an
+// update of another learning (its updates field) rewrites that learning
+// instead and goes (applyProposal). All are checked before any is
+// written, and the index is updated once for all the plain drafts.
 func (k *Base) Approve(ctx context.Context, ids ...string) ([]*store.Learning, error) {
+	done, err := k.ApproveDrafts(ctx, ids...)
+	out := make([]*store.Learning, len(done))
+	for i, a := range done {
+		out[i] = a.Learning
+	}
+	return out, err
+}
+
+// Approved is what approving one draft did.
+type Approved struct {
+	// Learning is the draft as approved (its updates field names the
+	// learning it rewrote, if any).
+	Learning *store.Learning
+	// Supersedes is the learning now superseded_by what the draft became
+	// ("" none), and SupersedesNamed the one the draft named when that one
+	// had been superseded already: Supersedes is then the newest learning
+	// of its chain, which approving retired instead.
+	Supersedes, SupersedesNamed string
+}
+
+// ApproveDrafts is Approve, saying for each draft which learning it
+// superseded.
+func (k *Base) ApproveDrafts(ctx context.Context, ids ...string) ([]Approved, error) {
 	unlock, err := k.LockDrafts(ctx)
 	if err != nil {
 		return nil, err
@@ -160,12 +200,12 @@ func (k *Base) Approve(ctx context.Context, ids ...string) ([]*store.Learning, e
 	}
 	now := time.Now()
 	for _, l := range proposals {
-		perr := k.applyProposal(ctx, l, now)
+		a, perr := k.applyProposal(ctx, l, now)
 		if perr != nil && !errors.Is(perr, index.ErrBusy) {
 			return done, errors.Join(err, perr)
 		}
 		err = errors.Join(err, perr)
-		done = append(done, l)
+		done = append(done, a)
 	}
 	return done, err
 }
@@ -186,10 +226,21 @@ func withSuperseded(ls []*store.Learning) []string {
 }
 
 // approvePlain takes the status off the drafts ls and links the learnings
-// they supersede, in one index change.
-func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]*store.Learning, error) {
+// they supersede, in one index change. Which learning each supersedes is
+// resolved before the change begins, so that it covers every file the
+// links write; a draft resolved after another of ls that superseded the
+// same chain continues that chain.
+func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]Approved, error) {
 	if len(ls) == 0 {
 		return nil, nil
+	}
+	done := make([]Approved, len(ls))
+	links := map[string]string{}
+	for i, l := range ls {
+		done[i] = Approved{Learning: l, SupersedesNamed: k.resolveSupersedes(l, links)}
+		if l.Supersedes != "" {
+			links[l.Supersedes] = l.ID
+		}
 	}
 	ids := withSuperseded(ls)
 	ch := k.ix.BeginChange(ids...)
@@ -200,15 +251,22 @@ func (k *Base) approvePlain(ctx context.Context, ls []*store.Learning) ([]*store
 			if i > 0 {
 				err = errors.Join(err, ch.Commit(ctx, ids...))
 			}
-			return ls[:i], err
+			return done[:i], err
 		}
-		if _, err := k.linkSuperseded(l); err != nil {
+		linked, err := k.linkSuperseded(l)
+		if err != nil {
 			// l is approved on disk; the learning it supersedes is not
 			// linked yet ('reflect edit' of l, saving it, links it).
-			return ls[:i+1], errors.Join(err, ch.Commit(ctx, ids...))
+			done[i].SupersedesNamed = ""
+			return done[:i+1], errors.Join(err, ch.Commit(ctx, ids...))
+		}
+		if linked {
+			done[i].Supersedes = l.Supersedes
+		} else {
+			done[i].SupersedesNamed = ""
 		}
 	}
-	return ls, ch.Commit(ctx, ids...)
+	return done, ch.Commit(ctx, ids...)
 }
 
 // Reject deletes the drafts ids and remembers their fingerprints in rej

@@ -164,9 +164,19 @@ func addRun(ctx context.Context, f *Factory, opts *AddOptions) error {
 		fmt.Fprintf(f.IO.Out, "  %s\n", describeChanges(res.Changes))
 	}
 	if res.Supersedes != "" {
-		fmt.Fprintf(f.IO.Out, "  supersedes %s (no longer injected)\n", res.Supersedes)
+		fmt.Fprintf(f.IO.Out, "  %s\n", supersedesNote(res.Supersedes, res.SupersedesNamed))
 	}
 	return nil
+}
+
+// supersedesNote says which learning a new one retired: sup, and named
+// when the one it named had been superseded already, so that it continued
+// that one's chain from its newest learning, sup.
+func supersedesNote(sup, named string) string {
+	if named == "" {
+		return "supersedes " + sup + " (no longer injected)"
+	}
+	return "supersedes " + sup + " (no longer injected), the newest correction of " + named + ", which was already superseded"
 }
 
 // addWrite updates the learning --update names, or puts l, refusing a

@@ -140,7 +140,10 @@ func editRun(cmd *cobra.Command, f *Factory, opts *EditOptions) error {
 					return printJSON(f.IO.Out, res)
 				}
 				fmt.Fprintf(f.IO.Out, "Updated %s\n  %s\n  %s\n", id, res.Path, describeChanges(res.Changes))
-				if res.Supersedes != "" {
+				switch {
+				case res.SupersedesNamed != "":
+					fmt.Fprintf(f.IO.Out, "  %s is now superseded by it (%s, which it names, was already superseded: it continues that chain)\n", res.Supersedes, res.SupersedesNamed)
+				case res.Supersedes != "":
 					fmt.Fprintf(f.IO.Out, "  %s is now superseded by it\n", res.Supersedes)
 				}
 				return nil

@@ -79,6 +79,11 @@ type reviewResult struct {
 	IDs    []string `json:"ids"`
 	// Updated maps each approved draft that updated a learning to it.
 	Updated map[string]string `json:"updated,omitempty"`
+	// Supersedes maps each approved draft that superseded a learning to
+	// it, and SupersedesNamed to the one the draft named when that one had
+	// been superseded already (the draft then continued its chain).
+	Supersedes      map[string]string `json:"supersedes,omitempty"`
+	SupersedesNamed map[string]string `json:"supersedes_named,omitempty"`
 	// Pending is how many drafts still await review.
 	Pending int `json:"pending"`
 }
@@ -239,8 +244,12 @@ func reviewApply(ctx context.Context, f *Factory, k *knowledge.Base, opts *Revie
 		return err
 	}
 	var done []*store.Learning
+	var approved []knowledge.Approved
 	if opts.Action == "approve" {
-		done, err = k.Approve(ctx, ids...)
+		approved, err = k.ApproveDrafts(ctx, ids...)
+		for _, a := range approved {
+			done = append(done, a.Learning)
+		}
 	} else {
 		done, err = k.Reject(ctx, knowledge.NewRejections(c.StateDir), ids...)
 	}
@@ -257,12 +266,11 @@ func reviewApply(ctx context.Context, f *Factory, k *knowledge.Base, opts *Revie
 	res := reviewResult{Action: pastTense(opts.Action), IDs: make([]string, len(done)), Pending: left}
 	for i, l := range done {
 		res.IDs[i] = l.ID
-		if opts.Action == "approve" && l.Updates != "" {
-			if res.Updated == nil {
-				res.Updated = map[string]string{}
-			}
-			res.Updated[l.ID] = l.Updates
-		}
+	}
+	for _, a := range approved {
+		setIn(&res.Updated, a.Learning.ID, a.Learning.Updates)
+		setIn(&res.Supersedes, a.Learning.ID, a.Supersedes)
+		setIn(&res.SupersedesNamed, a.Learning.ID, a.SupersedesNamed)
 	}
 	if opts.JSON {
 		return printJSON(f.IO.Out, res)
@@ -272,12 +280,26 @@ func reviewApply(ctx context.Context, f *Factory, k *knowledge.Base, opts *Revie
 		if u := res.Updated[l.ID]; u != "" {
 			fmt.Fprintf(f.IO.Out, "  updated %s with it (the draft is gone)\n", u)
 		}
+		if sup := res.Supersedes[l.ID]; sup != "" {
+			fmt.Fprintf(f.IO.Out, "  %s\n", supersedesNote(sup, res.SupersedesNamed[l.ID]))
+		}
 	}
 	if opts.Action == "reject" {
 		fmt.Fprintln(f.IO.Out, "The drain will not write the same content again.")
 	}
 	fmt.Fprintln(f.IO.Out, waitingNote(left))
 	return nil
+}
+
+// setIn sets m[k] = v, making m, when v is not empty.
+func setIn(m *map[string]string, k, v string) {
+	if v == "" {
+		return
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[k] = v
 }
 
 // reviewError says what to do about a failed approve or reject.
