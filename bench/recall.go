@@ -30,10 +30,10 @@ import (
 //
 // A set may also hold questions.jsonl: for each learning, the questions an
 // LLM writer emits (store.Learning.Questions, doc2query), for `bench recall
-// --questions`. The userset's were written blind: three writers got the
-// writer's instruction and the learnings, never the prompts.
+// --questions`. Both sets' were written blind: writers got the writer's
+// instruction and the learnings, never the prompts.
 //
-//go:embed recallset/kb/*.md recallset/prompts.jsonl userset/kb/*.md userset/prompts.jsonl userset/questions.jsonl
+//go:embed recallset/kb/*.md recallset/prompts.jsonl recallset/questions.jsonl userset/kb/*.md userset/prompts.jsonl userset/questions.jsonl
 var recallSets embed.FS
 
 // The labelled sets built in, by name.

@@ -197,36 +197,36 @@ func TestRecallUserSetAccounting(t *testing.T) {
 	}
 }
 
-// The userset carries a writer's questions for every learning, and
+// Both sets carry a writer's questions for every learning, and
 // WithQuestions writes them into the frontmatter and nothing else changes.
-func TestUserSetQuestions(t *testing.T) {
-	set, err := LoadSet(SetUser)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(set.Questions) != len(set.Learnings) {
-		t.Fatalf("questions for %d of %d learnings", len(set.Questions), len(set.Learnings))
-	}
-	with, err := set.WithQuestions()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range with.Learnings {
-		l, err := store.Parse(data)
+func TestSetQuestions(t *testing.T) {
+	for _, name := range SetNames {
+		set, err := LoadSet(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		orig, _ := store.Parse(set.Learnings[name])
-		if strings.Join(l.Questions, "|") != strings.Join(set.Questions[l.ID], "|") || len(l.Questions) < 3 {
-			t.Errorf("%s: questions %q, want %q", name, l.Questions, set.Questions[l.ID])
+		if len(set.Questions) != len(set.Learnings) {
+			t.Fatalf("%s: questions for %d of %d learnings", name, len(set.Questions), len(set.Learnings))
 		}
-		if l.Title != orig.Title || l.Body != orig.Body || strings.Join(l.Symptoms, "|") != strings.Join(orig.Symptoms, "|") {
-			t.Errorf("%s: WithQuestions changed more than the questions", name)
+		with, err := set.WithQuestions()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for file, data := range with.Learnings {
+			l, err := store.Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			orig, _ := store.Parse(set.Learnings[file])
+			if strings.Join(l.Questions, "|") != strings.Join(set.Questions[l.ID], "|") || len(l.Questions) < 3 {
+				t.Errorf("%s/%s: questions %q, want %q", name, file, l.Questions, set.Questions[l.ID])
+			}
+			if l.Title != orig.Title || l.Body != orig.Body || strings.Join(l.Symptoms, "|") != strings.Join(orig.Symptoms, "|") {
+				t.Errorf("%s/%s: WithQuestions changed more than the questions", name, file)
+			}
 		}
 	}
-	if old, _ := LoadRecallSet(); old.Questions != nil {
-		t.Errorf("the recallset has no questions.jsonl, yet got %d", len(old.Questions))
-	} else if _, err := old.WithQuestions(); err == nil {
+	if _, err := (&RecallSet{Name: "bare"}).WithQuestions(); err == nil {
 		t.Error("WithQuestions on a set without questions should fail")
 	}
 }
