@@ -223,7 +223,7 @@ synthetic learnings' filler words from everyday developer prose (the Go
 standard library's doc comments) instead of pseudo-words, so that words
 such as "order" or "database" are not rarer in the padding than in real
 notes. --questions gives the set's learnings the questions an LLM writer
-emits (what someone with the problem would ask; the userset's were written
+emits (what someone with the problem would ask; each set's were written
 by writers that never saw its prompts), and the synthetic ones questions
 made of the same question words, as a KB written by an LLM writer has them.`,
 		Example: `  reflect bench recall
