@@ -234,8 +234,8 @@ func TestBenchFlags(t *testing.T) {
 	refused(t, newCmdBenchGenerate(seamFactory(), func(*BenchGenerateOptions) error { called = true; return nil }), &called, "/tmp/kb", "--count", "0")
 
 	var rc *BenchRecallOptions
-	execute(t, newCmdBenchRecall(seamFactory(), func(o *BenchRecallOptions) error { rc = o; return nil }), "--set", "userset", "--sizes", "10,100", "--misses", "--padding", "everyday")
-	if want := (BenchRecallOptions{Sizes: []int{10, 100}, Set: "userset", Padding: "everyday", Misses: true}); rc == nil || !reflect.DeepEqual(*rc, want) {
+	execute(t, newCmdBenchRecall(seamFactory(), func(o *BenchRecallOptions) error { rc = o; return nil }), "--set", "userset", "--sizes", "10,100", "--misses", "--padding", "everyday", "--questions")
+	if want := (BenchRecallOptions{Sizes: []int{10, 100}, Set: "userset", Padding: "everyday", Questions: true, Misses: true}); rc == nil || !reflect.DeepEqual(*rc, want) {
 		t.Errorf("bench recall: %+v, want %+v", rc, want)
 	}
 	for _, args := range [][]string{{"--sizes", "0"}, {"--set", "nope"}, {"--padding", "nope"}} {
