@@ -95,3 +95,120 @@ func (k *Base) successors(l *store.Learning, successor func(string) (string, boo
 	}
 	return out
 }
+
+// Joined is a supersession chain joined over forgotten learnings:
+// Superseded, which the first of Forgotten superseded, stays superseded,
+// now by By, which superseded the last of them (X → A → B, A forgotten:
+// X → B). B corrected A, which corrected X: X is still outdated, and must
+// not come back beside B.
+type Joined struct {
+	Superseded string   `json:"superseded"`
+	By         string   `json:"by"`
+	Forgotten  []string `json:"forgotten"`
+}
+
+// relinkForgotten works out what forgetting gone changes in the learnings
+// that stay, before anything is written: each learning X one of gone
+// superseded (X.superseded_by naming it) is joined to the first learning B
+// past the forgotten run of X's chain (X.superseded_by = B, B.supersedes =
+// X), or, when the forgotten one was the head of the chain or B cannot be
+// followed (missing, malformed, a pending draft, not naming the forgotten
+// one back, a loop), is active again: a replacement that is gone replaces
+// nothing. It returns the learnings to write, each once however many links
+// of it change, and the joins.
+func (k *Base) relinkForgotten(gone []*store.Learning) (writes []*store.Learning, joined []Joined) {
+	isGone := make(map[string]*store.Learning, len(gone))
+	for _, l := range gone {
+		isGone[l.ID] = l
+	}
+	cache := map[string]*store.Learning{}
+	load := func(id string) *store.Learning {
+		if l, ok := cache[id]; ok {
+			return l
+		}
+		l, err := k.st.Read(id)
+		if err != nil {
+			l = nil
+		}
+		cache[id] = l
+		return l
+	}
+	written := map[string]bool{}
+	write := func(ls ...*store.Learning) {
+		for _, l := range ls {
+			if !written[l.ID] {
+				written[l.ID] = true
+				writes = append(writes, l)
+			}
+		}
+	}
+	for _, l := range gone {
+		x := l.Supersedes
+		if x == "" || x == l.ID || isGone[x] != nil {
+			continue
+		}
+		old := load(x)
+		if old == nil || old.SupersededBy != l.ID {
+			continue
+		}
+		b, between := k.successorPast(l, isGone, load)
+		if b == nil || b.ID == x || k.reaches(b, x, isGone, load) {
+			old.SupersededBy = ""
+			write(old)
+			continue
+		}
+		old.SupersededBy, b.Supersedes = b.ID, x
+		write(old, b)
+		joined = append(joined, Joined{Superseded: x, By: b.ID, Forgotten: between})
+	}
+	return writes, joined
+}
+
+// successorPast is the first learning after l in its chain that is not
+// being forgotten, and the forgotten ones from l to it; nil when l heads
+// its chain or the next one cannot be followed: missing or malformed, a
+// pending draft (an older reflect linked drafts: they are not the user's
+// yet), one whose supersedes does not name the learning before it back (a
+// link made by hand), a loop, or a chain longer than maxChainWalk.
+func (k *Base) successorPast(l *store.Learning, isGone map[string]*store.Learning, load func(string) *store.Learning) (*store.Learning, []string) {
+	between := []string{l.ID}
+	seen := map[string]bool{l.ID: true}
+	for cur := l; len(between) <= maxChainWalk; {
+		next := cur.SupersededBy
+		if next == "" || seen[next] {
+			return nil, nil
+		}
+		if g := isGone[next]; g != nil {
+			seen[next] = true
+			between = append(between, next)
+			cur = g
+			continue
+		}
+		b := load(next)
+		if b == nil || b.Pending() || b.Supersedes != cur.ID {
+			return nil, nil
+		}
+		return b, between
+	}
+	return nil, nil
+}
+
+// reaches says whether the chain from b (b itself excluded) runs into x:
+// joining x to b would then close a loop (one made by hand).
+func (k *Base) reaches(b *store.Learning, x string, isGone map[string]*store.Learning, load func(string) *store.Learning) bool {
+	id := b.SupersededBy
+	for steps := 0; id != "" && id != b.ID && steps < maxChainWalk; steps++ {
+		if id == x {
+			return true
+		}
+		l := isGone[id]
+		if l == nil {
+			l = load(id)
+		}
+		if l == nil {
+			return false
+		}
+		id = l.SupersededBy
+	}
+	return false
+}

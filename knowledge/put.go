@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -133,25 +132,52 @@ func sidecarOf(l *store.Learning, sc *store.Sidecar) *store.Sidecar {
 	return sc
 }
 
+// ForgetResult says what Forget changed besides deleting.
+type ForgetResult struct {
+	// Joined are the supersession chains joined over the forgotten
+	// learnings (relinkForgotten).
+	Joined []Joined `json:"joined,omitempty"`
+}
+
 // Forget removes learnings, their sidecars and their index entries, with
 // one targeted index update (one transaction) for all of them. It stops at
 // the first id that cannot be deleted; the ones deleted before it are still
-// taken out of the index. A learning one of them superseded is active
-// again (unlinkSuperseded).
+// taken out of the index. A learning one of them superseded is joined to
+// the learning that superseded the forgotten one, when there is one, and
+// is active again otherwise (relinkForgotten), in the same index change;
+// those links are written before anything is deleted, so that no learning
+// is ever left held, never injected, by one that no longer exists.
 func (k *Base) Forget(ctx context.Context, ids ...string) error {
+	_, err := k.ForgetAll(ctx, ids...)
+	return err
+}
+
+// ForgetAll is Forget, saying which chains it joined.
+func (k *Base) ForgetAll(ctx context.Context, ids ...string) (ForgetResult, error) {
 	var gone []*store.Learning
 	for _, id := range ids {
 		if l, err := k.st.Read(id); err == nil {
 			gone = append(gone, l)
 		}
 	}
-	if err := k.unlinkSuperseded(ctx, gone); err != nil && !errors.Is(err, index.ErrBusy) {
-		return err
+	relinked, joined := k.relinkForgotten(gone)
+	var changed []string
+	for _, l := range relinked {
+		changed = append(changed, l.ID)
 	}
+	ch := k.ix.BeginChange(append(changed[:len(changed):len(changed)], ids...)...)
+	defer ch.Close()
+	for i, l := range relinked {
+		if err := k.st.Write(l); err != nil {
+			if i > 0 {
+				err = errors.Join(err, ch.Commit(ctx, changed[:i]...))
+			}
+			return ForgetResult{}, err
+		}
+	}
+	res := ForgetResult{Joined: joined}
 	var failed error
 	deleted := 0
-	ch := k.ix.BeginChange(ids...)
-	defer ch.Close()
 	for _, id := range ids {
 		if failed = k.st.Delete(id); failed != nil {
 			break
@@ -161,44 +187,12 @@ func (k *Base) Forget(ctx context.Context, ids ...string) error {
 	if deleted > 0 {
 		// The id that failed may have lost its document before its
 		// sidecar; looking at it too costs nothing.
-		if err := ch.Commit(ctx, ids[:min(deleted+1, len(ids))]...); err != nil {
-			return errors.Join(failed, err)
+		changed = append(changed, ids[:min(deleted+1, len(ids))]...)
+	}
+	if len(changed) > 0 {
+		if err := ch.Commit(ctx, changed...); err != nil {
+			return res, errors.Join(failed, err)
 		}
 	}
-	return failed
-}
-
-// unlinkSuperseded takes superseded_by off the learnings that name one of
-// ls, which are about to be deleted: a replacement that is gone (forgotten,
-// or a rejected draft an older reflect linked) replaces nothing, and no
-// learning may stay held, never injected, by one that no longer exists.
-func (k *Base) unlinkSuperseded(ctx context.Context, ls []*store.Learning) error {
-	var ids []string
-	for _, l := range ls {
-		if l.Supersedes == "" || l.Supersedes == l.ID {
-			continue
-		}
-		if old, err := k.st.Read(l.Supersedes); err == nil && old.SupersededBy == l.ID {
-			ids = append(ids, old.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	ch := k.ix.BeginChange(ids...)
-	defer ch.Close()
-	for i, id := range ids {
-		old, err := k.st.Read(id)
-		if err == nil {
-			old.SupersededBy = ""
-			err = k.st.Write(old)
-		}
-		if err != nil {
-			if i > 0 {
-				err = errors.Join(err, ch.Commit(ctx, ids[:i]...))
-			}
-			return err
-		}
-	}
-	return ch.Commit(ctx, ids...)
+	return res, failed
 }

@@ -83,3 +83,45 @@ func TestReviewApproveContinuesTheChain(t *testing.T) {
 		t.Errorf("show of the first draft:\n%s", out)
 	}
 }
+
+// Forgetting the middle of X -> A -> B keeps X superseded, now by B, and
+// forget says so (text and --json); forgetting the head says nothing of it.
+func TestForgetMiddleSaysTheJoin(t *testing.T) {
+	t.Parallel()
+	for _, asJSON := range []bool{false, true} {
+		k := tempKB(t)
+		x := addJSON(t, k, "--title", "Widget cache needs warming by hand", "--insight", "run warm-cache before the widget benchmark")
+		a := addJSON(t, k, "--supersedes", x.ID, "--title", "Widget cache warms itself since v2", "--insight", "v2 warms the widget cache on start")
+		b := addJSON(t, k, "--supersedes", a.ID, "--title", "Gadget preload replaced widget warming", "--insight", "v3 preloads gadgets; no warm step at all")
+		if !asJSON {
+			out := k.mustRun(t, "forget", "--yes", a.ID)
+			if want := "Forgot " + a.ID + ".\n" + x.ID + " stays superseded, now by " + b.ID + ".\n"; out != want {
+				t.Errorf("forget of the middle learning:\n%s\nwant:\n%s", out, want)
+			}
+		} else {
+			var res struct {
+				IDs       []string           `json:"ids"`
+				Forgotten bool               `json:"forgotten"`
+				Joined    []knowledge.Joined `json:"joined"`
+			}
+			out := k.mustRun(t, "forget", "--yes", "--json", a.ID)
+			if err := json.Unmarshal([]byte(out), &res); err != nil {
+				t.Fatalf("forget --json: %v\n%s", err, out)
+			}
+			if !res.Forgotten || len(res.Joined) != 1 || res.Joined[0].Superseded != x.ID || res.Joined[0].By != b.ID ||
+				len(res.Joined[0].Forgotten) != 1 || res.Joined[0].Forgotten[0] != a.ID {
+				t.Errorf("forget --json of the middle learning: %s", out)
+			}
+		}
+		if out := k.mustRun(t, "show", x.ID); !strings.Contains(out, "Superseded by:\n  - "+b.ID) {
+			t.Errorf("show of X after the forget:\n%s", out)
+		}
+		if out := k.mustRun(t, "show", b.ID); !strings.Contains(out, "Supersedes:\n  - "+x.ID) {
+			t.Errorf("show of B after the forget:\n%s", out)
+		}
+		out := k.mustRun(t, "forget", "--yes", b.ID)
+		if out != "Forgot "+b.ID+".\n" {
+			t.Errorf("forget of the head:\n%s", out)
+		}
+	}
+}

@@ -33,7 +33,11 @@ Forgetting cannot be undone (unless documents/ is under version control):
 on a terminal forget lists what it will delete and asks first; elsewhere
 (scripts, agents) it refuses unless --yes is given. --dry-run only lists.
 All ids are resolved before anything is deleted: one unknown or ambiguous
-id deletes nothing.`,
+id deletes nothing.
+
+A learning the forgotten one superseded is active again, unless the
+forgotten one had been superseded in its turn: in X → A → B, forgetting A
+leaves X superseded, now by B (forget says so; --json: "joined").`,
 		Example: `  reflect forget 3f9a1c
   reflect forget --dry-run lrn-oauth
   reflect forget --yes 3f9a1c b41d07`,
@@ -76,16 +80,24 @@ id deletes nothing.`,
 				return err
 			}
 			defer ix.Close()
-			if err := knowledge.New(ix).Forget(cmd.Context(), ids...); err != nil {
+			res, err := knowledge.New(ix).ForgetAll(cmd.Context(), ids...)
+			if err != nil {
 				if err := f.notIndexedYet(err, "deleted "+strings.Join(ids, ", ")+", still in the index"); err != nil {
 					return err
 				}
 			}
 			if opts.JSON {
-				return printJSON(f.IO.Out, map[string]any{"ids": ids, "forgotten": true})
+				joined := res.Joined
+				if joined == nil {
+					joined = []knowledge.Joined{}
+				}
+				return printJSON(f.IO.Out, map[string]any{"ids": ids, "forgotten": true, "joined": joined})
 			}
 			for _, id := range ids {
 				fmt.Fprintf(f.IO.Out, "Forgot %s.\n", id)
+			}
+			for _, j := range res.Joined {
+				fmt.Fprintf(f.IO.Out, "%s stays superseded, now by %s.\n", j.Superseded, j.By)
 			}
 			return nil
 		},
