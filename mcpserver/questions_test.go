@@ -49,3 +49,34 @@ func TestGetReturnsQuestions(t *testing.T) {
 		t.Errorf("recall injected a question as the answer: %s", data)
 	}
 }
+
+// remember keeps the questions an agent gives, bounded and redacted as a
+// writer's, and search finds the learning by their words.
+func TestRememberTakesQuestions(t *testing.T) {
+	t.Parallel()
+	c := kb(t)
+	cs := connect(t, c)
+	secret := "ghp_" + strings.Repeat("b", 36)
+	var added RememberOutput
+	mustOK(t, cs, "remember", map[string]any{
+		"title":       "Celery drops tasks it does not know",
+		"key_insight": "A worker started without the tasks module logs 'Received unregistered task' and discards the job; import it in the worker's app.",
+		"questions": []string{"jobs get queued but the worker just throws them away", "why is my background job silently gone?",
+			"token " + secret + " in the log", "four", "five", "six is one too many"},
+	}, &added)
+	l, err := store.Open(c.DocumentsDir()).Read(added.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Questions) != store.MaxQuestions || l.Questions[0] != "jobs get queued but the worker just throws them away" {
+		t.Fatalf("questions on disk: %q", l.Questions)
+	}
+	if strings.Contains(strings.Join(l.Questions, " "), secret) {
+		t.Errorf("a secret in a question reached disk: %q", l.Questions)
+	}
+	var found SearchOutput
+	mustOK(t, cs, "search", map[string]any{"query": "background job silently gone"}, &found)
+	if len(found.Results) == 0 || found.Results[0].ID != added.ID {
+		t.Errorf("search by a question's words: %+v", found.Results)
+	}
+}

@@ -138,7 +138,7 @@ func TestToolsListedWithSchemasAndAnnotations(t *testing.T) {
 		"search":   {"query", "limit", "project"},
 		"recall":   {"task", "session_id"},
 		"get":      {"id"},
-		"remember": {"title", "key_insight", "body", "tags", "confidence", "scope", "project", "force"},
+		"remember": {"title", "key_insight", "body", "tags", "questions", "confidence", "scope", "project", "force"},
 		"forget":   {"id"},
 		"list":     {"project", "limit"},
 		"mark":     {"id", "mark"},

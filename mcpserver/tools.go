@@ -103,6 +103,7 @@ type RememberInput struct {
 	KeyInsight string   `json:"key_insight" jsonschema:"what to remember next time, in one or two sentences"`
 	Body       string   `json:"body,omitempty" jsonschema:"markdown: Problem / Solution / Context; commands, paths and error messages verbatim"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"a few lowercase keywords"`
+	Questions  []string `json:"questions,omitempty" jsonschema:"3 to 5 things a developer who has this problem, and does not yet know its cause, would type to their coding agent, in their own words (what they saw, a question, a half-remembered name; not the cause or the fix). Searched so that the learning is found in other words than its own; never shown as the answer"`
 	Confidence string   `json:"confidence,omitempty" jsonschema:"high (verified), medium (default) or low (a hunch)"`
 	Scope      string   `json:"scope,omitempty" jsonschema:"project (true of this codebase) or global (true anywhere)"`
 	Project    string   `json:"project,omitempty" jsonschema:"the project it belongs to (default for scope project: the server's directory's project)"`
@@ -408,7 +409,8 @@ func learningOf(l *store.Learning) Learning {
 func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in RememberInput) (*mcp.CallToolResult, RememberOutput, error) {
 	var out RememberOutput
 	fields := map[string]string{"title": in.Title, "key_insight": in.KeyInsight, "body": in.Body,
-		"confidence": in.Confidence, "scope": in.Scope, "project": in.Project, "tags": strings.Join(in.Tags, ",")}
+		"confidence": in.Confidence, "scope": in.Scope, "project": in.Project, "tags": strings.Join(in.Tags, ","),
+		"questions": strings.Join(in.Questions, "\n")}
 	if err := checkSize(fields); err != nil {
 		return nil, out, err
 	}
@@ -421,6 +423,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	l := &store.Learning{
 		Title: redact.String(in.Title), KeyInsight: redact.String(in.KeyInsight), Body: redact.String(in.Body),
 		Confidence: in.Confidence, Scope: in.Scope, Project: in.Project,
+		Questions: store.CleanQuestions(in.Questions),
 	}
 	for _, t := range in.Tags {
 		if t = strings.TrimSpace(redact.String(t)); t != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/reflectkb/reflect/internal/safetext"
 	"github.com/reflectkb/reflect/internal/text"
+	"github.com/reflectkb/reflect/store"
 	"github.com/reflectkb/reflect/transcript"
 )
 
@@ -169,7 +170,7 @@ func parseQuestions(data []byte, subs []Subject) (*Output, error) {
 		if !asked[id] {
 			continue
 		}
-		qs := cleanList(r.Questions, draftMaxQuestions, draftMaxSymptom, nil)
+		qs := store.CleanQuestions(r.Questions)
 		if len(qs) == 0 {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reflectkb/reflect/store"
 	"github.com/reflectkb/reflect/transcript"
 )
 
@@ -108,8 +109,8 @@ func TestParseQuestions(t *testing.T) {
 		t.Fatalf("drafts = %+v", out.Learnings)
 	}
 	q := out.Learnings[0].Questions
-	if len(q) != draftMaxQuestions {
-		t.Fatalf("%d questions, want %d: %q", len(q), draftMaxQuestions, q)
+	if len(q) != store.MaxQuestions {
+		t.Fatalf("%d questions, want %d: %q", len(q), store.MaxQuestions, q)
 	}
 	b, _ := json.Marshal(out)
 	if strings.Contains(string(b), secret) || !strings.Contains(q[1], "[REDACTED") {

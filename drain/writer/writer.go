@@ -122,7 +122,6 @@ const (
 	draftMaxTag         = 40
 	draftMaxSymptoms    = 10
 	draftMaxSymptom     = 200
-	draftMaxQuestions   = 5 // each at most draftMaxSymptom
 	draftMaxEntities    = 30
 	draftMaxEntityName  = 120
 	draftMaxDescription = 300
@@ -306,7 +305,7 @@ func normaliseDraft(item json.RawMessage, cwd string) (Draft, string) {
 		Category:   text.CutRunes(strings.ToLower(oneLineText(string(r.Category))), draftMaxCategory),
 		Tags:       cleanList(r.Tags, draftMaxTags, draftMaxTag, strings.ToLower),
 		Symptoms:   cleanList(r.Symptoms, draftMaxSymptoms, draftMaxSymptom, nil),
-		Questions:  cleanList(r.Questions, draftMaxQuestions, draftMaxSymptom, nil),
+		Questions:  store.CleanQuestions(r.Questions),
 		Cites:      cleanCites(r.Cites, cwd),
 	}
 	if id := strings.TrimSpace(string(r.Supersedes)); store.ValidID(id) {

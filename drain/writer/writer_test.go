@@ -367,7 +367,7 @@ func TestParseOutputSupersedes(t *testing.T) {
 }
 
 // A writer's questions are kept like its symptoms: one line each, redacted,
-// deduplicated, at most draftMaxQuestions of at most draftMaxSymptom.
+// deduplicated, at most store.MaxQuestions of at most draftMaxSymptom.
 func TestParseOutputQuestions(t *testing.T) {
 	t.Parallel()
 	secret := "ghp_" + strings.Repeat("a1B2", 9)
@@ -392,8 +392,8 @@ func TestParseOutputQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := out.Learnings[0].Questions
-	if len(q) != draftMaxQuestions {
-		t.Fatalf("%d questions, want %d: %q", len(q), draftMaxQuestions, q)
+	if len(q) != store.MaxQuestions {
+		t.Fatalf("%d questions, want %d: %q", len(q), store.MaxQuestions, q)
 	}
 	if q[0] != "why do my tests pass one by one but fail together?" {
 		t.Errorf("question not folded to one line: %q", q[0])
