@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // Copilot CLI: hooks land under the PascalCase events in settings.json
@@ -200,7 +202,7 @@ func TestStatuses(t *testing.T) {
 func TestVersion(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "copilot")
-	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'GitHub Copilot CLI 1.0.102.'\necho 'Run copilot update 2.0.0'\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(bin, []byte("#!/bin/sh\necho 'GitHub Copilot CLI 1.0.102.'\necho 'Run copilot update 2.0.0'\n")); err != nil {
 		t.Fatal(err)
 	}
 	if v := version(context.Background(), bin); v != "1.0.102" {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // The plugin reflect installs into OpenCode, run under node with a stub
@@ -108,7 +110,7 @@ func runPluginDriver(t *testing.T, dir, script, driver string) string {
 		t.Skip("node is not installed")
 	}
 	stub := filepath.Join(dir, "reflect")
-	if err := os.WriteFile(stub, []byte(script), 0o755); err != nil {
+	if err := testfs.WriteExecutable(stub, []byte(script)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "reflect.mjs"), openCodePluginFor(stub), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/reflectkb/reflect/internal/jsonobj"
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // pluginNotice is the one line the plugin's SessionStart hook prints, as
@@ -105,7 +106,7 @@ func TestPluginHooksWithoutReflect(t *testing.T) {
 	// With a reflect on PATH (here a script that prints its arguments).
 	withReflect := t.TempDir()
 	fake := "#!/bin/sh\necho \"ran: $*\"\n"
-	if err := os.WriteFile(filepath.Join(withReflect, "reflect"), []byte(fake), 0o755); err != nil {
+	if err := testfs.WriteExecutable(filepath.Join(withReflect, "reflect"), []byte(fake)); err != nil {
 		t.Fatal(err)
 	}
 	out, err := runHook(t, cmds["UserPromptSubmit"], withReflect+string(os.PathListSeparator)+os.Getenv("PATH"))

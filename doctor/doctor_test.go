@@ -12,6 +12,7 @@ import (
 	"github.com/reflectkb/reflect/agents"
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -325,7 +326,7 @@ func TestGeminiHooksCheck(t *testing.T) {
 func TestWriterAndSpend(t *testing.T) {
 	home := t.TempDir()
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)

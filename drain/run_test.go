@@ -411,7 +411,7 @@ func writeScript(t testing.TB, path, script string) {
 	t.Helper()
 	// Write then rename: a running script is never rewritten under it.
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte("#!/bin/sh\n"+fakeHelp+script), 0o755); err != nil {
+	if err := testfs.WriteExecutable(tmp, []byte("#!/bin/sh\n"+fakeHelp+script)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // A learning written on this machine while a sync pulls (a hook, a drain,
@@ -203,14 +205,14 @@ func TestRefusalReportedWithAFailedPush(t *testing.T) {
 	mustInit(t, a)
 	evil := filepath.Join(root, "evil")
 	gitT(t, root, "clone", "-q", remote, evil)
-	if err := os.WriteFile(filepath.Join(evil, "evil.sh"), []byte("echo pwned\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(filepath.Join(evil, "evil.sh"), []byte("echo pwned\n")); err != nil {
 		t.Fatal(err)
 	}
 	gitT(t, evil, "add", "-A")
 	gitT(t, evil, "-c", "user.email=m@example.com", "-c", "user.name=m", "commit", "-q", "-m", "x")
 	gitT(t, evil, "push", "-q", "origin", "HEAD:main")
 	hook := filepath.Join(remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(hook, []byte("#!/bin/sh\nexit 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	write(t, a, newLearning("Local", "local"))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -332,7 +333,7 @@ func TestRejectingRemote(t *testing.T) {
 	root := isolate(t)
 	remote := bareRemote(t, root)
 	hook := filepath.Join(remote, "hooks", "pre-receive")
-	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'pushes are closed' >&2\nexit 1\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(hook, []byte("#!/bin/sh\necho 'pushes are closed' >&2\nexit 1\n")); err != nil {
 		t.Fatal(err)
 	}
 	a := machine(root, "a", remote)

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // fakeEditor writes a shell script that edits the file it is given as
@@ -13,7 +15,7 @@ import (
 func fakeEditor(t *testing.T, k *testKB, script string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "editor.sh")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\nset -e\nf=\"$1\"\n"+script), 0o700); err != nil {
+	if err := testfs.WriteExecutable(path, []byte("#!/bin/sh\nset -e\nf=\"$1\"\n"+script)); err != nil {
 		t.Fatal(err)
 	}
 	k.env["VISUAL"] = path

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/internal/testfs"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -74,7 +75,7 @@ func enrichKB(t *testing.T, mode string) (kb *testKB, marker string) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "enrich-writer")
 	body := strings.Replace(enrichWriterScript, `"$SECRET_WORD"`, `"`+enrichSecret+`"`, 1)
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+	if err := testfs.WriteExecutable(script, []byte(body)); err != nil {
 		t.Fatal(err)
 	}
 	marker = filepath.Join(dir, "runs")
@@ -371,7 +372,7 @@ func TestEnrichWithClaudeCountsTheCost(t *testing.T) {
 	kb := tempKB(t)
 	kb.env["REFLECT_WRITER"] = "claude"
 	claude := filepath.Join(t.TempDir(), "claude")
-	if err := os.WriteFile(claude, []byte(claudeEnrichScript), 0o755); err != nil {
+	if err := testfs.WriteExecutable(claude, []byte(claudeEnrichScript)); err != nil {
 		t.Fatal(err)
 	}
 	ids := addLearnings(t, kb, 10)

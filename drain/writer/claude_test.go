@@ -34,7 +34,7 @@ func fakeBin(t *testing.T, name, script string, extra ...string) fake {
 func writeFake(t *testing.T, name, body string, extra []string) fake {
 	t.Helper()
 	f := fake{path: filepath.Join(t.TempDir(), name), out: t.TempDir()}
-	if err := os.WriteFile(f.path, []byte(body), 0o755); err != nil {
+	if err := testfs.WriteExecutable(f.path, []byte(body)); err != nil {
 		t.Fatal(err)
 	}
 	f.env = append(append(os.Environ(), "FAKE_OUT="+f.out), extra...)
@@ -224,7 +224,7 @@ case "$1" in
   *) echo '{"type":"result","subtype":"success","is_error":false,"result":"{\"learnings\":[]}"}' ;;
 esac
 `
-		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+		if err := testfs.WriteExecutable(filepath.Join(bin, name), []byte(script)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 func scriptFile(t *testing.T, body string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "writer.sh")
-	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+fakeHelp+body+"\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(path, []byte("#!/bin/sh\n"+fakeHelp+body+"\n")); err != nil {
 		t.Fatal(err)
 	}
 	return path

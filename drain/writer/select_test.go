@@ -1,12 +1,13 @@
 package writer
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/reflectkb/reflect/internal/testfs"
 )
 
 // onPath is a fake exec.LookPath that finds only the named programs.
@@ -154,7 +155,7 @@ func TestSelectPassesEnv(t *testing.T) {
 
 func TestSelectDefaultLookPath(t *testing.T) {
 	bin := t.TempDir()
-	if err := os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := testfs.WriteExecutable(filepath.Join(bin, "codex"), []byte("#!/bin/sh\n")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin) // codex, and no claude
