@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/knowledge"
@@ -23,8 +24,81 @@ type inboxData struct {
 	// supersede (injected until then).
 	Supersedes map[string]*store.ChainLink
 	// Done says what the last post did ("approved 2").
-	Done  string
-	Error string
+	Done string
+	// Superseded says which learnings the last approval superseded, as
+	// 'reflect review approve' does; SupersededMore counts those the
+	// redirect's address had no room for.
+	Superseded     []supersedeNote
+	SupersededMore int
+	Error          string
+}
+
+// supersedeNote is one learning an approved draft superseded: Sup, and
+// Named when the draft named a learning already superseded, so that the
+// draft continued that one's chain from its newest learning, Sup.
+type supersedeNote struct {
+	Draft, Sup, Named string
+}
+
+// maxNotes bounds the notes a redirect carries in its address.
+const maxNotes = 20
+
+// idSep joins the ids of one note in a query value: no id holds it.
+const idSep = "~"
+
+// noteIDs splits a query value of idSep-joined ids back, nil unless it is
+// lo to hi valid ids: the address is not a place to put text on the
+// page.
+func noteIDs(v string, lo, hi int) []string {
+	ids := strings.Split(v, idSep)
+	if len(ids) < lo || len(ids) > hi {
+		return nil
+	}
+	for _, id := range ids {
+		if !store.ValidID(id) {
+			return nil
+		}
+	}
+	return ids
+}
+
+// supersedeNotes reads the notes an approval's redirect carries.
+func supersedeNotes(q url.Values) (notes []supersedeNote, more int) {
+	for _, v := range q["sup"] {
+		if ids := noteIDs(v, 2, 3); ids != nil && len(notes) < maxNotes {
+			n := supersedeNote{Draft: ids[0], Sup: ids[1]}
+			if len(ids) == 3 {
+				n.Named = ids[2]
+			}
+			notes = append(notes, n)
+		}
+	}
+	more, _ = strconv.Atoi(q.Get("supmore"))
+	return notes, max(more, 0)
+}
+
+// approvedQuery is the redirect's query after approving: the count, and
+// the learnings the drafts superseded.
+func approvedQuery(done []knowledge.Approved) string {
+	q := "done=approved&n=" + strconv.Itoa(len(done))
+	notes := 0
+	for _, a := range done {
+		if a.Supersedes == "" {
+			continue
+		}
+		if notes++; notes > maxNotes {
+			continue
+		}
+		v := a.Learning.ID + idSep + a.Supersedes
+		if a.SupersedesNamed != "" {
+			v += idSep + a.SupersedesNamed
+		}
+		q += "&sup=" + url.QueryEscape(v)
+	}
+	if notes > maxNotes {
+		q += "&supmore=" + strconv.Itoa(notes-maxNotes)
+	}
+	return q
 }
 
 // targetsOf describes, by draft id, what the drafts among pending update.
@@ -71,6 +145,9 @@ func (s *Server) inboxPage(w http.ResponseWriter, r *http.Request) {
 		case "approved", "rejected":
 			d.Done = action + " " + strconv.Itoa(n)
 		}
+		if r.URL.Query().Get("done") == "approved" {
+			d.Superseded, d.SupersededMore = supersedeNotes(r.URL.Query())
+		}
 	}
 	s.renderPage(w, http.StatusOK, "inbox", page{Title: "Review inbox", Nav: "inbox", Data: d})
 }
@@ -99,11 +176,12 @@ func (s *Server) inboxAction(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var done []*store.Learning
+	var approved []knowledge.Approved
 	err := s.lockedIndex(func(ix *index.Index) error {
 		var err error
 		k := knowledge.New(ix)
 		if action == "approve" {
-			done, err = k.Approve(r.Context(), ids...)
+			approved, err = k.ApproveDrafts(r.Context(), ids...)
 		} else {
 			done, err = k.Reject(r.Context(), knowledge.NewRejections(s.cfg.StateDir), ids...)
 		}
@@ -119,6 +197,9 @@ func (s *Server) inboxAction(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusInternalServerError, action+": "+err.Error())
 		return
 	}
-	past := map[string]string{"approve": "approved", "reject": "rejected"}[action]
-	http.Redirect(w, r, "/inbox?done="+past+"&n="+strconv.Itoa(len(done)), http.StatusSeeOther)
+	q := "done=rejected&n=" + strconv.Itoa(len(done))
+	if action == "approve" {
+		q = approvedQuery(approved)
+	}
+	http.Redirect(w, r, "/inbox?"+q, http.StatusSeeOther)
 }

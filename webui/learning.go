@@ -216,12 +216,23 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, http.StatusOK, "forget", page{Title: "Forget " + l.Title, Data: l})
 		return
 	}
-	err = s.lockedIndex(func(ix *index.Index) error { return knowledge.New(ix).Forget(r.Context(), l.ID) })
+	var res knowledge.ForgetResult
+	err = s.lockedIndex(func(ix *index.Index) error {
+		var err error
+		res, err = knowledge.New(ix).ForgetAll(r.Context(), l.ID)
+		return err
+	})
 	if err != nil && !errors.Is(err, index.ErrBusy) {
 		s.fail(w, http.StatusInternalServerError, "forget "+l.ID+": "+err.Error())
 		return
 	}
 	// ErrBusy: the file is deleted; the next search's refresh drops it
 	// from the index, as the CLI reports.
-	http.Redirect(w, r, "/?forgot="+url.QueryEscape(l.ID), http.StatusSeeOther)
+	q := "forgot=" + url.QueryEscape(l.ID)
+	for i, j := range res.Joined {
+		if i < maxNotes {
+			q += "&joined=" + url.QueryEscape(j.Superseded+idSep+j.By)
+		}
+	}
+	http.Redirect(w, r, "/?"+q, http.StatusSeeOther)
 }

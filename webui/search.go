@@ -72,9 +72,21 @@ type SearchResponse struct {
 	Recent bool `json:"recent,omitempty"`
 }
 
+// joinNote is a supersession chain a forget joined: Superseded stays
+// superseded, now by By ('reflect forget' says so too).
+type joinNote struct {
+	Superseded, By string
+}
+
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	var joined []joinNote
+	for _, v := range r.URL.Query()["joined"] {
+		if ids := noteIDs(v, 2, 2); ids != nil && len(joined) < maxNotes {
+			joined = append(joined, joinNote{Superseded: ids[0], By: ids[1]})
+		}
+	}
 	s.renderPage(w, http.StatusOK, "search", page{Title: "Search", Nav: "search", Scripts: []string{"search.js"},
-		Data: map[string]any{"Types": store.Types, "Confidences": store.Confidences}})
+		Data: map[string]any{"Types": store.Types, "Confidences": store.Confidences, "Joined": joined}})
 }
 
 func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
