@@ -114,7 +114,8 @@ type Joined struct {
 // X), or, when the forgotten one was the head of the chain or B cannot be
 // followed (missing, malformed, a pending draft, not naming the forgotten
 // one back, a loop), is active again: a replacement that is gone replaces
-// nothing. It returns the learnings to write, each once however many links
+// nothing. A learning that superseded a forgotten one and is joined to
+// none supersedes nothing. It returns the learnings to write, each once however many links
 // of it change, and the joins.
 func (k *Base) relinkForgotten(gone []*store.Learning) (writes []*store.Learning, joined []Joined) {
 	isGone := make(map[string]*store.Learning, len(gone))
@@ -160,6 +161,21 @@ func (k *Base) relinkForgotten(gone []*store.Learning) (writes []*store.Learning
 		old.SupersededBy, b.Supersedes = b.ID, x
 		write(old, b)
 		joined = append(joined, Joined{Superseded: x, By: b.ID, Forgotten: between})
+	}
+	// A learning that superseded a forgotten one and was joined to none
+	// above stops naming it: the id carries the forgotten title, and sync
+	// and show would carry a link to nothing on. A pending draft is not
+	// the user's yet: approving it resolves what it supersedes
+	// (resolveSupersedes).
+	for _, l := range gone {
+		next := l.SupersededBy
+		if next == "" || next == l.ID || isGone[next] != nil {
+			continue
+		}
+		if s := load(next); s != nil && !s.Pending() && s.Supersedes == l.ID {
+			s.Supersedes = ""
+			write(s)
+		}
 	}
 	return writes, joined
 }

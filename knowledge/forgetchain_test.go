@@ -44,7 +44,7 @@ func wantGone(t *testing.T, k *Base, id string) {
 // whichever of them are forgotten and in whichever order; forgetting the
 // head brings the previous one back. Only the two joined learnings are
 // rewritten. (On the old code X came back beside B, and B named a
-// learning that no longer existed.)
+// learning that no longer existed; forgetting X left A naming it.)
 func TestForgetJoinsTheChain(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -67,6 +67,11 @@ func TestForgetJoinsTheChain(t *testing.T) {
 		{"the head and the one before", []string{"C", "B"}, []string{"X", "A"}, nil, []string{"A"}},
 		{"two apart", []string{"A", "B"}, []string{"X", "C"},
 			[]Joined{{Superseded: "X", By: "C", Forgotten: []string{"A"}}}, []string{"X", "C"}},
+		// The first of a chain: the one after it no longer names it (a
+		// forgotten learning's id, which carries its title, stays nowhere).
+		{"the first", []string{"X"}, []string{"A", "C", "B"}, nil, []string{"A"}},
+		{"the first two", []string{"A", "X"}, []string{"C", "B"}, nil, []string{"C"}},
+		{"the first and the head", []string{"X", "B"}, []string{"A", "C"}, nil, []string{"A", "C"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := newDirs(t)
