@@ -222,7 +222,7 @@ func Enrich(ctx context.Context, kb *knowledge.Base, w writer.Writer, plan *Enri
 		today.Entries++
 		today.USD += e.CostUSD
 		rep.Entries = append(rep.Entries, e)
-		if err := ledger.add(costLine{TS: o.Now().UTC(), Entry: e.ID, Writer: w.Name(), Outcome: e.Outcome,
+		if err := ledger.add(costLine{TS: o.Now().UTC(), Entry: e.ID, Kind: KindEnrich, Writer: w.Name(), Outcome: e.Outcome,
 			Learnings: len(e.Learnings), CostUSD: e.CostUSD, DurationMS: e.DurationMS}); err != nil {
 			return res, err
 		}

@@ -23,13 +23,16 @@ type Spend struct {
 
 // costLine is one line of drain-cost.jsonl: one writer run.
 type costLine struct {
-	TS         time.Time `json:"ts"`
-	Entry      string    `json:"entry"`
-	Writer     string    `json:"writer"`
-	Outcome    string    `json:"outcome"`
-	Learnings  int       `json:"learnings"`
-	CostUSD    float64   `json:"cost_usd"`
-	DurationMS int64     `json:"duration_ms"`
+	TS    time.Time `json:"ts"`
+	Entry string    `json:"entry"`
+	// Kind is KindEnrich for an enrich's run, empty for a drain's: their
+	// prompts differ in size, and each is priced from its own kind.
+	Kind       string  `json:"kind,omitempty"`
+	Writer     string  `json:"writer"`
+	Outcome    string  `json:"outcome"`
+	Learnings  int     `json:"learnings"`
+	CostUSD    float64 `json:"cost_usd"`
+	DurationMS int64   `json:"duration_ms"`
 }
 
 // costLedger is drain-cost.jsonl. Only the drainer holding drain.lock

@@ -194,23 +194,24 @@ func backfillEstimate(f *Factory, c *config.Config, plan *backfill.Plan) backfil
 	}
 	var costs []float64
 	if llm {
-		costs = pastRunCosts(f, c, name)
+		costs = pastRunCosts(f, c, name, "")
 	}
 	return backfill.EstimateCost(plan, name, llm, costs,
 		backfill.Caps{DailyUSD: c.Drain.DailyUSD, DailyMax: c.Drain.DailyMax, MaxPerRun: c.Drain.MaxPerRun})
 }
 
 // pastRunCosts are the costs the writer named reported for its past runs
-// (drain-cost.jsonl), leaving out the runs that reported none: what the
-// estimates of backfill and enrich average.
-func pastRunCosts(f *Factory, c *config.Config, name string) []float64 {
+// of kind (drain-cost.jsonl: "" for drains, drain.KindEnrich), leaving out
+// the runs that reported none: what the estimates of backfill and enrich
+// average.
+func pastRunCosts(f *Factory, c *config.Config, name, kind string) []float64 {
 	runs, err := drain.WriterRuns(c.StateDir, time.Time{})
 	if err != nil {
 		fmt.Fprintf(f.IO.Err, "reflect: %v\n", err)
 	}
 	var costs []float64
 	for _, r := range runs {
-		if r.Writer == name && r.CostUSD > 0 {
+		if r.Writer == name && r.Kind == kind && r.CostUSD > 0 {
 			costs = append(costs, r.CostUSD)
 		}
 	}

@@ -146,10 +146,16 @@ func enrichRun(cmd *cobra.Command, f *Factory, opts *EnrichOptions) error {
 }
 
 // enrichEstimate prices the plan's runs as backfill prices its own: the
-// average cost of the writer's past runs, unknown without any.
+// average cost of the writer's past enrich runs, or of its drains when it
+// has enriched nothing yet (a drain's prompt holds a transcript, so that
+// errs high), unknown without either.
 func enrichEstimate(f *Factory, c *config.Config, plan *drain.EnrichPlan) backfill.Estimate {
 	p := &backfill.Plan{Total: backfill.AgentPlan{WriterRuns: plan.Runs, CondensedChars: plan.PromptChars}}
-	return backfill.EstimateCost(p, plan.Writer, true, pastRunCosts(f, c, plan.Writer),
+	costs := pastRunCosts(f, c, plan.Writer, drain.KindEnrich)
+	if len(costs) == 0 {
+		costs = pastRunCosts(f, c, plan.Writer, "")
+	}
+	return backfill.EstimateCost(p, plan.Writer, true, costs,
 		backfill.Caps{DailyUSD: c.Drain.DailyUSD, DailyMax: c.Drain.DailyMax})
 }
 

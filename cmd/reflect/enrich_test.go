@@ -401,8 +401,52 @@ func TestEnrichWithClaudeCountsTheCost(t *testing.T) {
 	if err != nil || len(l.Questions) != 1 || l.Questions[0] != "why does the upload stall at 99%?" {
 		t.Fatalf("questions %+v, %v", l, err)
 	}
+	// Its runs are marked as enrich's in the ledger, which prices the next
+	// enrich from them.
+	ledger, err := os.ReadFile(filepath.Join(kb.env["REFLECT_STATE_DIR"], "drain-cost.jsonl"))
+	if err != nil || strings.Count(string(ledger), `"kind":"enrich"`) != 2 {
+		t.Errorf("ledger (%v):\n%s", err, ledger)
+	}
 	code, stdout, stderr = run("enrich", "--dry-run", ids[0], ids[1])
 	if code != 0 || !strings.Contains(stdout, "2¢ for 1 run at 2¢ each (the average of 2 past runs)") || !strings.Contains(stdout, "Today: 2 writer runs, 4¢ spent") {
 		t.Errorf("estimate: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// enrich prices its runs from the writer's past enrich runs, whose prompts
+// hold a few learnings, not from its drains, whose prompts hold a
+// transcript; with no enrich run yet it falls back to the drains. Backfill,
+// which queues drains, goes on pricing from drains only.
+func TestEnrichEstimateFromPastEnrichRuns(t *testing.T) {
+	t.Parallel()
+	kb, marker := enrichKB(t, "")
+	addLearnings(t, kb, 3)
+	state := kb.env["REFLECT_STATE_DIR"]
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ledger := filepath.Join(state, "drain-cost.jsonl")
+	drains := `{"ts":"2026-11-20T10:00:00Z","entry":"q-1","writer":"command","outcome":"written","learnings":1,"cost_usd":0.50,"duration_ms":1}
+{"ts":"2026-11-21T10:00:00Z","entry":"q-2","writer":"command","outcome":"written","learnings":1,"cost_usd":0.30,"duration_ms":1}
+`
+	if err := os.WriteFile(ledger, []byte(drains), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := kb.run(t, "", false, "enrich", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "40¢ for 1 run at 40¢ each (the average of 2 past runs)") {
+		t.Errorf("from drains: exit %d\n%s%s", code, stdout, stderr)
+	}
+	enriches := `{"ts":"2026-11-22T10:00:00Z","entry":"enrich-1","kind":"enrich","writer":"command","outcome":"written","learnings":8,"cost_usd":0.03,"duration_ms":1}
+{"ts":"2026-11-22T11:00:00Z","entry":"enrich-2","kind":"enrich","writer":"claude","outcome":"written","learnings":8,"cost_usd":0.90,"duration_ms":1}
+`
+	if err := os.WriteFile(ledger, []byte(drains+enriches), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = kb.run(t, "", false, "enrich", "--dry-run")
+	if code != 0 || !strings.Contains(stdout, "3¢ for 1 run at 3¢ each (the average of 1 past run)") {
+		t.Errorf("from enrich runs: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if runs(t, marker) != 0 {
+		t.Error("a plan ran the writer")
 	}
 }
