@@ -42,7 +42,7 @@ const (
 	// one the relevance floor was first calibrated on.
 	SetRecall = "recallset"
 	// SetUser was written as a user population writes, independently of
-	// the ranking code (175 learnings, 625 prompts; issue 28).
+	// the ranking code (175 learnings, 1,193 prompts; issue 28).
 	SetUser = "userset"
 )
 

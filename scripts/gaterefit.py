@@ -20,22 +20,44 @@ lowest (in steps of 0.01) at which false injection stays within TARGET_FI
 at every size (where the floor alone is over it, the rescues add none); what the gate then injects is printed for
 both parts (the held-out part's numbers are reported, never used).
 """
-import csv, sys, math, collections
+import csv, sys, math, collections, json, os
 
 TARGET_FI = 0.03  # the issue's false-injection target
 REQUEST_FLOOR = 2.0  # recall/intent.go's requestFloor
 QUESTION_FLOOR, IDF_CAP_DOCS = 0.9, 1000  # recall/floor.go
 MIN_EV, PER_ROOT = 1.9, 0.55  # recall/floor.go
 MIN_COV, MIN_COV_TERMS, MIN_COV_EV = 0.75, 3, 1.0
-DEN = {True: {'error': 37, 'identifier': 40, 'natural': 55, 'paraphrase': 29, 'silent': 54},
-       False: {'error': 79, 'identifier': 91, 'natural': 87, 'paraphrase': 55, 'silent': 98}}
+KINDS = ('error', 'identifier', 'natural', 'paraphrase', 'silent')
 KBS = {10: 18, 100: 2, 1000: 1, 10000: 1, 100000: 1}
+
+
+def fnv1a(s):
+    h = 2166136261
+    for b in s.encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return h
+
+
+def denominators(set_name):
+    """How many prompts of each kind each part of the set holds (bench/SET/prompts.jsonl;
+    held out: FNV-1a of the id is 0 mod 3, as bench.LabelledPrompt.HeldOut)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bench', set_name, 'prompts.jsonl')
+    den = {True: collections.Counter(), False: collections.Counter()}
+    for line in open(path):
+        p = json.loads(line)
+        den[fnv1a(p['id']) % 3 == 0][p['kind']] += 1
+    return {held: {k: c[k] for k in KINDS} for held, c in den.items()}
+
+
+DEN = {}
 
 
 def load(path):
     """Rows grouped per (size, prompt, KB): a KB's rows come in rank order."""
     groups, prev = [], None
     for r in csv.DictReader(open(path), delimiter='\t'):
+        if not DEN:
+            DEN.update(denominators(r['set']))
         for k in ('bm25', 'floor_ratio', 'coverage', 'matched', 'lead', 'wig', 'fields', 'identifiers', 'query_bm25'):
             r[k] = float(r[k])
         for k in ('size', 'rank', 'label', 'docs', 'terms', 'matched_terms'):

@@ -210,7 +210,7 @@ that must recall nothing), padded with synthetic learnings to each --sizes
 value, and sends every prompt through the same recall as the
 UserPromptSubmit hook. --set picks the set: recallset (the project's own,
 50 learnings, 194 prompts) or userset (written as users write, 175
-learnings, 625 prompts). A size below the set's learning count splits the
+learnings, 1,193 prompts). A size below the set's learning count splits the
 set into knowledge bases of exactly that size, each holding a share of the
 set's learnings (padded if short): a prompt is asked of the one holding its
 learning, a silent prompt of every one. It reports, by prompt kind and for
