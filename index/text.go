@@ -33,3 +33,16 @@ func readFields(path string) ([numFields]string, error) {
 	l.Redact() // the id may move; only the fields are used
 	return indexedFields(l), nil
 }
+
+// QuotableFields returns the texts of r's learning that a prompt about it
+// may repeat word for word — its title, key insight and symptoms (an error
+// message as it was seen) — redacted as they were indexed; nil when the
+// file cannot be read. The prompt gate reads them for its best hit only.
+func QuotableFields(r Result) []string {
+	l, err := store.ReadFile(r.Path)
+	if err != nil {
+		return nil
+	}
+	l.Redact()
+	return append([]string{l.Title, l.KeyInsight}, l.Symptoms...)
+}

@@ -143,22 +143,22 @@ func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []floa
 	return rankKept(filterFloor(results, docs, floorFor(terms, minEvidence, minEvidencePerRootTerm), minRelative))
 }
 
-// throughGate keeps the results of a prompt's query that clear the floor,
-// and the one with the best BM25F if the gate's classifier rescues it
-// (gate.go) or it holds a code span the prompt quotes (codespan.go), with
-// their evidence, best first (see rankKept). A request for work (intent.go)
-// keeps only what clears requestFloor times the floor, and nothing is
-// rescued for it; any other prompt's floor is questionFloor of it in a KB
-// of up to idfCapDocs learnings.
-func throughGate(results []index.Result, docs int, query string, request bool) ([]index.Result, []float64) {
-	floor := floorFor(len(index.Terms(query)), minEvidence, minEvidencePerRootTerm)
+// throughGate keeps the results of a prompt's query that the gate lets
+// through, with their evidence, best first (see rankKept). A request for
+// work (intent.go) keeps only what clears requestFloor times the floor. Any
+// other prompt gets learnings only when the gate (gate.go) admits the hit
+// with the best BM25F, or that hit holds a code span the prompt quotes
+// (codespan.go): then that hit and the others that clear the prompt's floor
+// (promptFloor). A task the MCP recall tool is asked about (task) is not
+// vetoed: the agent asked, and the veto was calibrated on prompts typed to
+// an agent.
+func throughGate(results []index.Result, docs int, query string, request, task bool) ([]index.Result, []float64) {
+	terms := len(index.Terms(query))
 	if request {
+		floor := floorFor(terms, minEvidence, minEvidencePerRootTerm)
 		return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
 			return r.Why.BM25 > 0 && e >= requestFloor*floor
 		}, minRelative))
-	}
-	if docs <= idfCapDocs {
-		floor *= questionFloor
 	}
 	top := -1
 	for i, r := range results {
@@ -166,14 +166,26 @@ func throughGate(results []index.Result, docs int, query string, request bool) (
 			top = i
 		}
 	}
-	rescued := ""
-	if top >= 0 && !clears(results[top], evidence(results[top], docs), floor) &&
-		(quotesCode(results[top], query, len(index.Terms(query))) || hitFeatures(results, top, docs, query).Probability >= gateRescue) {
-		rescued = results[top].ID
+	if top < 0 {
+		return nil, nil
 	}
+	if f := hitFeatures(results, top, docs, query); !quotesCode(results[top], query, terms) && !(task && f.Clears > 0) && !admits(f) {
+		return nil, nil
+	}
+	floor := promptFloor(terms, docs)
 	return rankKept(filterPassing(results, docs, func(r index.Result, e float64) bool {
-		return r.Why.BM25 > 0 && (clears(r, e, floor) || r.ID == rescued)
+		return r.Why.BM25 > 0 && (clears(r, e, floor) || r.ID == results[top].ID)
 	}, minRelative))
+}
+
+// promptFloor is the floor of a prompt of terms words that asks for no
+// work, in a KB of docs learnings: questionFloor of it up to idfCapDocs.
+func promptFloor(terms, docs int) float64 {
+	floor := floorFor(terms, minEvidence, minEvidencePerRootTerm)
+	if docs <= idfCapDocs {
+		floor *= questionFloor
+	}
+	return floor
 }
 
 // rankKept orders the hits that passed by evidence × the index's

@@ -9,24 +9,35 @@ import (
 	"github.com/reflectkb/reflect/index"
 )
 
-// The injection gate for prompts: the relevance floor (floor.go) and a
-// calibrated classifier beside it. When the hit with the best BM25F does
-// not clear the floor, the classifier reads its features (see Features)
-// and estimates the probability that it is what the prompt is about
-// (logistic regression, gateWeights); it is injected when that probability
-// reaches gateRescue. Only that hit: another one's lead is nil, and on the
-// tuning part rescuing the others changed nothing, while computing their
-// features cost the hook time.
+// The injection gate for prompts: the relevance floor (floor.go) and two
+// calibrated classifiers beside it, one on each side of it, for the hit with
+// the best BM25F. Each reads that hit's features (see Features) and
+// estimates the probability that it is what the prompt is about (logistic
+// regression). Over the floor, the veto (vetoWeights) keeps the prompt
+// silent when that probability is under vetoThreshold, unless the prompt
+// repeats maxPhraseRun words of the hit's title, key insight or symptoms in
+// order; under it, the rescue (rescueWeights) injects the hit all the same
+// when the probability reaches rescueThreshold. Only that hit is judged:
+// the others that clear the floor follow it in or stay out with it.
 //
-// Why not the floor alone: BM25F in units of the largest idf drifts with the
-// KB's size below idfCapDocs (a word in one learning of 40 scores 3.3, of
-// 1,000 6.5), so a match that clears the floor in a new user's KB of 40
-// falls under it at 1,000 — where every signal still ranks it first. The
-// evidence over its floor stays a feature; the others say how the hit
-// stands against the rest of the KB (its lead over the runner-up and over
-// the mean of the top hits: the query-performance predictors NQC and WIG),
-// and how much of the query it holds and where (title, key insight, tags;
-// identifiers the prompt names).
+// Why a veto: a prompt about another problem of the same tool clears the
+// floor as easily as one about the learning's ("SyntaxError: Unexpected end
+// of JSON input" against a learning on Jest's "SyntaxError: Unexpected
+// token 'export'"); on such prompts the floor alone let one in six through.
+// What tells them apart is how the hit stands against the rest of the KB
+// and whether the prompt repeats its words in order.
+//
+// Why a rescue: BM25F in units of the largest idf drifts with the KB's size
+// below idfCapDocs (a word in one learning of 40 scores 3.3, of 1,000 6.5),
+// so a match that clears the floor in a new user's KB of 40 falls under it
+// at 1,000 — where every signal still ranks it first.
+//
+// The features: the evidence over its floor and whether it clears it; how
+// the hit stands against the rest of the KB (its lead over the runner-up and
+// over the mean of the top hits: the query-performance predictors NQC and
+// WIG); how much of the query it holds and where (title, key insight, tags;
+// identifiers the prompt names); and the longest run of the prompt's words
+// found in order in its title, key insight or symptoms.
 
 // Features are what the gate knows of one hit.
 type Features struct {
@@ -52,7 +63,15 @@ type Features struct {
 	// WIG mean little in a KB of ten, where one match is often the only
 	// one, and they are weighed by it.
 	Size float64 `json:"size"`
-	// Probability is the gate's estimate that the hit is the one asked for.
+	// Clears is 1 when the hit clears the relevance floor of a prompt that
+	// asks for no work (floor.go), else 0.
+	Clears float64 `json:"clears"`
+	// Phrase is the longest run of the query's words found in order in the
+	// hit's title, key insight or symptoms (phraseRun), over maxPhraseRun.
+	Phrase float64 `json:"phrase"`
+	// Probability is the gate's estimate that the hit is the one asked
+	// for, by the classifier of its side of the floor (the veto over it,
+	// the rescue under it).
 	Probability float64 `json:"probability"`
 }
 
@@ -122,32 +141,69 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 	}
 	f.Identifiers = r.Why.Identifiers
 	f.Size = math.Min(1, math.Log10(math.Max(10, float64(docs)))/3)
+	if clears(r, evidence(r, docs), promptFloor(len(terms), docs)) {
+		f.Clears = 1
+	}
+	f.Phrase = float64(phraseRun(query, index.QuotableFields(r))) / maxPhraseRun
 	f.Probability = gateProbability(f)
 	return f
 }
 
-// gateWeights are the logistic regression's intercept and coefficients:
-// FloorRatio, Coverage, Matched, Lead × Size, WIG × Size, Fields,
-// Identifiers, Size. Fitted on the tuning part of the userset (bench/userset,
+// vetoWeights are the veto's intercept and coefficients: FloorRatio,
+// Coverage, Matched, Lead × Size, WIG × Size, Fields, Identifiers, Size,
+// Clears, Phrase. Fitted on the tuning part of the userset (bench/userset,
 // the prompts whose FNV-1a id hash is not 0 mod 3) at KB sizes 10, 100,
-// 1,000 and 10,000, on each prompt's top hit under the floor, each size
-// and class weighed alike, L2 0.01 on standardised features; the prompts
-// that ask for work (intent.go) are left out, as they are never rescued
+// 1,000 and 10,000, on both paddings, with and without the learnings'
+// questions, on each prompt's hit with the best BM25F, each size and class
+// weighed alike, L2 0.01 on standardised features; the prompts that ask for
+// work (intent.go) are left out, as they are held to twice the floor
+// instead (scripts/gaterefit.py).
+var vetoWeights = [...]float64{-5.193, 1.414, 1.461, 4.155, 3.101, 1.739, 1.347, 1.855, -1.013, 0.781, 2.900}
+
+// vetoThreshold is the probability under which a prompt whose best hit
+// clears the floor gets nothing. Chosen on the tuning part as the lowest (in
+// steps of 0.01) at which false injection stays within the target rate,
+// 0.03, at every size, on both paddings, with and without questions
 // (scripts/gaterefit.py).
-var gateWeights = [...]float64{0.712, 3.946, -0.881, 1.050, 5.353, -0.397, 1.051, 3.491, -0.954}
+const vetoThreshold = 0.69
 
-// gateRescue is the probability at which the hit with the best BM25F, when
-// it is under the floor, is injected all the same: where every signal agrees (a wide lead over the rest of
-// the KB, the query's words in the title, the identifier it names), though
-// the words it shares are not rare enough for the floor. Chosen on the
-// tuning part as the lowest that keeps false injection within the target
-// rate, 0.03, at every size on both paddings (adding none where the floor
-// alone is over it).
-const gateRescue = 0.92
+// rescueWeights are the rescue's intercept and coefficients: FloorRatio,
+// Coverage, Matched, Lead × Size, WIG × Size, Fields, Identifiers, Size.
+// Fitted on the tuning part of the userset's first 625 prompts at KB sizes
+// 10, 100, 1,000 and 10,000, on each prompt's best hit under the floor, each
+// size and class weighed alike, L2 0.01 on standardised features, the
+// requests for work left out.
+var rescueWeights = [...]float64{0.712, 3.946, -0.881, 1.050, 5.353, -0.397, 1.051, 3.491, -0.954}
 
+// rescueThreshold is the probability at which the hit with the best BM25F,
+// when it is under the floor, is injected all the same: where every signal
+// agrees (a wide lead over the rest of the KB, the query's words in the
+// title, the identifier it names), though the words it shares are not rare
+// enough for the floor. Chosen on the tuning part as the lowest that kept
+// false injection within 0.03 at every size on both paddings.
+const rescueThreshold = 0.92
+
+// gateProbability is the estimate of the classifier on f's side of the
+// floor.
 func gateProbability(f Features) float64 {
-	w := gateWeights
-	z := w[0] + w[1]*f.FloorRatio + w[2]*f.Coverage + w[3]*f.Matched + w[4]*f.Lead*f.Size + w[5]*f.WIG*f.Size +
-		w[6]*f.Fields + w[7]*f.Identifiers + w[8]*f.Size
+	var z float64
+	if f.Clears > 0 {
+		w := vetoWeights
+		z = w[0] + w[1]*f.FloorRatio + w[2]*f.Coverage + w[3]*f.Matched + w[4]*f.Lead*f.Size + w[5]*f.WIG*f.Size +
+			w[6]*f.Fields + w[7]*f.Identifiers + w[8]*f.Size + w[9]*f.Clears + w[10]*f.Phrase
+	} else {
+		w := rescueWeights
+		z = w[0] + w[1]*f.FloorRatio + w[2]*f.Coverage + w[3]*f.Matched + w[4]*f.Lead*f.Size + w[5]*f.WIG*f.Size +
+			w[6]*f.Fields + w[7]*f.Identifiers + w[8]*f.Size
+	}
 	return 1 / (1 + math.Exp(-z))
+}
+
+// admits reports whether the gate lets a prompt whose best hit has
+// features f have learnings.
+func admits(f Features) bool {
+	if f.Clears > 0 {
+		return f.Phrase >= 1 || f.Probability >= vetoThreshold
+	}
+	return f.Probability >= rescueThreshold
 }

@@ -24,7 +24,7 @@ func TestGateRescuesAgreement(t *testing.T) {
 		Why:        index.Why{BM25: under, QueryBM25: 1.5 * under, MatchedTerms: terms - 1, Identifiers: 1}}
 	runnerUp := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.2 * under, QueryBM25: 1.5 * under, MatchedTerms: 1}}
 
-	kept, _ := throughGate([]index.Result{strong, runnerUp}, docs, query, false)
+	kept, _ := throughGate([]index.Result{strong, runnerUp}, docs, query, false, false)
 	if len(kept) != 1 || kept[0].ID != strong.ID {
 		t.Errorf("agreeing hit under the floor: kept %v, want %s", resultIDs(kept), strong.ID)
 	}
@@ -38,13 +38,13 @@ func TestGateRescuesAgreement(t *testing.T) {
 	weak.Why.MatchedTerms = 2
 	close := runnerUp
 	close.Why.BM25 = 0.95 * under
-	if kept, _ := throughGate([]index.Result{weak, close}, docs, query, false); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{weak, close}, docs, query, false, false); len(kept) != 0 {
 		t.Errorf("hit under the floor without agreement: kept %v, want none", resultIDs(kept))
 	}
 
 	above := strong
 	above.Why.BM25 = 1.2 * floorBM25
-	if kept, _ := throughGate([]index.Result{above, close}, docs, query, false); len(kept) == 0 || kept[0].ID != above.ID {
+	if kept, _ := throughGate([]index.Result{above, close}, docs, query, false, false); len(kept) == 0 || kept[0].ID != above.ID {
 		t.Errorf("hit above the floor: kept %v, want %s", resultIDs(kept), above.ID)
 	}
 }
@@ -55,4 +55,26 @@ func resultIDs(rs []index.Result) []string {
 		out[i] = r.ID
 	}
 	return out
+}
+
+// A hit that clears the floor but has nothing else going for it (a
+// runner-up as strong, its words only in the body) is vetoed for a
+// prompt, and kept for a task the MCP recall tool is asked about.
+func TestGateVetoesAWeakPass(t *testing.T) {
+	const docs = 1000
+	query := "worker pool database locked retries"
+	floor := promptFloor(len(index.Terms(query)), docs) * IDFCap
+	hit := index.Result{ID: "lrn-hit", Title: "Notes from the migration",
+		Why: index.Why{BM25: 1.05 * floor, QueryBM25: 3 * floor, MatchedTerms: 2}}
+	twin := index.Result{ID: "lrn-twin", Title: "Sizing the pool",
+		Why: index.Why{BM25: 1.0 * floor, QueryBM25: 3 * floor, MatchedTerms: 2}}
+	if f := hitFeatures([]index.Result{hit, twin}, 0, docs, query); f.Clears == 0 || admits(f) {
+		t.Fatalf("features %+v: want a pass over the floor the veto refuses", f)
+	}
+	if kept, _ := throughGate([]index.Result{hit, twin}, docs, query, false, false); len(kept) != 0 {
+		t.Errorf("a prompt kept %v, want nothing", resultIDs(kept))
+	}
+	if kept, _ := throughGate([]index.Result{hit, twin}, docs, query, false, true); len(kept) == 0 || kept[0].ID != hit.ID {
+		t.Errorf("a task kept %v, want %s first", resultIDs(kept), hit.ID)
+	}
 }

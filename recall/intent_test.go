@@ -1,7 +1,6 @@
 package recall
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/reflectkb/reflect/index"
@@ -64,15 +63,15 @@ func TestRequestNeedsPlainEvidence(t *testing.T) {
 	floorBM25 := floorFor(terms, minEvidence, minEvidencePerRootTerm) * IDFCap
 	hit := index.Result{ID: "lrn-n-plus-one", Title: "A list page issues one query per row",
 		Why: index.Why{BM25: 1.3 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
-	if kept, _ := throughGate([]index.Result{hit}, docs, query, false); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{hit}, docs, query, false, false); len(kept) != 1 {
 		t.Fatalf("a question: kept %v, want %s", resultIDs(kept), hit.ID)
 	}
-	if kept, _ := throughGate([]index.Result{hit}, docs, query, true); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{hit}, docs, query, true, false); len(kept) != 0 {
 		t.Errorf("a request on the same evidence: kept %v, want none", resultIDs(kept))
 	}
 	strong := hit
 	strong.Why.BM25 = 2.2 * floorBM25
-	if kept, _ := throughGate([]index.Result{strong}, docs, query, true); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{strong}, docs, query, true, false); len(kept) != 1 {
 		t.Errorf("a request with evidence twice the floor: kept %v, want %s", resultIDs(kept), strong.ID)
 	}
 
@@ -84,10 +83,10 @@ func TestRequestNeedsPlainEvidence(t *testing.T) {
 		KeyInsight: "Set busy_timeout on every connection and use WAL when workers write one database.",
 		Why:        index.Why{BM25: under, QueryBM25: 1.5 * under, MatchedTerms: rterms - 1, Identifiers: 1}}
 	runnerUp := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.2 * under, QueryBM25: 1.5 * under, MatchedTerms: 1}}
-	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, false); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, false, false); len(kept) != 1 {
 		t.Fatalf("a question: the gate rescued %v, want %s", resultIDs(kept), agree.ID)
 	}
-	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, true); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, true, false); len(kept) != 0 {
 		t.Errorf("a request: the gate rescued %v, want none", resultIDs(kept))
 	}
 }
@@ -103,18 +102,25 @@ func TestQuestionFloor(t *testing.T) {
 	hit := index.Result{ID: "lrn-notes", Title: "Notes from the migration",
 		Why: index.Why{BM25: 0.95 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
 	close := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.9 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
+	// The floor a question's hit must clear for the gate to weigh it as
+	// over the floor (its veto, not its rescue).
+	terms := len(index.Terms(query))
 	for _, tc := range []struct {
-		docs    int
-		request bool
-		want    bool
+		docs int
+		want bool
 	}{
-		{idfCapDocs, false, true},
-		{idfCapDocs + 1, false, false},
-		{idfCapDocs, true, false},
+		{idfCapDocs, true},
+		{idfCapDocs + 1, false},
 	} {
-		kept, _ := throughGate([]index.Result{hit, close}, tc.docs, query, tc.request)
-		if got := slices.Contains(resultIDs(kept), hit.ID); got != tc.want {
-			t.Errorf("KB of %d, request %v: kept %v, want the hit kept: %v", tc.docs, tc.request, resultIDs(kept), tc.want)
+		if got := clears(hit, evidence(hit, tc.docs), promptFloor(terms, tc.docs)); got != tc.want {
+			t.Errorf("KB of %d: the hit clears the question floor: %v, want %v", tc.docs, got, tc.want)
 		}
+		if f := hitFeatures([]index.Result{hit, close}, 0, tc.docs, query); (f.Clears > 0) != tc.want {
+			t.Errorf("KB of %d: the gate sees the hit clear the floor: %v, want %v", tc.docs, f.Clears > 0, tc.want)
+		}
+	}
+	// A request for work is held to twice the whole floor.
+	if kept, _ := throughGate([]index.Result{hit, close}, idfCapDocs, query, true, false); len(kept) > 0 {
+		t.Errorf("a request kept %v, want nothing", resultIDs(kept))
 	}
 }

@@ -102,6 +102,26 @@ func ids(results []index.Result) []string {
 	return out
 }
 
+// usersetKB indexes the userset's learnings (bench/userset) padded with
+// synthetic learnings to n.
+func usersetKB(t *testing.T, n int) (*bench.RecallSet, *index.Index) {
+	t.Helper()
+	set, err := bench.LoadSet("userset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set, recall.NewKB(t, func(docs string) {
+		if err := bench.Generate(docs, n-len(set.Learnings), 1); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range set.Learnings {
+			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
 // TestIssue28CodeSpans: prompts that quote code in backticks get the
 // learning whose title or key insight holds the quote, in a KB of the
 // userset's learnings padded to 1,000 (the issue's size), and a quote that
@@ -111,20 +131,7 @@ func TestIssue28CodeSpans(t *testing.T) {
 		t.Skip("builds a KB of 1,000 learnings")
 	}
 	t.Parallel()
-	set, err := bench.LoadSet("userset")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix := recall.NewKB(t, func(docs string) {
-		if err := bench.Generate(docs, 1000-len(set.Learnings), 1); err != nil {
-			t.Fatal(err)
-		}
-		for name, data := range set.Learnings {
-			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	_, ix := usersetKB(t, 1000)
 	ctx := context.Background()
 	for _, tc := range []struct{ prompt, want string }{
 		{"do I still need `v := v` before `go func()` in a loop?", "lrn-go-1-22-gives-each-loop-iteration-its-own-variable-v-v-is-on-8228fb"},
@@ -144,6 +151,44 @@ func TestIssue28CodeSpans(t *testing.T) {
 		}
 		if len(got) == 0 || got[0] != tc.want {
 			t.Errorf("recall %q injected %v (%s), want %s", tc.prompt, got, res.Skipped, tc.want)
+		}
+	}
+}
+
+// TestGateVetoesNearMisses: in the userset's KB padded to 1,000, prompts
+// about another problem of a learning's tool get nothing though their best
+// hit clears the floor (the floor alone injected every one of them: a
+// pasted error sharing "SyntaxError" and "unexpected" with the Jest ESM
+// learning, a kubectl RBAC error sharing "pods" and "forbidden", a question
+// on TypeScript overloads), while pasted errors about a learning's own
+// problem are still recalled. The prompts are the set's, from its tuning
+// part.
+func TestGateVetoesNearMisses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a KB of 1,000 learnings")
+	}
+	t.Parallel()
+	set, ix := usersetKB(t, 1000)
+	byID := map[string]bench.LabelledPrompt{}
+	for _, p := range set.Prompts {
+		byID[p.ID] = p
+	}
+	ctx := context.Background()
+	for _, id := range []string{"u0595", "u0627", "u0681", "u0702", "u0746", "u0854", "u0879", "u0943", "u0001", "u0009", "u0022", "u0033"} {
+		p, ok := byID[id]
+		if !ok || p.HeldOut() {
+			t.Fatalf("%s: not a tuning prompt of the userset", id)
+		}
+		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: p.Prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := recall.IDs(res.Injected)
+		if p.Want == "" && len(got) > 0 {
+			t.Errorf("%s (silent) injected %v", id, got)
+		}
+		if p.Want != "" && (len(got) == 0 || got[0] != p.Want) {
+			t.Errorf("%s injected %v (%s), want %s", id, got, res.Skipped, p.Want)
 		}
 	}
 }

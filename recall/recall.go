@@ -37,7 +37,8 @@ type Request struct {
 	// Task says Prompt is a task the caller asks learnings for (the MCP
 	// recall tool), not a prompt typed to an agent: a task is work to do
 	// by nature, so the gate does not hold a request for work to twice
-	// the floor as it does a prompt (intent.go).
+	// the floor as it does a prompt (intent.go), and the agent asked, so
+	// a hit that clears the floor is not vetoed (gate.go).
 	Task bool
 	// Cwd is the session's working directory. At session start it is the
 	// query; for a prompt it names the project whose learnings rank first.
@@ -256,7 +257,7 @@ func candidates(ctx context.Context, ix *index.Index, req Request, query, projec
 		// the project's and branch's words rather than a question, through
 		// the floor alone: the gate was calibrated on prompts.
 		if req.Kind == Prompt {
-			kept, ev = throughGate(results, docs, query, !req.Task && isRequest(cleanPrompt(req.Prompt)))
+			kept, ev = throughGate(results, docs, query, !req.Task && isRequest(cleanPrompt(req.Prompt)), req.Task)
 		} else {
 			kept, ev = aboveFloor(results, docs, len(index.Terms(query)))
 		}
