@@ -53,7 +53,11 @@ const (
 	// names two of the learning's words (sprocket, reads): "Where is the
 	// sprocket configuration?" alone stays under the relevance floor
 	// calibrated on the labelled set (docs/ranking.md, "Recall quality").
-	promptTopic = "Where does sprocket read its configuration from?"
+	// It names sprocket.ini too: the first prompts also hold a command on
+	// the widget cache, and a prompt that matches two learnings alike is
+	// one the gate's veto keeps silent (docs/ranking.md, "The injection
+	// gate").
+	promptTopic = "Where does sprocket read its configuration from? Is it sprocket.ini?"
 )
 
 // The failing commands the first prompts ask for.
