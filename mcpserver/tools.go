@@ -65,7 +65,7 @@ type RecallInput struct {
 
 // RecallOutput is the recall tool's result: the hooks' block and what is in it.
 type RecallOutput struct {
-	Context       string       `json:"context" jsonschema:"the <reflect-learnings> block, empty when nothing clears the relevance floor"`
+	Context       string       `json:"context" jsonschema:"the <reflect-learnings> block, empty when nothing passes the relevance floor and the gate"`
 	Injected      []recall.Hit `json:"injected"`
 	StillRelevant string       `json:"still_relevant,omitempty" jsonschema:"id of the best match, already given earlier in this session"`
 	Skipped       string       `json:"skipped,omitempty" jsonschema:"why context is empty"`

@@ -123,9 +123,9 @@ const maxSearch = 60
 
 // Recall finds the learnings worth injecting for req and renders them. It
 // returns an empty Context (and Skipped saying why) when the request is not
-// worth a search or nothing clears the relevance floor. Only a failing
-// index is an error; dedupe state that cannot be read or written degrades
-// to repeating a learning, never to a failed hook.
+// worth a search or nothing passes the relevance floor and the gate. Only a
+// failing index is an error; dedupe state that cannot be read or written
+// degrades to repeating a learning, never to a failed hook.
 func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 	req = withDefaults(req)
 	res := Result{Injected: []Hit{}}
@@ -162,7 +162,7 @@ func Recall(ctx context.Context, ix *index.Index, req Request) (Result, error) {
 		return res, err
 	}
 	if len(kept) == 0 {
-		res.Skipped = "no learning clears the relevance floor"
+		res.Skipped = "no learning passes the relevance floor and the gate"
 		return res, nil
 	}
 	if dedupe {

@@ -37,7 +37,7 @@ func NewCmdRecall(f *Factory, runF func(*RecallOptions) error) *cobra.Command {
 		Long: `Recall runs the same recall as the agent hooks: for a prompt (--prompt) or
 for a session starting in a directory (--cwd: project, branch and recent
 commits). It prints the <reflect-learnings> block, or nothing when no
-learning clears the relevance floor.
+learning passes the relevance floor and the gate.
 
 With --session, learnings already injected in that session are skipped and
 the new ones are recorded, as in a hook; without it no session state is read
