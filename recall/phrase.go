@@ -1,9 +1,6 @@
 package recall
 
-import (
-	"strings"
-	"unicode"
-)
+import "github.com/reflectkb/reflect/internal/fold"
 
 // maxPhraseRun is the run of words past which a longer one tells the gate
 // nothing more: six words of an error message repeated in order are the
@@ -15,8 +12,8 @@ const maxPhraseRun = 6
 const maxPhraseWords = 400
 
 // phraseRun is the longest run of consecutive words of prompt found
-// consecutively in one of fields (case-folded, split on anything but
-// letters and digits), at most maxPhraseRun.
+// consecutively in one of fields (folded and split as the index splits
+// them, fold.Words), at most maxPhraseRun.
 //
 // Why the gate reads it: a prompt about a learning's problem repeats its
 // error message or symptom in order ("Unexpected token 'export'"), while
@@ -24,13 +21,13 @@ const maxPhraseWords = 400
 // or two at a time ("SyntaxError", "unexpected"). Bag-of-words evidence
 // cannot tell the two apart; the order can.
 func phraseRun(prompt string, fields []string) int {
-	p := phraseWords(prompt)
+	p := fold.Words(prompt)
 	if len(p) > maxPhraseWords {
 		p = p[:maxPhraseWords]
 	}
 	best := 0
 	for _, field := range fields {
-		w := phraseWords(field)
+		w := fold.Words(field)
 		at := make(map[string][]int, len(w))
 		for j, x := range w {
 			at[x] = append(at[x], j)
@@ -52,10 +49,4 @@ func phraseRun(prompt string, fields []string) int {
 		}
 	}
 	return best
-}
-
-func phraseWords(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
 }
