@@ -8,7 +8,7 @@ func TestPhraseRun(t *testing.T) {
 		prompt string
 		want   int
 	}{
-		{"SyntaxError: Unexpected end of JSON input", 2},                     // the tool's words, not its message
+		{"SyntaxError: Unexpected end of JSON input", 2},                      // the tool's words, not its message
 		{"jest fails: syntaxerror unexpected token export from a package", 5}, // case and punctuation do not count
 		{"Jest SyntaxError Unexpected token export from an ESM only package", maxPhraseRun},
 		{"cafe creme", 2}, // folded as the index folds
