@@ -35,14 +35,16 @@ func readFields(path string) ([numFields]string, error) {
 }
 
 // QuotableFields returns the texts of r's learning that a prompt about it
-// may repeat word for word — its title, key insight and symptoms (an error
-// message as it was seen) — redacted as they were indexed; nil when the
-// file cannot be read. The prompt gate reads them for its best hit only.
-func QuotableFields(r Result) []string {
+// may repeat word for word — its title, key insight, symptoms (an error
+// message as it was seen) and the questions it answers (in the words a user
+// types) — redacted as they were indexed, and whether it has questions;
+// nil when the file cannot be read. The prompt gate reads them for its best
+// hit only.
+func QuotableFields(r Result) (fields []string, questions bool) {
 	l, err := store.ReadFile(r.Path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	l.Redact()
-	return append([]string{l.Title, l.KeyInsight}, l.Symptoms...)
+	return append(append([]string{l.Title, l.KeyInsight}, l.Symptoms...), l.Questions...), len(l.Questions) > 0
 }

@@ -61,7 +61,7 @@ func TestGateDump(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers\tpassing\tdocs\tterms\tmatched_terms\tquery_bm25\tfused\ttrigram_rank\tclears\tphrase\trequest\thit\thit_text")
+	fmt.Fprintln(f, "set\tsize\tid\theld_out\tkind\trank\tlabel\tbm25\tfloor_ratio\tcoverage\tmatched\tlead\twig\tfields\tidentifiers\tpassing\tdocs\tterms\tmatched_terms\tquery_bm25\tfused\ttrigram_rank\tclears\tphrase\tquestions\trequest\thit\thit_text")
 	for _, size := range sizes {
 		_, err := bench.Recall(context.Background(), set, bench.RecallOptions{
 			Sizes:    []int{size},
@@ -83,8 +83,8 @@ func TestGateDump(t *testing.T) {
 					if r.ID == p.Want {
 						label = 1
 					}
-					fmt.Fprintf(f, "%s\t%d\t%s\t%v\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%v\t%d\t%d\t%d\t%.4f\t%.4f\t%d\t%.0f\t%.4f\t%v\t%s\t%s\n", setName, size, p.ID, p.HeldOut(), p.Kind, i+1, label,
-						r.Why.BM25, x.FloorRatio, x.Coverage, x.Matched, x.Lead, x.WIG, x.Fields, x.Identifiers, c.Passing[r.ID], c.Docs, c.Terms, r.Why.MatchedTerms, r.Why.QueryBM25, r.Why.Fused, r.Why.TrigramRank, x.Clears, x.Phrase, c.Request, r.ID, strings.NewReplacer("\t", " ", "\n", " ").Replace(r.Title+" | "+r.KeyInsight+" | "+strings.Join(r.Tags, " ")))
+					fmt.Fprintf(f, "%s\t%d\t%s\t%v\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%v\t%d\t%d\t%d\t%.4f\t%.4f\t%d\t%.0f\t%.4f\t%.0f\t%v\t%s\t%s\n", setName, size, p.ID, p.HeldOut(), p.Kind, i+1, label,
+						r.Why.BM25, x.FloorRatio, x.Coverage, x.Matched, x.Lead, x.WIG, x.Fields, x.Identifiers, c.Passing[r.ID], c.Docs, c.Terms, r.Why.MatchedTerms, r.Why.QueryBM25, r.Why.Fused, r.Why.TrigramRank, x.Clears, x.Phrase, x.Questions, c.Request, r.ID, strings.NewReplacer("\t", " ", "\n", " ").Replace(r.Title+" | "+r.KeyInsight+" | "+strings.Join(r.Tags, " ")))
 				}
 				return nil, "", nil
 			},

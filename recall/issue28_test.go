@@ -122,6 +122,88 @@ func usersetKB(t *testing.T, n int) (*bench.RecallSet, *index.Index) {
 	})
 }
 
+// usersetKBWithQuestions is usersetKB with the learnings' writer questions
+// (bench/userset/questions.jsonl), the padding given questions as `bench
+// recall --questions` gives them.
+func usersetKBWithQuestions(t *testing.T, n int) (*bench.RecallSet, *index.Index) {
+	t.Helper()
+	set, err := bench.LoadSet("userset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set, err = set.WithQuestions(); err != nil {
+		t.Fatal(err)
+	}
+	return set, recall.NewKB(t, func(docs string) {
+		if err := bench.GeneratePadding(docs, n-len(set.Learnings), 1, bench.Padding{QuestionWords: set.QuestionWords()}); err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range set.Learnings {
+			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestGateReadsQuestions: a prompt put the way one of a learning's
+// questions puts it repeats the question's words in order, and the gate
+// reads that run as it reads one of the title's (Features.Phrase). In the
+// userset's KB with questions, padded to 1,000, "on delete cascade does
+// nothing in sqlite, child rows stay" repeats three words of a question of
+// the learning on SQLite's foreign keys in order (one of its title's) and
+// gets it over the floor; "sqlite locked errors with multiple workers" gets
+// the learning on several writers from under it. Both are tuning prompts
+// of the set that the gate kept silent when it read the title, key insight
+// and symptoms only.
+func TestGateReadsQuestions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a KB of 1,000 learnings")
+	}
+	t.Parallel()
+	set, ix := usersetKBWithQuestions(t, 1000)
+	byID := map[string]bench.LabelledPrompt{}
+	for _, p := range set.Prompts {
+		byID[p.ID] = p
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		id     string
+		phrase float64 // the best hit's Features.Phrase, at least
+	}{
+		{"u0309", 0.5},
+		{"u0460", 0.5},
+	} {
+		p, ok := byID[tc.id]
+		if !ok || p.HeldOut() || p.Want == "" {
+			t.Fatalf("%s: not an answerable tuning prompt of the userset", tc.id)
+		}
+		c, err := recall.GateCandidatesFull(ctx, ix, p.Prompt, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := -1
+		for i, r := range c.Results {
+			if r.Why.BM25 > 0 && (best < 0 || r.Why.BM25 > c.Results[best].Why.BM25) {
+				best = i
+			}
+		}
+		if best < 0 || c.Results[best].ID != p.Want {
+			t.Fatalf("%s: the best BM25F hit is not %s", tc.id, p.Want)
+		}
+		if got := c.Features[best].Phrase; got < tc.phrase {
+			t.Errorf("%s: Phrase = %.2f, want at least %.2f (the question's words in order)", tc.id, got, tc.phrase)
+		}
+		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: p.Prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := recall.IDs(res.Injected); len(got) == 0 || got[0] != p.Want {
+			t.Errorf("%s injected %v (%s), want %s", tc.id, got, res.Skipped, p.Want)
+		}
+	}
+}
+
 // TestIssue28CodeSpans: prompts that quote code in backticks get the
 // learning whose title or key insight holds the quote, in a KB of the
 // userset's learnings padded to 1,000 (the issue's size), and a quote that

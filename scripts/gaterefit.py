@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/gaterefit.py: fit the prompt gate's veto (recall/gate.go) on TestGateDump files,
-tuning part only, without the prompts that ask for work.
+"""scripts/gaterefit.py: fit the prompt gate's two classifiers (recall/gate.go), the veto
+over the floor and the rescue under it, on TestGateDump files: tuning part only,
+without the prompts that ask for work.
 
     for q in 0 1; do for pad in synthetic everyday; do
       REFLECT_GATE_QUESTIONS=$q REFLECT_GATE_PADDING=$pad REFLECT_GATE_DUMP=/tmp/gate-$q-$pad.tsv \\
@@ -14,16 +15,19 @@ REQUEST_FLOOR times the floor and never reaches the classifiers, so its rows
 are left out. Any other prompt's floor is QUESTION_FLOOR times the floor in a
 KB of up to IDF_CAP_DOCS learnings (recall/floor.go). The gate judges the hit
 with the best BM25F: over the floor, the veto keeps the prompt silent when its
-probability is under the threshold, unless the prompt repeats MAX_PHRASE_RUN of
-the hit's words in order; under the floor, the rescue (RESCUE_WEIGHTS, fitted
-before and kept) injects it at RESCUE_THRESHOLD. The fit: logistic regression
-on the gate's ten features of the best hit of every tuning prompt, each KB size
-and class weighed alike, L2 0.01 on standardised features; the weights are
-printed in the raw features' space, in vetoWeights' order. The threshold is
-chosen on the tuning part as the lowest (in steps of 0.01) at which false
-injection stays within TARGET_FI at every size of every dump given; what the
-gate then injects is printed for both parts (the held-out part's numbers are
-reported, never used).
+probability is under its threshold, unless the prompt repeats maxPhraseRun (six) of
+the hit's words in order; under the floor, the rescue injects the hit when its
+probability reaches its threshold.
+
+The fit: one logistic regression per side of the floor, on the gate's ten
+features of the best hit of every tuning prompt on that side, each KB size and
+class weighed alike, L2 0.01 on standardised features (Newton's method); the
+weights are printed in the raw features' space, in recall/gate.go's order. The
+thresholds are chosen together on the tuning part, in steps of 0.02: the pair
+that recalls the most error, identifier and natural prompts over every size of
+every dump given while false injection stays within TARGET_FI at each. What
+the gate then injects is printed for both parts (the held-out part's numbers
+are reported, never used).
 """
 import csv, sys, math, collections, json, os
 
@@ -33,8 +37,6 @@ QUESTION_FLOOR, IDF_CAP_DOCS = 0.9, 1000  # recall/floor.go
 MIN_EV, PER_ROOT = 1.9, 0.55  # recall/floor.go
 MIN_COV, MIN_COV_TERMS, MIN_COV_EV = 0.75, 3, 1.0
 KINDS = ('error', 'identifier', 'natural', 'paraphrase', 'silent')
-RESCUE_WEIGHTS = [0.712, 3.946, -0.881, 1.050, 5.353, -0.397, 1.051, 3.491, -0.954]  # recall/gate.go
-RESCUE_THRESHOLD = 0.92  # recall/gate.go
 KBS = {10: 18, 100: 2, 1000: 1, 10000: 1, 100000: 1}
 
 
@@ -65,7 +67,7 @@ def load(path):
     for r in csv.DictReader(open(path), delimiter='\t'):
         if not DEN:
             DEN.update(denominators(r['set']))
-        for k in ('bm25', 'floor_ratio', 'coverage', 'matched', 'lead', 'wig', 'fields', 'identifiers', 'query_bm25', 'phrase'):
+        for k in ('bm25', 'floor_ratio', 'coverage', 'matched', 'lead', 'wig', 'fields', 'identifiers', 'query_bm25', 'phrase', 'questions'):
             r[k] = float(r[k])
         for k in ('size', 'rank', 'label', 'docs', 'terms', 'matched_terms'):
             r[k] = int(r[k])
@@ -86,50 +88,65 @@ def load(path):
 
 
 def features(r):
+    """The gate's features, in recall/gate.go's order (Features, gateProbability)."""
     size = min(1, math.log10(max(10, r['docs'])) / 3)
     return [r['floor_ratio'], r['coverage'], r['matched'], r['lead'] * size, r['wig'] * size,
-            r['fields'], r['identifiers'], size, 1.0 if r['clears'] else 0.0, r['phrase']]
+            r['fields'], r['identifiers'], size, r['phrase'], r['questions']]
 
 
 def top(g):
     return max(g, key=lambda x: x['bm25'])
 
 
-def fit(groups):
-    rows = [top(g) for g in groups if not g[0]['held'] and not g[0]['request']]
+def solve(a, b):
+    """Solves a x = b by Gaussian elimination with partial pivoting."""
+    n = len(b)
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(n):
+            if r != c and m[c][c] != 0:
+                f = m[r][c] / m[c][c]
+                for k in range(c, n + 1):
+                    m[r][k] -= f * m[c][k]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def fit(rows):
+    """Weighted, L2-regularised logistic regression by Newton's method; returns the
+    intercept and weights in the raw features' space."""
     X = [features(r) for r in rows]
     Y = [1 if r['kind'] != 'silent' and r['label'] == 1 else 0 for r in rows]
     cnt = collections.Counter((r['size'], y) for r, y in zip(rows, Y))
     W = [1.0 / cnt[(r['size'], y)] for r, y in zip(rows, Y)]
-    n = len(X[0])
-    mu = [sum(x[j] for x in X) / len(X) for j in range(n)]
-    sd = [max(1e-6, math.sqrt(sum((x[j] - mu[j]) ** 2 for x in X) / len(X))) for j in range(n)]
-    Z = [[(x[j] - mu[j]) / sd[j] for j in range(n)] for x in X]
-    w = [0.0] * (n + 1)
+    n, N = len(X[0]), len(X)
+    mu = [sum(x[j] for x in X) / N for j in range(n)]
+    sd = [max(1e-6, math.sqrt(sum((x[j] - mu[j]) ** 2 for x in X) / N)) for j in range(n)]
+    Z = [[1.0] + [(x[j] - mu[j]) / sd[j] for j in range(n)] for x in X]
     sw = sum(W)
-    for _ in range(3000):
+    w = [0.0] * (n + 1)
+    for _ in range(50):
         g = [0.0] * (n + 1)
+        h = [[0.0] * (n + 1) for _ in range(n + 1)]
         for z, y, wt in zip(Z, Y, W):
-            s = w[0] + sum(a * b for a, b in zip(w[1:], z))
-            e = (1 / (1 + math.exp(-max(-30, min(30, s)))) - y) * wt
-            g[0] += e
-            for j in range(n):
-                g[j + 1] += e * z[j]
+            p = 1 / (1 + math.exp(-max(-30, min(30, sum(a * b for a, b in zip(w, z))))))
+            e, c = (p - y) * wt / sw, p * (1 - p) * wt / sw
+            for j in range(n + 1):
+                g[j] += e * z[j]
+                for k in range(j, n + 1):
+                    h[j][k] += c * z[j] * z[k]
         for j in range(n + 1):
-            w[j] -= 0.5 * (g[j] / sw + (0.01 * w[j] if j else 0))
-    raw = [w[0] - sum(w[j + 1] * mu[j] / sd[j] for j in range(n))] + [w[j + 1] / sd[j] for j in range(n)]
-    return raw
-
-
-def rescue_probability(r):
-    z = RESCUE_WEIGHTS[0] + sum(a * b for a, b in zip(RESCUE_WEIGHTS[1:], features(r)[:8]))
-    return 1 / (1 + math.exp(-max(-30, min(30, z))))
-
-
-def admits(raw, r, thr):
-    if r['clears']:
-        return r['phrase'] >= 1 or probability(raw, r) >= thr
-    return rescue_probability(r) >= RESCUE_THRESHOLD
+            for k in range(j):
+                h[j][k] = h[k][j]
+        for j in range(1, n + 1):
+            g[j] += 0.01 * w[j]
+            h[j][j] += 0.01
+        step = solve(h, g)
+        w = [a - b for a, b in zip(w, step)]
+        if max(abs(x) for x in step) < 1e-7:
+            break
+    return [w[0] - sum(w[j + 1] * mu[j] / sd[j] for j in range(n))] + [w[j + 1] / sd[j] for j in range(n)]
 
 
 def probability(raw, r):
@@ -137,25 +154,36 @@ def probability(raw, r):
     return 1 / (1 + math.exp(-max(-30, min(30, z))))
 
 
-def evaluate(groups, raw, thr, held):
-    got = collections.defaultdict(collections.Counter)
+def outcomes(groups, veto, rescue):
+    """Per prompt and KB: size, kind, part, how the gate decides (the request
+    floor, or the side and the probability to hold to its threshold) and
+    whether what it lets through is right (any injection, for a silent prompt)."""
+    out = []
     for g in groups:
-        if g[0]['held'] != held:
-            continue
         best = top(g)
         if g[0]['request']:
+            side, p = 'request', 1.0
             ok = [x for x in g if x['evidence'] >= REQUEST_FLOOR * x['floor']]
-        elif admits(raw, best, thr):
-            ok = [x for x in g if x['clears'] or x is best]
         else:
-            ok = []
+            side = 'veto' if best['clears'] else 'rescue'
+            p = 2.0 if side == 'veto' and best['phrase'] >= 1 else probability(veto if side == 'veto' else rescue, best)
+            ok = [x for x in g if x['clears'] or x is best]
         if ok:
             most = max(x['evidence'] for x in ok)
             ok = [x for x in ok if x['evidence'] >= 0.5 * most]
-        size, kind = g[0]['size'], g[0]['kind']
-        if kind == 'silent':
-            got[size]['silent'] += bool(ok)
-        elif any(x['label'] == 1 for x in ok):
+        kind = g[0]['kind']
+        hit = bool(ok) if kind == 'silent' else any(x['label'] == 1 for x in ok)
+        out.append((g[0]['size'], kind, g[0]['held'], side, p, hit))
+    return out
+
+
+def evaluate(outs, veto_thr, rescue_thr, held):
+    got = collections.defaultdict(collections.Counter)
+    for size, kind, h, side, p, hit in outs:
+        if h != held:
+            continue
+        admitted = side == 'request' or p >= (veto_thr if side == 'veto' else rescue_thr)
+        if admitted and hit:
             got[size][kind] += 1
     return {size: {k: got[size][k] / (n * (KBS[size] if k == 'silent' else 1)) for k, n in DEN[held].items()}
             for size in sorted(got)}
@@ -170,18 +198,26 @@ def show(out, label):
 def main():
     files = sys.argv[1:]
     sets = [load(f) for f in files]
-    raw = fit([g for gs in sets for g in gs])
-    print('vetoWeights', '{' + ', '.join(f'{v:.3f}' for v in raw) + '}')
-    chosen = None
-    for step in range(30, 100):
-        thr = step / 100
-        if all(all(v['silent'] <= TARGET_FI + 1e-9 for v in evaluate(gs, raw, thr, False).values()) for gs in sets):
-            chosen = thr
-            break
-    print('vetoThreshold', chosen)
-    for f, gs in zip(files, sets):
-        show(evaluate(gs, raw, chosen, False), f'{f}: tuning, at {chosen}')
-        show(evaluate(gs, raw, chosen, True), f'{f}: held out, at {chosen}')
+    tops = [top(g) for gs in sets for g in gs if not g[0]['held'] and not g[0]['request']]
+    veto = fit([r for r in tops if r['clears']])
+    rescue = fit([r for r in tops if not r['clears']])
+    print('vetoWeights', '{' + ', '.join(f'{v:.3f}' for v in veto) + '}')
+    print('rescueWeights', '{' + ', '.join(f'{v:.3f}' for v in rescue) + '}')
+    outs = [outcomes(gs, veto, rescue) for gs in sets]
+    best = None
+    for v in range(10, 100, 2):
+        for r in range(10, 100, 2):
+            res = [evaluate(o, v / 100, r / 100, False) for o in outs]
+            if any(d['silent'] > TARGET_FI + 1e-9 for x in res for d in x.values()):
+                continue
+            score = sum(d[k] for x in res for d in x.values() for k in ('error', 'identifier', 'natural'))
+            if best is None or score > best[0] + 1e-12:
+                best = (score, v / 100, r / 100)
+    _, veto_thr, rescue_thr = best
+    print('vetoThreshold', veto_thr, 'rescueThreshold', rescue_thr)
+    for f, o in zip(files, outs):
+        show(evaluate(o, veto_thr, rescue_thr, False), f'{f}: tuning')
+        show(evaluate(o, veto_thr, rescue_thr, True), f'{f}: held out')
 
 
 if __name__ == '__main__':
