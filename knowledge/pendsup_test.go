@@ -244,3 +244,34 @@ func TestForgetSupersederRestoresSuperseded(t *testing.T) {
 		t.Errorf("X in search: found %v, held %q; want found and not held", ok, r.Held)
 	}
 }
+
+// A draft whose superseded learning was forgotten while it waited names
+// nothing once approved: forget relinks active learnings only and leaves
+// the draft's link to its approval, which drops a link to a learning that
+// is gone (linkSuperseded).
+func TestApproveAfterTheSupersededIsForgotten(t *testing.T) {
+	d := newDirs(t)
+	k := d.open(t)
+	ctx := context.Background()
+	x, draft, _ := supersedingDraft(t, d, k)
+	if err := k.Forget(ctx, x.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := k.Store().Read(draft.ID); got.Supersedes != x.ID {
+		t.Fatalf("setup: the waiting draft names %q, want %s (left to its approval)", got.Supersedes, x.ID)
+	}
+	approved, err := k.ApproveDrafts(ctx, draft.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(approved) != 1 || approved[0].Supersedes != "" || approved[0].SupersedesNamed != "" {
+		t.Errorf("ApproveDrafts = %+v; want it to supersede nothing", approved)
+	}
+	nl, err := k.Store().Read(draft.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nl.Pending() || nl.Supersedes != "" {
+		t.Errorf("approved draft: status %q, supersedes %q; want active, naming nothing", nl.Status, nl.Supersedes)
+	}
+}
