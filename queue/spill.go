@@ -88,20 +88,37 @@ func (q *Queue) spill(rec Record, line []byte) error {
 // listing k ended, and so were the older spills of the same hook, which
 // listing k+1 therefore sees. The repeats are bounded; the common case (no
 // spill directory, or no hook spilling meanwhile) costs one or two reads.
+// When the bound is reached with hooks still spilling, the names the last
+// listing added are left out: no later listing vouches for their older
+// siblings, and the next fold takes them.
 func (q *Queue) spilled() []string {
-	seen := map[string]bool{}
-	var names []string
-	for range maxSpillListings {
+	return settledListing(q.listSpilled, maxSpillListings)
+}
+
+// settledListing lists names with list, at most bound times, until a
+// listing adds none, and returns, sorted, the names that a later listing
+// followed (all of them when the last one added none).
+func settledListing(list func() []string, bound int) []string {
+	first := map[string]int{} // name → the listing that first saw it
+	last := 0                 // the last listing that added a name
+	for k := 1; k <= bound; k++ {
 		added := false
-		for _, n := range q.listSpilled() {
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
+		for _, n := range list() {
+			if _, ok := first[n]; !ok {
+				first[n] = k
 				added = true
 			}
 		}
 		if !added {
+			last = 0
 			break
+		}
+		last = k
+	}
+	names := make([]string, 0, len(first))
+	for n, k := range first {
+		if last == 0 || k < last {
+			names = append(names, n)
 		}
 	}
 	sort.Strings(names)
@@ -109,7 +126,7 @@ func (q *Queue) spilled() []string {
 }
 
 // maxSpillListings bounds the listings spilled makes while hooks keep
-// spilling; what a last listing missed is folded by the next fold.
+// spilling; what the last one added is folded by the next fold.
 const maxSpillListings = 8
 
 // ListSpilled returns the records waiting in the spill directory, oldest

@@ -1,8 +1,10 @@
 package queue
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -148,5 +150,40 @@ func TestQueueFilesRefuseFIFOs(t *testing.T) {
 				t.Fatalf("Enqueue or Depth hung on a FIFO at %s", name)
 			}
 		})
+	}
+}
+
+// TestSettledListingLeavesTheLastListingsNames: while hooks keep spilling
+// past the bound, the names only the last listing saw are left for the next
+// fold, since a hook's older spill renamed in during that listing may be
+// missing from it; with the bound not reached, every name is kept.
+func TestSettledListingLeavesTheLastListingsNames(t *testing.T) {
+	// Listing k sees spills 1..k of a busy hook, except that the last one
+	// misses spill 3's older sibling, "3a", renamed in while it ran.
+	listings := 0
+	busy := func() []string {
+		listings++
+		var out []string
+		for i := 1; i <= listings; i++ {
+			out = append(out, fmt.Sprintf("%d", i))
+		}
+		if listings == 4 {
+			out = append(out, "4b") // 4a, older, was being renamed in
+		}
+		return out
+	}
+	got := settledListing(busy, 4)
+	if want := []string{"1", "2", "3"}; !slices.Equal(got, want) {
+		t.Errorf("busy: got %v, want %v (what listing 4 added is left for the next fold)", got, want)
+	}
+	if listings != 4 {
+		t.Errorf("busy: %d listings, want the bound, 4", listings)
+	}
+	quiet := func() []string { return []string{"2", "1"} }
+	if got := settledListing(quiet, 4); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("quiet: got %v, want [1 2]", got)
+	}
+	if got := settledListing(func() []string { return nil }, 4); len(got) != 0 {
+		t.Errorf("empty: got %v", got)
 	}
 }
