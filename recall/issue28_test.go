@@ -21,8 +21,14 @@ func recallSetKB(t *testing.T, n int) *index.Index {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return paddedKB(t, set, n, bench.Padding{})
+}
+
+// paddedKB indexes set's learnings padded with synthetic learnings to n.
+func paddedKB(t *testing.T, set *bench.RecallSet, n int, pad bench.Padding) *index.Index {
+	t.Helper()
 	return recall.NewKB(t, func(docs string) {
-		if err := bench.Generate(docs, n-len(set.Learnings), 1); err != nil {
+		if err := bench.GeneratePadding(docs, n-len(set.Learnings), 1, pad); err != nil {
 			t.Fatal(err)
 		}
 		for name, data := range set.Learnings {
@@ -110,16 +116,7 @@ func usersetKB(t *testing.T, n int) (*bench.RecallSet, *index.Index) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set, recall.NewKB(t, func(docs string) {
-		if err := bench.Generate(docs, n-len(set.Learnings), 1); err != nil {
-			t.Fatal(err)
-		}
-		for name, data := range set.Learnings {
-			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	return set, paddedKB(t, set, n, bench.Padding{})
 }
 
 // usersetKBWithQuestions is usersetKB with the learnings' writer questions
@@ -134,16 +131,7 @@ func usersetKBWithQuestions(t *testing.T, n int) (*bench.RecallSet, *index.Index
 	if set, err = set.WithQuestions(); err != nil {
 		t.Fatal(err)
 	}
-	return set, recall.NewKB(t, func(docs string) {
-		if err := bench.GeneratePadding(docs, n-len(set.Learnings), 1, bench.Padding{QuestionWords: set.QuestionWords()}); err != nil {
-			t.Fatal(err)
-		}
-		for name, data := range set.Learnings {
-			if err := os.WriteFile(filepath.Join(docs, name), data, 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	return set, paddedKB(t, set, n, bench.Padding{QuestionWords: set.QuestionWords()})
 }
 
 // TestGateReadsQuestions: a prompt put the way one of a learning's
