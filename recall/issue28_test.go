@@ -134,6 +134,15 @@ func usersetKBWithQuestions(t *testing.T, n int) (*bench.RecallSet, *index.Index
 	return set, paddedKB(t, set, n, bench.Padding{QuestionWords: set.QuestionWords()})
 }
 
+// promptsByID indexes set's prompts by id.
+func promptsByID(set *bench.RecallSet) map[string]bench.LabelledPrompt {
+	byID := make(map[string]bench.LabelledPrompt, len(set.Prompts))
+	for _, p := range set.Prompts {
+		byID[p.ID] = p
+	}
+	return byID
+}
+
 // TestGateReadsQuestions: a prompt put the way one of a learning's
 // questions puts it repeats the question's words in order, and the gate
 // reads that run as it reads one of the title's (Features.Phrase). In the
@@ -150,10 +159,7 @@ func TestGateReadsQuestions(t *testing.T) {
 	}
 	t.Parallel()
 	set, ix := usersetKBWithQuestions(t, 1000)
-	byID := map[string]bench.LabelledPrompt{}
-	for _, p := range set.Prompts {
-		byID[p.ID] = p
-	}
+	byID := promptsByID(set)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		id     string
@@ -239,10 +245,7 @@ func TestGateVetoesNearMisses(t *testing.T) {
 	}
 	t.Parallel()
 	set, ix := usersetKB(t, 1000)
-	byID := map[string]bench.LabelledPrompt{}
-	for _, p := range set.Prompts {
-		byID[p.ID] = p
-	}
+	byID := promptsByID(set)
 	ctx := context.Background()
 	for _, id := range []string{"u0595", "u0627", "u0681", "u0702", "u0746", "u0854", "u0879", "u0943", "u0001", "u0009", "u0022", "u0033"} {
 		p, ok := byID[id]
