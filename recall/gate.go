@@ -16,9 +16,10 @@ import (
 // regression). Over the floor, the veto (vetoWeights) keeps the prompt
 // silent when that probability is under vetoThreshold, unless the prompt
 // repeats maxPhraseRun words of the hit's title, key insight, symptoms or
-// questions in order; under it, the rescue (rescueWeights) injects the hit all the same
-// when the probability reaches rescueThreshold. Only that hit is judged:
-// the others that clear the floor follow it in or stay out with it.
+// questions in order; under it, the rescue (rescueWeights) injects the hit
+// all the same when the probability reaches rescueThreshold. Only that hit
+// is judged: the others that clear the floor follow it in or stay out with
+// it.
 //
 // Why a veto: a prompt about another problem of the same tool clears the
 // floor as easily as one about the learning's ("SyntaxError: Unexpected end
@@ -32,10 +33,9 @@ import (
 // so a match that clears the floor in a new user's KB of 40 falls under it
 // at 1,000 — where every signal still ranks it first.
 //
-// The features: the evidence over its floor; how
-// the hit stands against the rest of the KB (its lead over the runner-up and
-// over the mean of the top hits: the query-performance predictors NQC and
-// WIG); how much of the query it holds and where (title, key insight, tags;
+// The features: the evidence over its floor; how the hit stands against the
+// rest of the KB (its lead over the runner-up and over the mean of the top
+// hits: the query-performance predictors NQC and WIG); how much of the query it holds and where (title, key insight, tags;
 // identifiers the prompt names); and the longest run of the prompt's words
 // found in order in its title, key insight, symptoms or questions (the
 // questions a learning answers are written in the words users type, so a
@@ -162,9 +162,9 @@ func hitFeatures(results []index.Result, i, docs int, query string) Features {
 
 // The classifiers' intercepts and coefficients, in this order: FloorRatio,
 // Coverage, Matched, Lead × Size, WIG × Size, Fields, Identifiers, Size,
-// Phrase, Questions. Each is fitted on the tuning part of the userset (bench/userset,
-// the prompts whose FNV-1a id hash is not 0 mod 3) at KB sizes 10, 100,
-// 1,000 and 10,000, on both paddings, with and without the learnings'
+// Phrase, Questions. Each is fitted on the tuning part of the userset
+// (bench/userset, the prompts whose FNV-1a id hash is not 0 mod 3) at KB
+// sizes 10, 100, 1,000 and 10,000, on both paddings, with and without the learnings'
 // questions, on the hit with the best BM25F of each prompt whose hit is on
 // its side of the floor, each size and class weighed alike, L2 0.01 on
 // standardised features; the prompts that ask for work (intent.go) are left
