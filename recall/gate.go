@@ -35,11 +35,12 @@ import (
 //
 // The features: the evidence over its floor; how the hit stands against the
 // rest of the KB (its lead over the runner-up and over the mean of the top
-// hits: the query-performance predictors NQC and WIG); how much of the query it holds and where (title, key insight, tags;
-// identifiers the prompt names); and the longest run of the prompt's words
-// found in order in its title, key insight, symptoms or questions (the
-// questions a learning answers are written in the words users type, so a
-// prompt put the same way repeats them).
+// hits: the query-performance predictors NQC and WIG); how much of the query
+// it holds and where (title, key insight, tags; identifiers the prompt
+// names); and the longest run of the prompt's words found in order in its
+// title, key insight, symptoms or questions (the questions a learning
+// answers are written in the words users type, so a prompt put the same way
+// repeats them).
 
 // Features are what the gate knows of one hit.
 type Features struct {
