@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/reflectkb/reflect/internal/fsutil"
@@ -70,11 +71,30 @@ func (q *Queue) spill(rec Record, line []byte) error {
 	// The wall clock in nanoseconds leads the name, so that folding in name
 	// order keeps the order in which the hooks ran (ids are random within
 	// a second).
-	name := fmt.Sprintf("%019d.%s.%s.json", time.Now().UnixNano(), fsutil.SafeName(rec.SessionID), rec.ID)
+	name := fmt.Sprintf("%019d.%s.%s.json", spillStamp(time.Now()), fsutil.SafeName(rec.SessionID), rec.ID)
 	if err := fsutil.WriteAtomicNoSync(filepath.Join(dir, name), line, fsutil.FilePerm); err != nil {
 		return fmt.Errorf("spill: %w", err)
 	}
 	return nil
+}
+
+// lastSpillStamp is the stamp of this process's latest spill.
+var lastSpillStamp atomic.Int64
+
+// spillStamp is now in Unix nanoseconds, made later than this process's
+// previous spill's: the wall clock can step back (a VM's clock corrected),
+// and a process that spills twice must not see its second record folded
+// first.
+func spillStamp(now time.Time) int64 {
+	for {
+		last, t := lastSpillStamp.Load(), now.UnixNano()
+		if t <= last {
+			t = last + 1
+		}
+		if lastSpillStamp.CompareAndSwap(last, t) {
+			return t
+		}
+	}
 }
 
 // spilled lists the spill files, oldest first.

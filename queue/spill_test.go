@@ -187,3 +187,18 @@ func TestSettledListingLeavesTheLastListingsNames(t *testing.T) {
 		t.Errorf("empty: got %v", got)
 	}
 }
+
+// A process's spills are stamped in the order it made them even when the
+// wall clock steps back between them, so folding in name order keeps it.
+func TestSpillStampNeverGoesBack(t *testing.T) {
+	t0 := time.Now()
+	a := spillStamp(t0)
+	b := spillStamp(t0.Add(-time.Second)) // the clock stepped back
+	c := spillStamp(t0)
+	if !(a < b && b < c) {
+		t.Errorf("stamps %d, %d, %d: want strictly increasing", a, b, c)
+	}
+	if d, ahead := spillStamp(t0.Add(time.Second)), t0.Add(time.Second).UnixNano(); d < ahead {
+		t.Errorf("a clock ahead of the last stamp gives %d, want at least the clock's %d", d, ahead)
+	}
+}
