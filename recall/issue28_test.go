@@ -188,13 +188,7 @@ func TestGateReadsQuestions(t *testing.T) {
 		if got := c.Features[best].Phrase; got < tc.phrase {
 			t.Errorf("%s: Phrase = %.2f, want at least %.2f (the question's words in order)", tc.id, got, tc.phrase)
 		}
-		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: p.Prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := recall.IDs(res.Injected); len(got) == 0 || got[0] != p.Want {
-			t.Errorf("%s injected %v (%s), want %s", tc.id, got, res.Skipped, p.Want)
-		}
+		checkPromptGets(t, ix, tc.id, p.Prompt, p.Want)
 	}
 }
 
@@ -208,26 +202,30 @@ func TestIssue28CodeSpans(t *testing.T) {
 	}
 	t.Parallel()
 	_, ix := usersetKB(t, 1000)
-	ctx := context.Background()
 	for _, tc := range []struct{ prompt, want string }{
 		{"do I still need `v := v` before `go func()` in a loop?", "lrn-go-1-22-gives-each-loop-iteration-its-own-variable-v-v-is-on-8228fb"},
 		{"is `set -o pipefail` worth it in our release script?", "lrn-set-e-does-not-catch-a-failure-inside-a-pipeline-without-pip-fb523f"},
 		{"what does `git rebase -i` do", ""},
 	} {
-		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: tc.prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := recall.IDs(res.Injected)
-		if tc.want == "" {
-			if len(got) > 0 {
-				t.Errorf("recall %q injected %v, want nothing", tc.prompt, got)
-			}
-			continue
-		}
-		if len(got) == 0 || got[0] != tc.want {
-			t.Errorf("recall %q injected %v (%s), want %s", tc.prompt, got, res.Skipped, tc.want)
-		}
+		checkPromptGets(t, ix, fmt.Sprintf("%q", tc.prompt), tc.prompt, tc.want)
+	}
+}
+
+// checkPromptGets recalls prompt (named name in failures) as the prompt
+// hook does and checks that it injects want first, or nothing when want is
+// empty.
+func checkPromptGets(t *testing.T, ix *index.Index, name, prompt, want string) {
+	t.Helper()
+	res, err := recall.Recall(context.Background(), ix, recall.Request{Kind: recall.Prompt, Prompt: prompt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := recall.IDs(res.Injected)
+	switch {
+	case want == "" && len(got) > 0:
+		t.Errorf("%s (silent) injected %v", name, got)
+	case want != "" && (len(got) == 0 || got[0] != want):
+		t.Errorf("%s injected %v (%s), want %s", name, got, res.Skipped, want)
 	}
 }
 
@@ -246,22 +244,11 @@ func TestGateVetoesNearMisses(t *testing.T) {
 	t.Parallel()
 	set, ix := usersetKB(t, 1000)
 	byID := promptsByID(set)
-	ctx := context.Background()
 	for _, id := range []string{"u0595", "u0627", "u0681", "u0702", "u0746", "u0854", "u0879", "u0943", "u0001", "u0009", "u0022", "u0033"} {
 		p, ok := byID[id]
 		if !ok || p.HeldOut() {
 			t.Fatalf("%s: not a tuning prompt of the userset", id)
 		}
-		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: p.Prompt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := recall.IDs(res.Injected)
-		if p.Want == "" && len(got) > 0 {
-			t.Errorf("%s (silent) injected %v", id, got)
-		}
-		if p.Want != "" && (len(got) == 0 || got[0] != p.Want) {
-			t.Errorf("%s injected %v (%s), want %s", id, got, res.Skipped, p.Want)
-		}
+		checkPromptGets(t, ix, id, p.Prompt, p.Want)
 	}
 }
