@@ -28,10 +28,16 @@ that recalls the most error, identifier and natural prompts over every size of
 every dump given while false injection stays within TARGET_FI at each. What
 the gate then injects is printed for both parts (the held-out part's numbers
 are reported, never used).
+
+With --curve it also prints what other false-injection budgets would buy on the
+held-out part (thresholds chosen on the tuning part for each budget) and the
+ceiling with no gate at all, where every prompt injects what clears the floor or
+its best hit: the recall the ranking alone allows.
 """
 import csv, sys, math, collections, json, os
 
 TARGET_FI = 0.03  # the issue's false-injection target
+CURVE_BUDGETS = (0.03, 0.05, 0.08, 0.10, 0.15, 0.20)  # --curve's false-injection budgets
 REQUEST_FLOOR = 2.0  # recall/intent.go's requestFloor
 QUESTION_FLOOR, IDF_CAP_DOCS = 0.9, 1000  # recall/floor.go
 MIN_EV, PER_ROOT = 1.9, 0.55  # recall/floor.go
@@ -195,8 +201,42 @@ def show(out, label):
         print(f"  {size:>6} " + ' '.join(f"{k[:5]} {v:.3f}" for k, v in d.items()))
 
 
+def choose(outs, target):
+    """The thresholds, in steps of 0.02, that recall the most error, identifier and
+    natural prompts of the tuning part while false injection stays within target at
+    each size of each dump."""
+    best = None
+    for v in range(2, 100, 2):
+        for r in range(2, 100, 2):
+            res = [evaluate(o, v / 100, r / 100, False) for o in outs]
+            if any(d['silent'] > target + 1e-9 for x in res for d in x.values()):
+                continue
+            score = sum(d[k] for x in res for d in x.values() for k in ('error', 'identifier', 'natural'))
+            if best is None or score > best[0] + 1e-12:
+                best = (score, v / 100, r / 100)
+    return best[1], best[2]
+
+
+def curve(files, outs):
+    """What each false-injection budget buys: thresholds chosen on the tuning part
+    for the budget, the held-out part's recall and false injection at them, and last
+    the gate's ceiling, every prompt injecting what clears the floor (or its best
+    hit): what the ranking alone allows."""
+    budgets = [(f'FI <= {t:.2f}', choose(outs, t)) for t in CURVE_BUDGETS]
+    budgets.append(('no gate', (0.0, 0.0)))
+    for label, (veto_thr, rescue_thr) in budgets:
+        print(f'{label}: veto {veto_thr} rescue {rescue_thr}')
+        for f, o in zip(files, outs):
+            res = evaluate(o, veto_thr, rescue_thr, True)
+            print(f'  {os.path.basename(f)} held out: ' + ' | '.join(
+                f"{size} e {d['error']:.2f} i {d['identifier']:.2f} n {d['natural']:.2f} fi {d['silent']:.3f}"
+                for size, d in res.items()))
+
+
 def main():
-    files = sys.argv[1:]
+    args = sys.argv[1:]
+    with_curve = '--curve' in args
+    files = [a for a in args if a != '--curve']
     sets = [load(f) for f in files]
     tops = [top(g) for gs in sets for g in gs if not g[0]['held'] and not g[0]['request']]
     veto = fit([r for r in tops if r['clears']])
@@ -204,20 +244,13 @@ def main():
     print('vetoWeights', '{' + ', '.join(f'{v:.3f}' for v in veto) + '}')
     print('rescueWeights', '{' + ', '.join(f'{v:.3f}' for v in rescue) + '}')
     outs = [outcomes(gs, veto, rescue) for gs in sets]
-    best = None
-    for v in range(10, 100, 2):
-        for r in range(10, 100, 2):
-            res = [evaluate(o, v / 100, r / 100, False) for o in outs]
-            if any(d['silent'] > TARGET_FI + 1e-9 for x in res for d in x.values()):
-                continue
-            score = sum(d[k] for x in res for d in x.values() for k in ('error', 'identifier', 'natural'))
-            if best is None or score > best[0] + 1e-12:
-                best = (score, v / 100, r / 100)
-    _, veto_thr, rescue_thr = best
+    veto_thr, rescue_thr = choose(outs, TARGET_FI)
     print('vetoThreshold', veto_thr, 'rescueThreshold', rescue_thr)
     for f, o in zip(files, outs):
         show(evaluate(o, veto_thr, rescue_thr, False), f'{f}: tuning')
         show(evaluate(o, veto_thr, rescue_thr, True), f'{f}: held out')
+    if with_curve:
+        curve(files, outs)
 
 
 if __name__ == '__main__':
