@@ -106,6 +106,7 @@ func Run(ctx context.Context, c *config.Config, opts ...index.OpenOption) *Repor
 			"embedder":     c.Index.Embedder,
 			"recall.max":   c.Recall.Max,
 			"recall.chars": c.Recall.Chars,
+			"recall.gate":  c.Recall.Gate,
 			"disabled":     c.Disabled,
 			"origin":       c.Origin,
 		},

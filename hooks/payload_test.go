@@ -1,6 +1,11 @@
 package hooks
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/reflectkb/reflect/internal/config"
+	"github.com/reflectkb/reflect/recall"
+)
 
 // Gemini CLI hands BeforeAgent the prompt with SessionStart's context
 // prepended in a <hook_context> block (as captured from Gemini CLI 0.61,
@@ -21,6 +26,17 @@ func TestNormalizeGeminiPrompt(t *testing.T) {
 		p.normalize(tc.agent)
 		if p.Prompt != tc.want {
 			t.Errorf("%s: normalize(%q) = %q, want %q", tc.agent, tc.in, p.Prompt, tc.want)
+		}
+	}
+}
+
+// The prompt hook's recall runs at the gate level the configuration sets
+// (recall.gate), as `reflect recall` and the MCP recall tool do.
+func TestRequestCarriesTheGate(t *testing.T) {
+	for level, want := range map[string]recall.Gate{"strict": recall.GateStrict, "eager": recall.GateEager} {
+		r := &invocation{Options: Options{Config: &config.Config{Recall: config.Recall{Gate: level}}}, payload: &Payload{Prompt: "p"}}
+		if got := r.request(recall.Prompt).Gate; got != want {
+			t.Errorf("recall.gate %s: the request's gate is %q, want %q", level, got, want)
 		}
 	}
 }

@@ -474,7 +474,7 @@ func (r *invocation) request(kind recall.Kind) recall.Request {
 	p := r.payload
 	return recall.Request{
 		Kind: kind, Prompt: p.Prompt, Cwd: p.Cwd, SessionID: p.SessionID, Source: p.Source,
-		Max: r.Config.Recall.Max, Chars: r.Config.Recall.Chars, StateDir: r.Config.StateDir, Now: r.now,
+		Max: r.Config.Recall.Max, Chars: r.Config.Recall.Chars, Gate: recall.Gate(r.Config.Recall.Gate), StateDir: r.Config.StateDir, Now: r.now,
 		Agent:      r.Agent,
 		AgentDirs:  importer.Dirs{Home: r.Config.Agents.Home, Claude: r.Config.Agents.Claude, Codex: r.Config.Agents.Codex},
 		GitTimeout: r.GitTimeout,

@@ -267,7 +267,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	req := recall.Request{
 		Kind: recall.Prompt, Prompt: in.Task, Task: true, Cwd: s.opts.Cwd,
 		SessionID: in.SessionID, StateDir: c.StateDir,
-		Max: c.Recall.Max, Chars: c.Recall.Chars,
+		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
 	}
 	err := s.withIndex(ctx, func(ix *index.Index) error {
 		res, err := recall.Recall(ctx, ix, req)

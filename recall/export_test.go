@@ -267,7 +267,7 @@ func GateCandidatesFull(ctx context.Context, ix *index.Index, prompt string, now
 	}
 	c := Candidates{Results: results, Features: gateFeatures(results, docs, q), Passing: map[string]bool{}, Docs: docs, Terms: len(index.Terms(q))}
 	c.Request = isRequest(cleanPrompt(prompt))
-	kept, _ := throughGate(results, docs, q, c.Request, false)
+	kept, _ := throughGate(results, docs, q, c.Request, false, GateStrict)
 	for _, r := range kept {
 		c.Passing[r.ID] = true
 	}

@@ -151,8 +151,8 @@ func aboveFloor(results []index.Result, docs, terms int) ([]index.Result, []floa
 // (codespan.go): then that hit and the others that clear the prompt's floor
 // (promptFloor). A task the MCP recall tool is asked about (task) is not
 // vetoed: the agent asked, and the veto was calibrated on prompts typed to
-// an agent.
-func throughGate(results []index.Result, docs int, query string, request, task bool) ([]index.Result, []float64) {
+// an agent. gate is the level whose thresholds apply.
+func throughGate(results []index.Result, docs int, query string, request, task bool, gate Gate) ([]index.Result, []float64) {
 	terms := len(index.Terms(query))
 	if request {
 		floor := floorFor(terms, minEvidence, minEvidencePerRootTerm)
@@ -169,7 +169,7 @@ func throughGate(results []index.Result, docs int, query string, request, task b
 	if top < 0 {
 		return nil, nil
 	}
-	if f := hitFeatures(results, top, docs, query); !quotesCode(results[top], query, terms) && !(task && f.Clears > 0) && !admits(f) {
+	if f := hitFeatures(results, top, docs, query); !quotesCode(results[top], query, terms) && !(task && f.Clears > 0) && !gate.admits(f) {
 		return nil, nil
 	}
 	floor := promptFloor(terms, docs)

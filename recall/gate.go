@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -14,12 +15,13 @@ import (
 // the best BM25F. Each reads that hit's features (see Features) and
 // estimates the probability that it is what the prompt is about (logistic
 // regression). Over the floor, the veto (vetoWeights) keeps the prompt
-// silent when that probability is under vetoThreshold, unless the prompt
-// repeats maxPhraseRun words of the hit's title, key insight, symptoms or
-// questions in order; under it, the rescue (rescueWeights) injects the hit
-// all the same when the probability reaches rescueThreshold. Only that hit
-// is judged: the others that clear the floor follow it in or stay out with
-// it.
+// silent when that probability is under the veto threshold, unless the
+// prompt repeats maxPhraseRun words of the hit's title, key insight,
+// symptoms or questions in order; under it, the rescue (rescueWeights)
+// injects the hit all the same when the probability reaches the rescue
+// threshold. Both thresholds are the Gate's, a level the user chooses. Only
+// that hit is judged: the others that clear the floor follow it in or stay
+// out with it.
 //
 // Why a veto: a prompt about another problem of the same tool clears the
 // floor as easily as one about the learning's ("SyntaxError: Unexpected end
@@ -175,20 +177,63 @@ var (
 	rescueWeights = [...]float64{-2.107, 3.026, 0.375, 3.843, 4.446, -0.159, 2.471, 4.193, -1.389, 4.492, -0.831}
 )
 
-// vetoThreshold is the probability under which a prompt whose best hit
-// clears the floor gets nothing; rescueThreshold is the probability at which
-// the best hit, when it is under the floor, is injected all the same: where
-// every signal agrees (a wide lead over the rest of the KB, the query's words
-// in the title, the identifier it names, the user's question repeated),
-// though the words it shares are not rare enough for the floor. Chosen
-// together on the tuning part, in steps of 0.02, as the pair that recalls
-// the most error, identifier and natural prompts while false injection stays
-// within the target rate, 0.03, at every size, on both paddings, with and
-// without questions (scripts/gaterefit.py).
+// Gate is how readily the gate lets a prompt have learnings: the false
+// injection the user accepts for more recall (config recall.gate). Each
+// level is the pair of thresholds, over the floor and under it, that
+// recalls the most error, identifier and natural prompts of the userset's
+// tuning part while false injection stays within the level's rate at every
+// size (10 to 10,000 learnings), on both paddings, with and without
+// questions, chosen together in steps of 0.02 (scripts/gaterefit.py
+// --curve). What each buys on the held-out part is in docs/ranking.md.
+type Gate string
+
+// The gate's levels; the zero Gate is GateStrict.
 const (
-	vetoThreshold   = 0.30
-	rescueThreshold = 0.94
+	// GateStrict holds false injection within 0.03, the issue 28 target.
+	GateStrict Gate = "strict"
+	// GateBalanced holds it within 0.05.
+	GateBalanced Gate = "balanced"
+	// GateEager holds it within 0.10.
+	GateEager Gate = "eager"
 )
+
+// Gates lists the levels, strictest first.
+var Gates = []Gate{GateStrict, GateBalanced, GateEager}
+
+// gateThresholds are each level's thresholds: the probability under which
+// a prompt whose best hit clears the floor gets nothing (veto), and the
+// one at which the best hit, when it is under the floor, is injected all
+// the same (rescue): where every signal agrees (a wide lead over the rest
+// of the KB, the query's words in the title, the identifier it names, the
+// user's question repeated), though the words it shares are not rare
+// enough for the floor.
+var gateThresholds = map[Gate]struct{ veto, rescue float64 }{
+	GateStrict:   {veto: 0.30, rescue: 0.94},
+	GateBalanced: {veto: 0.16, rescue: 0.94},
+	GateEager:    {veto: 0.06, rescue: 0.90},
+}
+
+// ParseGate reads a level by its name; the empty string is GateStrict.
+func ParseGate(s string) (Gate, error) {
+	g := Gate(strings.ToLower(strings.TrimSpace(s)))
+	if g == "" {
+		return GateStrict, nil
+	}
+	if _, ok := gateThresholds[g]; !ok {
+		return "", fmt.Errorf("%q is not a gate level; use strict, balanced or eager", s)
+	}
+	return g, nil
+}
+
+// thresholds are g's veto and rescue thresholds; an unknown or zero Gate
+// is GateStrict.
+func (g Gate) thresholds() (veto, rescue float64) {
+	t, ok := gateThresholds[g]
+	if !ok {
+		t = gateThresholds[GateStrict]
+	}
+	return t.veto, t.rescue
+}
 
 // gateProbability is the estimate of the classifier on f's side of the
 // floor.
@@ -202,11 +247,12 @@ func gateProbability(f Features) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// admits reports whether the gate lets a prompt whose best hit has
-// features f have learnings.
-func admits(f Features) bool {
+// admits reports whether gate g lets a prompt whose best hit has features
+// f have learnings.
+func (g Gate) admits(f Features) bool {
+	veto, rescue := g.thresholds()
 	if f.Clears > 0 {
-		return f.Phrase >= 1 || f.Probability >= vetoThreshold
+		return f.Phrase >= 1 || f.Probability >= veto
 	}
-	return f.Probability >= rescueThreshold
+	return f.Probability >= rescue
 }

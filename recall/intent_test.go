@@ -63,15 +63,15 @@ func TestRequestNeedsPlainEvidence(t *testing.T) {
 	floorBM25 := floorFor(terms, minEvidence, minEvidencePerRootTerm) * IDFCap
 	hit := index.Result{ID: "lrn-n-plus-one", Title: "A list page issues one query per row",
 		Why: index.Why{BM25: 1.3 * floorBM25, QueryBM25: 3 * floorBM25, MatchedTerms: 2}}
-	if kept, _ := throughGate([]index.Result{hit}, docs, query, false, false); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{hit}, docs, query, false, false, GateStrict); len(kept) != 1 {
 		t.Fatalf("a question: kept %v, want %s", resultIDs(kept), hit.ID)
 	}
-	if kept, _ := throughGate([]index.Result{hit}, docs, query, true, false); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{hit}, docs, query, true, false, GateStrict); len(kept) != 0 {
 		t.Errorf("a request on the same evidence: kept %v, want none", resultIDs(kept))
 	}
 	strong := hit
 	strong.Why.BM25 = 2.2 * floorBM25
-	if kept, _ := throughGate([]index.Result{strong}, docs, query, true, false); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{strong}, docs, query, true, false, GateStrict); len(kept) != 1 {
 		t.Errorf("a request with evidence twice the floor: kept %v, want %s", resultIDs(kept), strong.ID)
 	}
 
@@ -83,10 +83,10 @@ func TestRequestNeedsPlainEvidence(t *testing.T) {
 		KeyInsight: "Set busy_timeout on every connection and use WAL when workers write one database.",
 		Why:        index.Why{BM25: under, QueryBM25: 1.5 * under, MatchedTerms: rterms - 1, Identifiers: 1}}
 	runnerUp := index.Result{ID: "lrn-other", Title: "Worker pool sizing", Why: index.Why{BM25: 0.2 * under, QueryBM25: 1.5 * under, MatchedTerms: 1}}
-	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, false, false); len(kept) != 1 {
+	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, false, false, GateStrict); len(kept) != 1 {
 		t.Fatalf("a question: the gate rescued %v, want %s", resultIDs(kept), agree.ID)
 	}
-	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, true, false); len(kept) != 0 {
+	if kept, _ := throughGate([]index.Result{agree, runnerUp}, docs, rq, true, false, GateStrict); len(kept) != 0 {
 		t.Errorf("a request: the gate rescued %v, want none", resultIDs(kept))
 	}
 }
@@ -120,7 +120,7 @@ func TestQuestionFloor(t *testing.T) {
 		}
 	}
 	// A request for work is held to twice the whole floor.
-	if kept, _ := throughGate([]index.Result{hit, close}, idfCapDocs, query, true, false); len(kept) > 0 {
+	if kept, _ := throughGate([]index.Result{hit, close}, idfCapDocs, query, true, false, GateStrict); len(kept) > 0 {
 		t.Errorf("a request kept %v, want nothing", resultIDs(kept))
 	}
 }

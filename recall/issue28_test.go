@@ -216,16 +216,59 @@ func TestIssue28CodeSpans(t *testing.T) {
 // empty.
 func checkPromptGets(t *testing.T, ix *index.Index, name, prompt, want string) {
 	t.Helper()
-	res, err := recall.Recall(context.Background(), ix, recall.Request{Kind: recall.Prompt, Prompt: prompt})
+	checkPromptGetsAt(t, ix, recall.GateStrict, name, prompt, want)
+}
+
+// checkPromptGetsAt is checkPromptGets with the gate at level gate.
+func checkPromptGetsAt(t *testing.T, ix *index.Index, gate recall.Gate, name, prompt, want string) {
+	t.Helper()
+	got, skipped := promptInjects(t, ix, gate, prompt)
+	switch {
+	case want == "" && len(got) > 0:
+		t.Errorf("%s (silent) injected %v at gate %s", name, got, gate)
+	case want != "" && (len(got) == 0 || got[0] != want):
+		t.Errorf("%s injected %v (%s) at gate %s, want %s", name, got, skipped, gate, want)
+	}
+}
+
+// promptInjects is what the prompt hook injects for prompt with the gate at
+// level gate, and why nothing when it injects nothing.
+func promptInjects(t *testing.T, ix *index.Index, gate recall.Gate, prompt string) ([]string, string) {
+	t.Helper()
+	res, err := recall.Recall(context.Background(), ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Gate: gate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := recall.IDs(res.Injected)
-	switch {
-	case want == "" && len(got) > 0:
-		t.Errorf("%s (silent) injected %v", name, got)
-	case want != "" && (len(got) == 0 || got[0] != want):
-		t.Errorf("%s injected %v (%s), want %s", name, got, res.Skipped, want)
+	return recall.IDs(res.Injected), res.Skipped
+}
+
+// TestGateLevels: a looser level of the gate recalls what the strict one
+// keeps silent, and lets in what it keeps out. In the userset's KB with
+// questions, padded to 1,000, the pasted `kubectl describe pvc` events of
+// u0233 (an error prompt of the tuning part) get their learning only from
+// balanced on, as its best hit clears the floor with a probability (about
+// 0.19) between balanced's veto threshold and strict's; the silent request
+// u0761, whose best hit is as probable (about 0.22), stays silent at strict
+// and gets a learning at balanced and eager: the false injection those
+// levels accept.
+func TestGateLevels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a KB of 1,000 learnings")
+	}
+	t.Parallel()
+	set, ix := usersetKBWithQuestions(t, 1000)
+	byID := promptsByID(set)
+	answerable, silent := byID["u0233"], byID["u0761"]
+	if answerable.Want == "" || answerable.HeldOut() || silent.Want != "" || silent.HeldOut() {
+		t.Fatal("u0233 is not an answerable tuning prompt or u0761 not a silent one")
+	}
+	checkPromptGetsAt(t, ix, recall.GateStrict, "u0233", answerable.Prompt, "")
+	checkPromptGetsAt(t, ix, recall.GateStrict, "u0761", silent.Prompt, "")
+	for _, gate := range []recall.Gate{recall.GateBalanced, recall.GateEager} {
+		checkPromptGetsAt(t, ix, gate, "u0233", answerable.Prompt, answerable.Want)
+		if got, _ := promptInjects(t, ix, gate, silent.Prompt); len(got) == 0 {
+			t.Errorf("u0761 (silent) got nothing at gate %s: its best hit is over that level's veto threshold", gate)
+		}
 	}
 }
 

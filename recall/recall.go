@@ -53,6 +53,9 @@ type Request struct {
 	// Max and Chars bound the block: at most Max new learnings and Chars
 	// characters in all. Zero means DefaultMax / DefaultChars.
 	Max, Chars int
+	// Gate is how readily a prompt gets learnings (gate.go); zero means
+	// GateStrict.
+	Gate Gate
 	// StateDir is $REFLECT_STATE_DIR; empty disables dedupe like an empty
 	// SessionID.
 	StateDir string
@@ -257,7 +260,7 @@ func candidates(ctx context.Context, ix *index.Index, req Request, query, projec
 		// the project's and branch's words rather than a question, through
 		// the floor alone: the gate was calibrated on prompts.
 		if req.Kind == Prompt {
-			kept, ev = throughGate(results, docs, query, !req.Task && isRequest(cleanPrompt(req.Prompt)), req.Task)
+			kept, ev = throughGate(results, docs, query, !req.Task && isRequest(cleanPrompt(req.Prompt)), req.Task, req.Gate)
 		} else {
 			kept, ev = aboveFloor(results, docs, len(index.Terms(query)))
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/reflectkb/reflect/bench"
 	"github.com/reflectkb/reflect/index"
+	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -193,7 +194,9 @@ type BenchRecallOptions struct {
 	Padding string
 	// Questions indexes the questions LLM writers wrote for the set's
 	// learnings (doc2query).
-	Questions    bool
+	Questions bool
+	// Gate is the gate's level; empty: recall.gate's.
+	Gate         string
 	JSON, Misses bool
 }
 
@@ -225,11 +228,14 @@ such as "order" or "database" are not rarer in the padding than in real
 notes. --questions gives the set's learnings the questions an LLM writer
 emits (what someone with the problem would ask; each set's were written
 by writers that never saw its prompts), and the synthetic ones questions
-made of the same question words, as a KB written by an LLM writer has them.`,
+made of the same question words, as a KB written by an LLM writer has them.
+--gate measures another level of the gate than recall.gate's (strict,
+balanced or eager).`,
 		Example: `  reflect bench recall
   reflect bench recall --set userset --sizes 10,100,1000,10000
   reflect bench recall --set userset --sizes 10000 --padding everyday
   reflect bench recall --set userset --questions
+  reflect bench recall --set userset --gate eager
   reflect bench recall --sizes 100,1000 --json`,
 		Args: maxArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -240,6 +246,11 @@ made of the same question words, as a KB written by an LLM writer has them.`,
 			}
 			if opts.Padding != "synthetic" && opts.Padding != "everyday" {
 				return usagef("--padding: %q is not a padding; use synthetic or everyday", opts.Padding)
+			}
+			if opts.Gate != "" {
+				if _, err := recall.ParseGate(opts.Gate); err != nil {
+					return usagef("--gate: %v", err)
+				}
 			}
 			if !slices.Contains(bench.SetNames, opts.Set) {
 				return usagef("--set: no labelled set %q; use one of %s", opts.Set, strings.Join(bench.SetNames, ", "))
@@ -255,6 +266,8 @@ made of the same question words, as a KB written by an LLM writer has them.`,
 	cmd.Flags().BoolVar(&opts.Misses, "misses", false, "list the prompts that missed their learning, and the silent ones that got one")
 	cmd.Flags().StringVar(&opts.Padding, "padding", "synthetic", "filler of the synthetic learnings: synthetic (pseudo-words) or everyday (half of them everyday prose)")
 	cmd.Flags().BoolVar(&opts.Questions, "questions", false, "give the learnings the questions an LLM writer wrote for them (doc2query)")
+	cmd.Flags().StringVar(&opts.Gate, "gate", "", "the gate's level: strict, balanced or eager (default recall.gate's)")
+	_ = cmd.RegisterFlagCompletionFunc("gate", completeValues(config.GateLevels...))
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -277,7 +290,15 @@ func benchRecallRun(cmd *cobra.Command, f *Factory, opts *BenchRecallOptions) er
 			return fmt.Errorf("--questions: %w; try --set %s", err, bench.SetUser)
 		}
 	}
-	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall}
+	gate := c.Recall.Gate
+	if opts.Gate != "" {
+		gate = opts.Gate
+	}
+	g, err := recall.ParseGate(gate)
+	if err != nil {
+		return err
+	}
+	ro := bench.RecallOptions{Sizes: opts.Sizes, Index: ixOpts, Recall: hookRecall(g)}
 	if opts.Padding == "everyday" {
 		ro.Everyday = bench.EverydayWords()
 	}
@@ -341,13 +362,15 @@ func printRecallReport(out io.Writer, rep *bench.RecallReport) {
 	}
 }
 
-// hookRecall is what the prompt hook injects for prompt: the recall that
-// `reflect bench recall` measures.
-func hookRecall(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
-	res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Now: now})
-	ids := make([]string, 0, len(res.Injected))
-	for _, h := range res.Injected {
-		ids = append(ids, h.ID)
+// hookRecall is what the prompt hook injects for a prompt with the gate at
+// level gate: the recall that `reflect bench recall` measures.
+func hookRecall(gate recall.Gate) func(context.Context, *index.Index, string, time.Time) ([]string, string, error) {
+	return func(ctx context.Context, ix *index.Index, prompt string, now time.Time) ([]string, string, error) {
+		res, err := recall.Recall(ctx, ix, recall.Request{Kind: recall.Prompt, Prompt: prompt, Now: now, Gate: gate})
+		ids := make([]string, 0, len(res.Injected))
+		for _, h := range res.Injected {
+			ids = append(ids, h.ID)
+		}
+		return ids, res.Context, err
 	}
-	return ids, res.Context, err
 }

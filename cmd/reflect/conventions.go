@@ -171,6 +171,8 @@ Hooks and recall
   REFLECT_DISABLE=1        every hook is a no-op (writers run with it set)
   REFLECT_RECALL_MAX       learnings injected per prompt (recall.max, 3)
   REFLECT_RECALL_CHARS     characters injected per prompt (recall.chars, 1500)
+  REFLECT_RECALL_GATE      how readily a prompt gets learnings: strict, balanced
+                           or eager (recall.gate, strict)
 
 Drain (turning transcripts into learnings)
   REFLECT_WRITER           claude, codex, builtin, command or auto (drain.writer; default builtin)

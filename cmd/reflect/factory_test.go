@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/reflectkb/reflect/index/embed"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/queue"
+	"github.com/reflectkb/reflect/recall"
 )
 
 // A change that reached the disk but not the index (another process's
@@ -110,5 +112,22 @@ func TestConfigIndexDefaultsAgree(t *testing.T) {
 	}
 	if got, want := time.Duration(c.Index.HalfLifeDays)*24*time.Hour, index.DefaultHalfLife; got != want {
 		t.Errorf("config's half_life_days default is %v, the index's %v", got, want)
+	}
+}
+
+// The levels config accepts for recall.gate are the recall gate's.
+func TestConfigGateLevelsAgree(t *testing.T) {
+	t.Parallel()
+	var gates []string
+	for _, g := range recall.Gates {
+		gates = append(gates, string(g))
+	}
+	if !slices.Equal(gates, config.GateLevels) {
+		t.Errorf("config.GateLevels = %v, recall.Gates = %v", config.GateLevels, gates)
+	}
+	for _, level := range config.GateLevels {
+		if _, err := recall.ParseGate(level); err != nil {
+			t.Errorf("recall.ParseGate(%q): %v", level, err)
+		}
 	}
 }

@@ -83,7 +83,7 @@ func recallRun(cmd *cobra.Command, f *Factory, opts *RecallOptions) error {
 	req := recall.Request{
 		Kind: recall.Prompt, Prompt: opts.Prompt,
 		SessionID: opts.Session, StateDir: c.StateDir,
-		Max: c.Recall.Max, Chars: c.Recall.Chars,
+		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
 		// As in that agent's hook, the rules it loads itself are left out.
 		Agent:     opts.Agent,
 		AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},

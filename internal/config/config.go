@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -180,11 +181,22 @@ type Sync struct {
 	PullIntervalText string        `toml:"pull_interval"`
 }
 
-// Recall holds the budgets of injected context.
+// Recall holds the budgets of injected context and how readily a prompt
+// gets any.
 type Recall struct {
 	Max   int `toml:"max"`
 	Chars int `toml:"chars"`
+	// Gate is how readily a prompt gets learnings, one of GateLevels:
+	// the false injection the user accepts for more recall.
+	Gate string `toml:"gate"`
 }
+
+// GateLevels are recall.gate's values, strictest first (recall.Gates; a
+// test in cmd/reflect keeps the two lists equal).
+var GateLevels = []string{"strict", "balanced", "eager"}
+
+// errGateLevel says what recall.gate takes.
+var errGateLevel = errors.New("want strict, balanced or eager")
 
 type fileConfig struct {
 	Paths struct {
@@ -206,7 +218,7 @@ func Load(lookup LookupFunc) (*Config, error) {
 		// so that 'config list' shows what is in force; cmd/reflect's
 		// TestConfigIndexDefaultsAgree keeps the two in step.
 		Index:  Index{Embedder: "hash", HalfLifeDays: 180},
-		Recall: Recall{Max: 3, Chars: 1500},
+		Recall: Recall{Max: 3, Chars: 1500, Gate: "strict"},
 		Sync:   Sync{PullInterval: 15 * time.Minute},
 		Origin: map[string]string{},
 	}
@@ -239,6 +251,13 @@ func Load(lookup LookupFunc) (*Config, error) {
 	}
 	if err := c.applyEnv(lookup); err != nil {
 		return nil, err
+	}
+	if gate := strings.ToLower(strings.TrimSpace(c.Recall.Gate)); slices.Contains(GateLevels, gate) {
+		c.Recall.Gate = gate
+	} else if c.Origin["recall.gate"] == "config.toml" {
+		return nil, fmt.Errorf("read %s: recall.gate = %q: %v", c.File, c.Recall.Gate, errGateLevel)
+	} else {
+		return nil, fmt.Errorf("REFLECT_RECALL_GATE=%q: %v", c.Recall.Gate, errGateLevel)
 	}
 	c.LearningsDir = expandHome(c.LearningsDir, home)
 	c.Disabled = lookup.getenv("REFLECT_DISABLE") == "1"
@@ -295,6 +314,7 @@ func (c *Config) applyFile(fc *fileConfig, md toml.MetaData) {
 	}
 	setInt("recall.max", &c.Recall.Max, fc.Recall.Max)
 	setInt("recall.chars", &c.Recall.Chars, fc.Recall.Chars)
+	setStr("recall.gate", &c.Recall.Gate, fc.Recall.Gate)
 	if fc.Sync.Auto {
 		c.Sync.Auto = true
 		c.Origin["sync.auto"] = src
@@ -329,6 +349,7 @@ func (c *Config) applyEnv(lookup LookupFunc) error {
 	str("REFLECT_WRITER", "drain.writer", &c.Drain.Writer)
 	str("REFLECT_WRITER_COMMAND", "drain.command", &c.Drain.Command)
 	str("REFLECT_EMBEDDER", "index.embedder", &c.Index.Embedder)
+	str("REFLECT_RECALL_GATE", "recall.gate", &c.Recall.Gate)
 	for _, n := range []struct {
 		env, key string
 		dst      *int

@@ -225,3 +225,48 @@ func TestDrainReview(t *testing.T) {
 		t.Errorf("REFLECT_DRAIN_REVIEW=maybe: %v, want an error naming it", err)
 	}
 }
+
+// TestRecallGate: recall.gate is strict by default, set by config.toml or
+// REFLECT_RECALL_GATE (which wins) in any case, and a level that does not
+// exist is an error that names where it came from and the levels, rather
+// than a gate silently left strict.
+func TestRecallGate(t *testing.T) {
+	t.Parallel()
+	_, env := setHome(t)
+	if c, err := Load(MapLookup(env)); err != nil || c.Recall.Gate != "strict" {
+		t.Fatalf("default recall.gate = %q, %v; want strict", c.Recall.Gate, err)
+	}
+	home, env := setHome(t)
+	path := filepath.Join(home, ".reflect", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(path, "recall.gate", "Balanced"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(MapLookup(env))
+	if err != nil || c.Recall.Gate != "balanced" || c.Origin["recall.gate"] != "config.toml" {
+		t.Errorf("recall.gate set to Balanced: %q from %q, %v; want balanced from config.toml", c.Recall.Gate, c.Origin["recall.gate"], err)
+	}
+	if s, err := c.Get("recall.gate"); err != nil || s.Value != "balanced" {
+		t.Errorf("Get(recall.gate) = %+v, %v", s, err)
+	}
+	env["REFLECT_RECALL_GATE"] = "EAGER"
+	if c, err := Load(MapLookup(env)); err != nil || c.Recall.Gate != "eager" || c.Origin["recall.gate"] != "env REFLECT_RECALL_GATE" {
+		t.Errorf("REFLECT_RECALL_GATE=EAGER: %q, %v; want eager from the environment", c.Recall.Gate, err)
+	}
+	env["REFLECT_RECALL_GATE"] = "loud"
+	if _, err := Load(MapLookup(env)); err == nil || !strings.Contains(err.Error(), `REFLECT_RECALL_GATE="loud"`) || !strings.Contains(err.Error(), "strict, balanced or eager") {
+		t.Errorf("REFLECT_RECALL_GATE=loud: err = %v", err)
+	}
+	delete(env, "REFLECT_RECALL_GATE")
+	if err := os.WriteFile(path, []byte("[recall]\ngate = \"loud\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(MapLookup(env)); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "strict, balanced or eager") {
+		t.Errorf("gate = \"loud\" in config.toml: err = %v, want it to name the file and the levels", err)
+	}
+	if err := Set(path, "recall.gate", "loud"); err == nil || !strings.Contains(err.Error(), "not a gate level") {
+		t.Errorf("Set(recall.gate, loud) = %v", err)
+	}
+}

@@ -60,6 +60,7 @@ var keys = []struct {
 	{"index.vector_weight", kindFloat},
 	{"recall.max", kindInt},
 	{"recall.chars", kindInt},
+	{"recall.gate", kindString},
 	{"sync.auto", kindBool},
 	{"sync.pull_interval", kindDuration},
 }
@@ -112,6 +113,8 @@ func (c *Config) value(key string) string {
 		return strconv.Itoa(c.Recall.Max)
 	case "recall.chars":
 		return strconv.Itoa(c.Recall.Chars)
+	case "recall.gate":
+		return c.Recall.Gate
 	case "sync.auto":
 		return strconv.FormatBool(c.Sync.Auto)
 	case "sync.pull_interval":
@@ -271,6 +274,12 @@ func tomlLiteral(kind keyKind, key, value string) (string, error) {
 			return "", fmt.Errorf("%s: %q is not true or false", key, value)
 		}
 		return strconv.FormatBool(b), nil
+	}
+	if key == "recall.gate" {
+		value = strings.ToLower(strings.TrimSpace(value))
+		if !slices.Contains(GateLevels, value) {
+			return "", fmt.Errorf("%s: %q is not a gate level; %v", key, value, errGateLevel)
+		}
 	}
 	if strings.IndexFunc(value, unicode.IsControl) >= 0 {
 		return "", fmt.Errorf("%s: the value may not hold control characters", key)
