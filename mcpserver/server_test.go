@@ -17,6 +17,7 @@ import (
 	"github.com/reflectkb/reflect/index"
 	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/knowledge"
+	"github.com/reflectkb/reflect/recall"
 	"github.com/reflectkb/reflect/store"
 )
 
@@ -627,5 +628,17 @@ func TestRecallTakesATaskAsWork(t *testing.T) {
 	mustOK(t, cs, "recall", map[string]any{"task": "add OAuth refresh tokens to the login flow"}, &got)
 	if len(got.Injected) != 1 || got.Injected[0].ID != id {
 		t.Fatalf("recall of a task: %+v", got)
+	}
+}
+
+// The recall tool runs at the gate level the configuration sets
+// (recall.gate), as the prompt hook does.
+func TestRecallUsesConfiguredGate(t *testing.T) {
+	t.Parallel()
+	for level, want := range map[string]recall.Gate{"strict": recall.GateStrict, "eager": recall.GateEager} {
+		s := &Server{opts: Options{Config: &config.Config{Recall: config.Recall{Gate: level}}}}
+		if got := s.recallRequest(RecallInput{Task: "t"}).Gate; got != want {
+			t.Errorf("recall.gate %s: the tool's request has gate %q, want %q", level, got, want)
+		}
 	}
 }

@@ -263,12 +263,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, out, errors.New("task is empty: describe what you are about to do")
 	}
-	c := s.opts.Config
-	req := recall.Request{
-		Kind: recall.Prompt, Prompt: in.Task, Task: true, Cwd: s.opts.Cwd,
-		SessionID: in.SessionID, StateDir: c.StateDir,
-		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
-	}
+	req := s.recallRequest(in)
 	err := s.withIndex(ctx, func(ix *index.Index) error {
 		res, err := recall.Recall(ctx, ix, req)
 		if err != nil {
@@ -287,6 +282,17 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		return nil
 	})
 	return nil, out, err
+}
+
+// recallRequest is the recall a task asks for, with the hooks' budgets and
+// gate level from the configuration.
+func (s *Server) recallRequest(in RecallInput) recall.Request {
+	c := s.opts.Config
+	return recall.Request{
+		Kind: recall.Prompt, Prompt: in.Task, Task: true, Cwd: s.opts.Cwd,
+		SessionID: in.SessionID, StateDir: c.StateDir,
+		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
+	}
 }
 
 func (s *Server) get(ctx context.Context, _ *mcp.CallToolRequest, in IDInput) (*mcp.CallToolResult, Learning, error) {

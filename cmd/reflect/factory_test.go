@@ -131,3 +131,15 @@ func TestConfigGateLevelsAgree(t *testing.T) {
 		}
 	}
 }
+
+// `reflect recall` runs at the gate level the configuration sets
+// (recall.gate), as the prompt hook does.
+func TestRecallCommandUsesConfiguredGate(t *testing.T) {
+	t.Parallel()
+	for level, want := range map[string]recall.Gate{"strict": recall.GateStrict, "balanced": recall.GateBalanced} {
+		c := &config.Config{Recall: config.Recall{Gate: level}}
+		if got := recallRequest(c, &RecallOptions{Prompt: "p"}).Gate; got != want {
+			t.Errorf("recall.gate %s: the command's request has gate %q, want %q", level, got, want)
+		}
+	}
+}

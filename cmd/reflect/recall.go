@@ -11,6 +11,7 @@ import (
 
 	"github.com/reflectkb/reflect/hooks"
 	"github.com/reflectkb/reflect/importer"
+	"github.com/reflectkb/reflect/internal/config"
 	"github.com/reflectkb/reflect/recall"
 )
 
@@ -80,14 +81,7 @@ func recallRun(cmd *cobra.Command, f *Factory, opts *RecallOptions) error {
 	if err != nil {
 		return err
 	}
-	req := recall.Request{
-		Kind: recall.Prompt, Prompt: opts.Prompt,
-		SessionID: opts.Session, StateDir: c.StateDir,
-		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
-		// As in that agent's hook, the rules it loads itself are left out.
-		Agent:     opts.Agent,
-		AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},
-	}
+	req := recallRequest(c, opts)
 	if opts.Agent != "" && !opts.CwdSet {
 		// The hook knows the session's directory; here it is ours.
 		req.Cwd, _ = os.Getwd()
@@ -108,6 +102,19 @@ func recallRun(cmd *cobra.Command, f *Factory, opts *RecallOptions) error {
 		return err
 	}
 	return recallOutput(opts, req.Kind, res)
+}
+
+// recallRequest is the recall opts ask for, with the hooks' budgets and
+// gate level from c.
+func recallRequest(c *config.Config, opts *RecallOptions) recall.Request {
+	return recall.Request{
+		Kind: recall.Prompt, Prompt: opts.Prompt,
+		SessionID: opts.Session, StateDir: c.StateDir,
+		Max: c.Recall.Max, Chars: c.Recall.Chars, Gate: recall.Gate(c.Recall.Gate),
+		// As in that agent's hook, the rules it loads itself are left out.
+		Agent:     opts.Agent,
+		AgentDirs: importer.Dirs{Home: c.Agents.Home, Claude: c.Agents.Claude, Codex: c.Agents.Codex},
+	}
 }
 
 func recallOutput(opts *RecallOptions, kind recall.Kind, res recall.Result) error {

@@ -198,6 +198,13 @@ var GateLevels = []string{"strict", "balanced", "eager"}
 // errGateLevel says what recall.gate takes.
 var errGateLevel = errors.New("want strict, balanced or eager")
 
+// gateLevel is v as one of GateLevels, in any case and spacing, and
+// whether it is one.
+func gateLevel(v string) (string, bool) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	return v, slices.Contains(GateLevels, v)
+}
+
 type fileConfig struct {
 	Paths struct {
 		LearningsDir string `toml:"learnings_dir"`
@@ -252,7 +259,7 @@ func Load(lookup LookupFunc) (*Config, error) {
 	if err := c.applyEnv(lookup); err != nil {
 		return nil, err
 	}
-	if gate := strings.ToLower(strings.TrimSpace(c.Recall.Gate)); slices.Contains(GateLevels, gate) {
+	if gate, ok := gateLevel(c.Recall.Gate); ok {
 		c.Recall.Gate = gate
 	} else if c.Origin["recall.gate"] == "config.toml" {
 		return nil, fmt.Errorf("read %s: recall.gate = %q: %v", c.File, c.Recall.Gate, errGateLevel)

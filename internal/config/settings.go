@@ -276,10 +276,11 @@ func tomlLiteral(kind keyKind, key, value string) (string, error) {
 		return strconv.FormatBool(b), nil
 	}
 	if key == "recall.gate" {
-		value = strings.ToLower(strings.TrimSpace(value))
-		if !slices.Contains(GateLevels, value) {
+		level, ok := gateLevel(value)
+		if !ok {
 			return "", fmt.Errorf("%s: %q is not a gate level; %v", key, value, errGateLevel)
 		}
+		value = level
 	}
 	if strings.IndexFunc(value, unicode.IsControl) >= 0 {
 		return "", fmt.Errorf("%s: the value may not hold control characters", key)
